@@ -1,0 +1,19 @@
+// Package chain owns the sealed chain: the go-ethereum core.BlockChain over a Pebble database, its
+// genesis, and every read of sealed blocks, receipts, transactions and state.
+//
+// It is the only package that touches go-ethereum's storage APIs (core.BlockChain, core/rawdb,
+// ethdb/pebble, triedb), so a go-ethereum upgrade changes this package and few others.
+//
+// Durability: the trie database runs in hashdb archive mode, which commits every block's state to
+// disk as the block is inserted. go-ethereum's default modes keep recent state in memory and rewind
+// the chain to the last flushed state after a crash, deleting the blocks above it; archive mode
+// makes a sealed block survive kill -9 (reference/go-ethereum.md §4.4). Pebble writes without
+// fsync and buffers its write-ahead log briefly in memory, so Insert ends with one synced log
+// write: a block is durable when Insert returns.
+//
+// Concurrency: a *Chain is safe for concurrent use. Insert is called by one writer at a time (the
+// sequencer, or an import); reads may run concurrently with it. Head listeners registered with
+// OnHead run synchronously on the inserting goroutine and must not block.
+//
+// Imports: go-ethereum only. Nothing in flashrpc is imported here.
+package chain

@@ -1,0 +1,73 @@
+package chain
+
+import (
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// HeadEvent describes a new sealed head. Receipts have their derived fields filled. The slices
+// are shared: listeners must not modify them.
+type HeadEvent struct {
+	Block    *types.Block
+	Receipts types.Receipts
+}
+
+// OnHead registers fn to be called, on the inserting goroutine, after every block that Insert
+// makes the new head. fn must return quickly and must not call Insert.
+func (c *Chain) OnHead(fn func(HeadEvent)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.listeners = append(c.listeners, fn)
+}
+
+// Insert executes and validates block on top of its parent and makes it the new head.
+// go-ethereum re-executes the block (there is no public way to write an already-executed
+// block), which also proves that what the sequencer built is valid.
+func (c *Chain) Insert(block *types.Block) error {
+	return c.InsertBlocks(types.Blocks{block})
+}
+
+// InsertBlocks inserts a run of consecutive blocks, as Insert does for one. On an error the
+// blocks before the failing one stay inserted; the error names the failing block.
+func (c *Chain) InsertBlocks(blocks types.Blocks) error {
+	if len(blocks) == 0 {
+		return nil
+	}
+	n, err := c.bc.InsertChain(blocks)
+	if n > 0 {
+		// Pebble writes without fsync and buffers its log in memory for a moment; a kill right
+		// after sealing would lose the block. One synced log write makes everything before it
+		// durable, against process crashes and power loss alike.
+		if serr := c.db.SyncKeyValue(); serr != nil {
+			return fmt.Errorf("sync chain database after block %d: %w", blocks[n-1].NumberU64(), serr)
+		}
+	}
+	for _, b := range blocks[:n] {
+		c.announce(b)
+	}
+	if err != nil {
+		b := blocks[n]
+		return fmt.Errorf("insert block %d (%s): %w", b.NumberU64(), b.Hash().TerminalString(), err)
+	}
+	return nil
+}
+
+func (c *Chain) announce(b *types.Block) {
+	c.mu.Lock()
+	listeners := c.listeners
+	c.mu.Unlock()
+	if len(listeners) == 0 {
+		return
+	}
+	ev := HeadEvent{Block: b, Receipts: c.bc.GetReceiptsByHash(b.Hash())}
+	for _, fn := range listeners {
+		fn(ev)
+	}
+}
+
+// SetSafe marks the block with this header safe.
+func (c *Chain) SetSafe(h *types.Header) { c.bc.SetSafe(h) }
+
+// SetFinalized marks the block with this header finalized.
+func (c *Chain) SetFinalized(h *types.Header) { c.bc.SetFinalized(h) }

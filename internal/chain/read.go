@@ -1,0 +1,69 @@
+package chain
+
+import (
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// Head returns the header of the newest sealed block.
+func (c *Chain) Head() *types.Header { return c.bc.CurrentBlock() }
+
+// Safe returns the safe block's header, or nil when none is set.
+func (c *Chain) Safe() *types.Header { return c.bc.CurrentSafeBlock() }
+
+// Finalized returns the finalized block's header, or nil when none is set.
+func (c *Chain) Finalized() *types.Header { return c.bc.CurrentFinalBlock() }
+
+// Genesis returns the genesis block.
+func (c *Chain) Genesis() *types.Block { return c.bc.Genesis() }
+
+// HeaderByNumber returns the canonical header at number, or nil.
+func (c *Chain) HeaderByNumber(number uint64) *types.Header { return c.bc.GetHeaderByNumber(number) }
+
+// HeaderByHash returns the header with this hash, canonical or not, or nil.
+func (c *Chain) HeaderByHash(hash common.Hash) *types.Header { return c.bc.GetHeaderByHash(hash) }
+
+// BlockByNumber returns the canonical block at number, or nil.
+func (c *Chain) BlockByNumber(number uint64) *types.Block { return c.bc.GetBlockByNumber(number) }
+
+// BlockByHash returns the block with this hash, canonical or not, or nil.
+func (c *Chain) BlockByHash(hash common.Hash) *types.Block { return c.bc.GetBlockByHash(hash) }
+
+// CanonicalHash returns the hash of the canonical block at number (zero when there is none).
+func (c *Chain) CanonicalHash(number uint64) common.Hash { return c.bc.GetCanonicalHash(number) }
+
+// Receipts returns the receipts of the block with this hash, with every derived field (block
+// hash and number, transaction index, gas used, log positions) filled; nil when unknown. The
+// slice is shared with go-ethereum's cache: callers must not modify it.
+func (c *Chain) Receipts(hash common.Hash) types.Receipts { return c.bc.GetReceiptsByHash(hash) }
+
+// TxLocation says where a sealed transaction is.
+type TxLocation struct {
+	BlockHash   common.Hash
+	BlockNumber uint64
+	Index       uint64
+}
+
+// Transaction returns a canonical transaction and where it is; ok is false when the hash is
+// unknown.
+func (c *Chain) Transaction(hash common.Hash) (tx *types.Transaction, loc TxLocation, ok bool) {
+	tx, blockHash, number, index := rawdb.ReadCanonicalTransaction(c.db, hash)
+	if tx == nil {
+		return nil, TxLocation{}, false
+	}
+	return tx, TxLocation{BlockHash: blockHash, BlockNumber: number, Index: index}, true
+}
+
+// StateAt opens the state after the block with this header. Every sealed block's state is
+// kept (archive mode). The returned StateDB belongs to the caller.
+func (c *Chain) StateAt(header *types.Header) (*state.StateDB, error) {
+	st, err := c.bc.StateAt(header.Root, header.Number, header.Time)
+	if err != nil {
+		return nil, fmt.Errorf("state of block %d: %w", header.Number.Uint64(), err)
+	}
+	return st, nil
+}

@@ -1,0 +1,318 @@
+package preconf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/big"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+)
+
+// Errors of the block-in-progress life cycle.
+var (
+	ErrNoBlock       = errors.New("preconf: no block in progress")
+	ErrBlockOpen     = errors.New("preconf: a block is already in progress")
+	ErrParentNotHead = errors.New("preconf: parent is not the sealed head")
+)
+
+// Attributes are the fixed header fields of a block, known when it opens (the flashblocks
+// "base").
+type Attributes struct {
+	ParentHash       common.Hash
+	Number           uint64
+	Time             uint64
+	GasLimit         uint64
+	FeeRecipient     common.Address
+	PrevRandao       common.Hash
+	ExtraData        []byte
+	BaseFee          *big.Int
+	ParentBeaconRoot common.Hash
+}
+
+// NextAttributes returns the attributes of a block following parent at time, with the base fee
+// and gas limit the protocol derives from the parent.
+func NextAttributes(config *params.ChainConfig, parent *types.Header, time uint64, feeRecipient common.Address, extra []byte) Attributes {
+	return Attributes{
+		ParentHash:   parent.Hash(),
+		Number:       parent.Number.Uint64() + 1,
+		Time:         time,
+		GasLimit:     parent.GasLimit,
+		FeeRecipient: feeRecipient,
+		ExtraData:    extra,
+		BaseFee:      eip1559.CalcBaseFee(config, parent),
+	}
+}
+
+// Preconf holds the block in progress. It is safe for concurrent use.
+type Preconf struct {
+	chain  *chain.Chain
+	config *params.ChainConfig
+
+	current atomic.Pointer[Snapshot] // nil: no pre-confirmation since the last seal
+
+	mu        sync.Mutex // serialises writers; guards work and listeners
+	work      *work      // the mutable block in progress; nil between blocks
+	listeners []func(*Snapshot)
+}
+
+// New returns a Preconf building on c's head.
+func New(c *chain.Chain) *Preconf {
+	return &Preconf{chain: c, config: c.Config()}
+}
+
+// Current returns the newest published snapshot, or nil when no block is in progress (then
+// `pending` means the sealed head).
+func (p *Preconf) Current() *Snapshot { return p.current.Load() }
+
+// OnSnapshot registers fn to run after every published snapshot, on the writer's goroutine. fn
+// must return quickly.
+func (p *Preconf) OnSnapshot(fn func(*Snapshot)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.listeners = append(p.listeners, fn)
+}
+
+// Open starts a block with attrs on top of the sealed head and publishes pre-confirmation 0: the
+// header fields and the protocol's pre-execution system calls, no transactions.
+func (p *Preconf) Open(ctx context.Context, attrs Attributes) (*Snapshot, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.work != nil {
+		return nil, ErrBlockOpen
+	}
+	parent := p.chain.Head()
+	if parent.Hash() != attrs.ParentHash {
+		return nil, fmt.Errorf("%w: block %d builds on %s, head is %s", ErrParentNotHead, attrs.Number, attrs.ParentHash.TerminalString(), parent.Hash().TerminalString())
+	}
+	w, err := openWork(ctx, p.chain, parent, attrs)
+	if err != nil {
+		return nil, fmt.Errorf("open block %d: %w", attrs.Number, err)
+	}
+	p.work = w
+	return p.publishLocked(ctx, 0)
+}
+
+// Batch is one pre-confirmation being built: transactions are added one by one and published
+// together by Commit. The Preconf's writer lock is held from Begin until Commit or Abort.
+type Batch struct {
+	p     *Preconf
+	first int // position of the batch's first transaction
+	done  bool
+}
+
+// Begin starts the next pre-confirmation of the block in progress.
+func (p *Preconf) Begin() (*Batch, error) {
+	p.mu.Lock()
+	if p.work == nil {
+		p.mu.Unlock()
+		return nil, ErrNoBlock
+	}
+	return &Batch{p: p, first: len(p.work.txs)}, nil
+}
+
+// Add executes tx on the block in progress. When tx cannot be included (invalid for the state,
+// or more gas than the block has left) the state is left as it was and the error says why;
+// errors.Is works with go-ethereum's core errors (core.ErrNonceTooLow, core.ErrGasLimitReached…).
+func (b *Batch) Add(ctx context.Context, tx *types.Transaction) error {
+	return b.p.work.apply(ctx, tx)
+}
+
+// Len returns the number of transactions the batch has added.
+func (b *Batch) Len() int { return len(b.p.work.txs) - b.first }
+
+// Commit publishes the batch as the next pre-confirmation, even when it added nothing (an empty
+// pre-confirmation still advances the index), and releases the writer lock.
+func (b *Batch) Commit(ctx context.Context) (*Snapshot, error) {
+	if b.done {
+		return nil, errors.New("preconf: batch already finished")
+	}
+	b.done = true
+	defer b.p.mu.Unlock()
+	return b.p.publishLocked(ctx, b.first)
+}
+
+// Seal assembles the block in progress from everything committed, inserts it into the chain and
+// clears the block in progress: `pending` means the new head until the next Open. Transactions
+// added by an uncommitted batch are not allowed (Seal waits for the writer lock).
+func (p *Preconf) Seal(ctx context.Context) (*types.Block, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.work
+	if w == nil {
+		return nil, ErrNoBlock
+	}
+	block, err := w.assemble(ctx, w.state)
+	if err != nil {
+		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
+	}
+	if err := p.chain.Insert(block); err != nil {
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	p.work = nil
+	p.current.Store(nil)
+	return block, nil
+}
+
+// Discard drops the block in progress without sealing it.
+func (p *Preconf) Discard() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.work = nil
+	p.current.Store(nil)
+}
+
+// publishLocked computes the partial block and publishes it as a snapshot. p.mu must be held.
+func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, error) {
+	w := p.work
+	block, err := w.assemble(ctx, w.state.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
+	}
+	snap := &Snapshot{
+		Index:    w.index,
+		Block:    block,
+		Parent:   w.parent,
+		Receipts: append(types.Receipts(nil), w.receipts...),
+		Senders:  append([]common.Address(nil), w.senders...),
+		FirstNew: firstNew,
+		txIndex:  maps.Clone(w.txIndex), // the writer keeps adding to its own
+		state:    w.state.Copy(),
+	}
+	w.index++
+	p.current.Store(snap)
+	for _, fn := range p.listeners {
+		fn(snap)
+	}
+	return snap, nil
+}
+
+// work is the mutable block in progress, owned by the Preconf's writer.
+type work struct {
+	chain    *chain.Chain
+	config   *params.ChainConfig
+	parent   *types.Header
+	header   *types.Header // attributes only: roots, gas used and hash are filled per assembly
+	state    *state.StateDB
+	evm      *vm.EVM
+	gasPool  *core.GasPool
+	signer   types.Signer
+	index    int // index of the next pre-confirmation to publish
+	txs      []*types.Transaction
+	receipts types.Receipts
+	senders  []common.Address
+	txIndex  map[common.Hash]int
+	blobGas  uint64
+}
+
+func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs Attributes) (*work, error) {
+	config := c.Config()
+	st, err := c.StateAt(parent)
+	if err != nil {
+		return nil, err
+	}
+	header := &types.Header{
+		ParentHash: attrs.ParentHash,
+		Number:     new(big.Int).SetUint64(attrs.Number),
+		Time:       attrs.Time,
+		GasLimit:   attrs.GasLimit,
+		Coinbase:   attrs.FeeRecipient,
+		MixDigest:  attrs.PrevRandao,
+		Extra:      attrs.ExtraData,
+		Difficulty: new(big.Int),
+		BaseFee:    attrs.BaseFee,
+	}
+	if config.IsCancun(header.Number, header.Time) {
+		excess := eip4844.CalcExcessBlobGas(config, parent, header.Time)
+		header.ExcessBlobGas = &excess
+		header.BlobGasUsed = new(uint64)
+		root := attrs.ParentBeaconRoot
+		header.ParentBeaconRoot = &root
+	}
+	w := &work{
+		chain:   c,
+		config:  config,
+		parent:  parent,
+		header:  header,
+		state:   st,
+		gasPool: core.NewGasPool(header.GasLimit),
+		signer:  types.MakeSigner(config, header.Number, header.Time),
+		txIndex: make(map[common.Hash]int),
+	}
+	w.evm = vm.NewEVM(core.NewEVMBlockContext(header, c.Context(), nil), st, config, vm.Config{})
+	core.PreExecution(ctx, header.ParentBeaconRoot, parent, config, w.evm, header.Number, header.Time)
+	return w, nil
+}
+
+// apply executes one transaction, keeping the state unchanged when it cannot be included.
+func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
+	if _, dup := w.txIndex[tx.Hash()]; dup {
+		return fmt.Errorf("transaction %s already pre-confirmed", tx.Hash().TerminalString())
+	}
+	if w.config.IsCancun(w.header.Number, w.header.Time) && tx.Type() == types.BlobTxType {
+		max := eip4844.MaxBlobGasPerBlock(w.config, w.header.Time)
+		if w.blobGas+tx.BlobGas() > max {
+			return fmt.Errorf("blob gas limit reached: have %d, want %d", max-w.blobGas, tx.BlobGas())
+		}
+	}
+	msg, err := core.TransactionToMessage(tx, w.signer, w.header.BaseFee)
+	if err != nil {
+		return err
+	}
+	snap, pool := w.state.Snapshot(), w.gasPool.Snapshot()
+	w.state.SetTxContext(tx.Hash(), len(w.txs), uint32(len(w.txs)+1))
+	receipt, _, err := core.ApplyTransactionWithEVM(ctx, msg, w.gasPool, w.state, w.header.Number, common.Hash{}, w.header.Time, tx, w.evm)
+	if err != nil {
+		w.state.RevertToSnapshot(snap)
+		w.gasPool.Set(pool)
+		return err
+	}
+	w.txIndex[tx.Hash()] = len(w.txs)
+	w.txs = append(w.txs, tx)
+	w.receipts = append(w.receipts, receipt)
+	w.senders = append(w.senders, msg.From)
+	w.blobGas += receipt.BlobGasUsed
+	return nil
+}
+
+// assemble runs the protocol's post-execution steps on st and returns the block as if sealed
+// now. st is consumed: pass a copy to keep the block open.
+func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, error) {
+	header := types.CopyHeader(w.header)
+	header.GasUsed = w.gasPool.Used()
+	if header.BlobGasUsed != nil {
+		header.BlobGasUsed = &w.blobGas
+	}
+	evm := vm.NewEVM(w.evm.Context, st, w.config, vm.Config{})
+	var allLogs []*types.Log
+	for _, r := range w.receipts {
+		allLogs = append(allLogs, r.Logs...)
+	}
+	var withdrawals types.Withdrawals
+	if w.config.IsShanghai(header.Number, header.Time) {
+		withdrawals = types.Withdrawals{}
+	}
+	requests, _, err := core.PostExecution(ctx, w.config, header.Number, header.Time, allLogs, withdrawals, evm, uint32(len(w.txs)+1))
+	if err != nil {
+		return nil, err
+	}
+	if requests != nil {
+		h := types.CalcRequestsHash(requests)
+		header.RequestsHash = &h
+	}
+	body := &types.Body{Transactions: w.txs, Withdrawals: withdrawals}
+	w.chain.Engine().Finalize(w.chain.Context(), header, st, body)
+	return core.AssembleBlock(w.chain.Context(), header, st, body, w.receipts, nil), nil
+}

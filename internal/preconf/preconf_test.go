@@ -1,0 +1,104 @@
+package preconf_test
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+)
+
+var (
+	testKey, _ = crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	testAddr   = crypto.PubkeyToAddress(testKey.PublicKey)
+)
+
+func openChain(t *testing.T) *chain.Chain {
+	t.Helper()
+	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: chain.DevGenesis(chain.DefaultChainID, []common.Address{testAddr})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func transfer(t *testing.T, c *chain.Chain, nonce uint64, to common.Address) *types.Transaction {
+	t.Helper()
+	tx, err := types.SignNewTx(testKey, types.LatestSigner(c.Config()), &types.DynamicFeeTx{
+		ChainID: c.Config().ChainID, Nonce: nonce, To: &to, Value: big.NewInt(1),
+		Gas: params.TxGas, GasFeeCap: big.NewInt(10 * params.GWei), GasTipCap: big.NewInt(params.GWei),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// TestSealedBlockIsLastPreconfirmation checks the central promise: the sealed block is exactly the
+// last pre-confirmed partial block (same hash), and pending state sees pre-confirmed transactions.
+func TestSealedBlockIsLastPreconfirmation(t *testing.T) {
+	ctx := context.Background()
+	c := openChain(t)
+	p := preconf.New(c)
+	head := c.Head()
+	attrs := preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{0xfe}, []byte("flashrpc"))
+	snap0, err := p.Open(ctx, attrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap0.Index != 0 || len(snap0.Block.Transactions()) != 0 || snap0.Number() != 1 {
+		t.Fatalf("index 0: got index %d, %d txs, number %d", snap0.Index, len(snap0.Block.Transactions()), snap0.Number())
+	}
+	var last *preconf.Snapshot
+	to := common.Address{0xaa}
+	for i := range 3 {
+		b, err := p.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Add(ctx, transfer(t, c, uint64(i), to)); err != nil {
+			t.Fatal(err)
+		}
+		// A nonce that was just used must be refused without changing anything.
+		if err := b.Add(ctx, transfer(t, c, uint64(i), common.Address{0xbb})); !errors.Is(err, core.ErrNonceTooLow) {
+			t.Fatalf("replayed nonce: got %v, want nonce too low", err)
+		}
+		if last, err = b.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if last.Index != i+1 || len(last.Block.Transactions()) != i+1 || last.FirstNew != i {
+			t.Fatalf("pre-confirmation %d: index %d, %d txs, first new %d", i+1, last.Index, len(last.Block.Transactions()), last.FirstNew)
+		}
+		if last.Block.GasUsed() != uint64(i+1)*params.TxGas {
+			t.Fatalf("cumulative gas used: got %d", last.Block.GasUsed())
+		}
+	}
+	var bal *big.Int
+	last.ReadState(func(st *state.StateDB) { bal = st.GetBalance(to).ToBig() })
+	if bal.Cmp(big.NewInt(3)) != 0 {
+		t.Fatalf("pending balance: got %v, want 3", bal)
+	}
+	if c.Head().Number.Uint64() != 0 {
+		t.Fatal("the sealed chain moved before sealing")
+	}
+	sealed, err := p.Seal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sealed.Hash() != last.Block.Hash() {
+		t.Fatalf("sealed hash %s != last pre-confirmed hash %s", sealed.Hash(), last.Block.Hash())
+	}
+	if c.Head().Hash() != sealed.Hash() || p.Current() != nil {
+		t.Fatal("after sealing the head must be the sealed block and nothing in progress")
+	}
+}

@@ -1,0 +1,12 @@
+// Package sequencer is the dev chain's block builder. It opens a block on the sealed head
+// (pre-confirmation index 0), adds the pool's executable transactions as the next
+// pre-confirmation every interval (highest effective tip first, nonce order per sender, within the
+// block gas limit), and seals the block every block time. An interval or block time of zero means
+// "only on request": Preconfirm and Seal (the dev_preconfirm and dev_seal methods) drive it, so
+// tests are deterministic.
+//
+// Concurrency: one mutex serialises the timer loop and the on-request calls; readers of the block
+// in progress go through preconf and never wait for it.
+//
+// Imports: preconf, txpool, chain and go-ethereum.
+package sequencer

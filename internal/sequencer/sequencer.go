@@ -1,0 +1,252 @@
+package sequencer
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/txpool"
+)
+
+// Config sets the sequencer's timing and block attributes.
+type Config struct {
+	// BlockTime is how often a block is sealed; zero seals only on request (Seal).
+	BlockTime time.Duration
+	// PreconfInterval is how often a pre-confirmation is built; zero builds only on request.
+	PreconfInterval time.Duration
+	// FeeRecipient receives the priority fees (the blocks' miner field).
+	FeeRecipient common.Address
+	// ExtraData is written into every block header.
+	ExtraData []byte
+	// Now returns the wall clock; nil means time.Now. Block timestamps are its whole seconds,
+	// raised to parent+1 when blocks come faster than one per second.
+	Now func() time.Time
+	// Logger receives one line per sealed block; nil discards.
+	Logger *slog.Logger
+}
+
+// Sequencer builds the dev chain. It is safe for concurrent use.
+type Sequencer struct {
+	cfg     Config
+	chain   *chain.Chain
+	preconf *preconf.Preconf
+	pool    *txpool.Pool
+	log     *slog.Logger
+
+	mu sync.Mutex // serialises building: opening, pre-confirming and sealing
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// New returns a sequencer over c, building into p with transactions from pool. Start runs it.
+func New(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.Pool) *Sequencer {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Sequencer{cfg: cfg, chain: c, preconf: p, pool: pool, log: logger, stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Start opens the first block and, when timing is configured, starts the timer loop.
+func (s *Sequencer) Start(ctx context.Context) error {
+	s.mu.Lock()
+	err := s.openLocked(ctx)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	go s.loop()
+	return nil
+}
+
+// Close stops the timer loop and waits for it. The block in progress is not sealed: its
+// transactions stay pre-confirmed only, as after a crash.
+func (s *Sequencer) Close() {
+	close(s.stop)
+	<-s.done
+}
+
+// Preconfirm builds the next pre-confirmation now from the pool's executable transactions.
+func (s *Sequencer) Preconfirm(ctx context.Context) (*preconf.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.preconfirmLocked(ctx)
+}
+
+// Seal seals the block in progress now, with what it has pre-confirmed, and opens the next one.
+func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sealLocked(ctx)
+}
+
+// loop drives the timers. A block lasts BlockTime; pre-confirmations come every
+// PreconfInterval inside it, and the last one before sealing coincides with the seal.
+func (s *Sequencer) loop() {
+	defer close(s.done)
+	var preconfTick, sealTick <-chan time.Time
+	if s.cfg.PreconfInterval > 0 {
+		t := time.NewTicker(s.cfg.PreconfInterval)
+		defer t.Stop()
+		preconfTick = t.C
+	}
+	if s.cfg.BlockTime > 0 {
+		t := time.NewTicker(s.cfg.BlockTime)
+		defer t.Stop()
+		sealTick = t.C
+	}
+	ctx := context.Background()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-preconfTick:
+			if _, err := s.Preconfirm(ctx); err != nil {
+				s.log.Error("pre-confirmation failed", "err", err)
+			}
+		case <-sealTick:
+			s.mu.Lock()
+			// Transactions that arrived since the last tick still make this block.
+			if _, err := s.preconfirmLocked(ctx); err != nil {
+				s.log.Error("pre-confirmation failed", "err", err)
+			}
+			if _, err := s.sealLocked(ctx); err != nil {
+				s.log.Error("sealing failed", "err", err)
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+func (s *Sequencer) openLocked(ctx context.Context) error {
+	head := s.chain.Head()
+	ts := uint64(s.cfg.Now().Unix())
+	if ts <= head.Time {
+		ts = head.Time + 1
+	}
+	attrs := preconf.NextAttributes(s.chain.Config(), head, ts, s.cfg.FeeRecipient, s.cfg.ExtraData)
+	_, err := s.preconf.Open(ctx, attrs)
+	return err
+}
+
+func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
+	block, err := s.preconf.Seal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.pool.Remove(block.Transactions()...)
+	s.log.Info("sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()), "gasUsed", block.GasUsed())
+	if err := s.openLocked(ctx); err != nil {
+		return block, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
+	}
+	return block, nil
+}
+
+// preconfirmLocked adds the pool's executable transactions to the block in progress, in
+// inclusion order, and publishes them as the next pre-confirmation.
+func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, error) {
+	batch, err := s.preconf.Begin()
+	if err != nil {
+		return nil, err
+	}
+	baseFee := s.preconf.Current().Block.BaseFee()
+	queue := newPriceQueue(s.pool.Pending(), baseFee)
+	var dropped []*types.Transaction
+	for queue.Len() > 0 {
+		tx := queue.peek()
+		err := batch.Add(ctx, tx)
+		switch {
+		case err == nil:
+			queue.shift()
+		case errors.Is(err, core.ErrNonceTooLow):
+			// Already included earlier (or replaced): it can never land.
+			dropped = append(dropped, tx)
+			queue.shift()
+		default:
+			// Nonce gap, too little gas left, fee below the base fee, insufficient funds: the
+			// sender's later transactions cannot land either; they wait for a later block.
+			queue.dropSender()
+		}
+	}
+	s.pool.Remove(dropped...)
+	return batch.Commit(ctx)
+}
+
+// priceQueue orders senders by the effective tip of their next transaction (go-ethereum's
+// TransactionsByPriceAndNonce).
+type priceQueue struct {
+	baseFee *big.Int
+	heads   []senderTxs
+}
+
+type senderTxs struct {
+	txs []*types.Transaction // remaining, nonce order
+	tip *big.Int             // effective tip of txs[0]
+}
+
+func newPriceQueue(pending map[common.Address][]*types.Transaction, baseFee *big.Int) *priceQueue {
+	q := &priceQueue{baseFee: baseFee}
+	for _, txs := range pending {
+		if len(txs) > 0 {
+			q.heads = append(q.heads, senderTxs{txs: txs, tip: effectiveTip(txs[0], baseFee)})
+		}
+	}
+	heap.Init(q)
+	return q
+}
+
+func effectiveTip(tx *types.Transaction, baseFee *big.Int) *big.Int {
+	tip, err := tx.EffectiveGasTip(baseFee)
+	if err != nil { // fee cap below the base fee: last
+		return new(big.Int).Neg(big.NewInt(1))
+	}
+	return tip
+}
+
+func (q *priceQueue) Len() int { return len(q.heads) }
+func (q *priceQueue) Less(i, j int) bool {
+	if c := q.heads[i].tip.Cmp(q.heads[j].tip); c != 0 {
+		return c > 0
+	}
+	return q.heads[i].txs[0].Time().Before(q.heads[j].txs[0].Time()) // first come, first served
+}
+func (q *priceQueue) Swap(i, j int) { q.heads[i], q.heads[j] = q.heads[j], q.heads[i] }
+func (q *priceQueue) Push(x any)    { q.heads = append(q.heads, x.(senderTxs)) }
+func (q *priceQueue) Pop() any {
+	last := q.heads[len(q.heads)-1]
+	q.heads = q.heads[:len(q.heads)-1]
+	return last
+}
+
+// peek returns the best transaction.
+func (q *priceQueue) peek() *types.Transaction { return q.heads[0].txs[0] }
+
+// shift moves past the best transaction to its sender's next one.
+func (q *priceQueue) shift() {
+	head := &q.heads[0]
+	head.txs = head.txs[1:]
+	if len(head.txs) == 0 {
+		heap.Pop(q)
+		return
+	}
+	head.tip = effectiveTip(head.txs[0], q.baseFee)
+	heap.Fix(q, 0)
+}
+
+// dropSender removes the best transaction's sender from this round.
+func (q *priceQueue) dropSender() { heap.Pop(q) }
