@@ -1,0 +1,212 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHTTP checks the HTTP layer around JSON-RPC: methods, content types, body limits,
+// the health check and response headers. BodyLimit is 1024 bytes here.
+func TestHTTP(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.BodyLimit = 1024
+	ts := startServer(t, cfg)
+	call := `{"jsonrpc":"2.0","id":1,"method":"test_nil"}`
+	result := `{"jsonrpc":"2.0","id":1,"result":null}`
+	// padded is a valid call of exactly n bytes.
+	padded := func(n int) string {
+		return call[:len(call)-1] + `,"pad":"` + strings.Repeat("p", n-len(call)-9) + `"}`
+	}
+	tests := []struct {
+		name        string
+		method      string
+		path        string // appended to "/"
+		contentType string
+		body        string
+		chunked     bool // send the body without Content-Length
+		wantStatus  int
+		wantBody    string
+		wantHeader  map[string]string
+	}{
+		{name: "health", method: "GET", wantStatus: 200, wantBody: ""},
+		{name: "health with query", method: "GET", path: "?x=1", wantStatus: 200, wantBody: ""},
+		{name: "put", method: "PUT", contentType: "application/json", body: call, wantStatus: 405, wantBody: "method not allowed\n", wantHeader: map[string]string{"Allow": "GET, POST"}},
+		{name: "delete", method: "DELETE", wantStatus: 405, wantBody: "method not allowed\n"},
+		{name: "options", method: "OPTIONS", wantStatus: 405, wantBody: "method not allowed\n"},
+		{name: "no content type", method: "POST", body: call, wantStatus: 415, wantBody: "invalid content type, only application/json is supported\n"},
+		{name: "text/plain", method: "POST", contentType: "text/plain", body: call, wantStatus: 415, wantBody: "invalid content type, only application/json is supported\n"},
+		{name: "malformed content type", method: "POST", contentType: "application/json;;", body: call, wantStatus: 415, wantBody: "invalid content type, only application/json is supported\n"},
+		{name: "json with charset", method: "POST", contentType: "application/json; charset=utf-8", body: call, wantStatus: 200, wantBody: result},
+		{name: "json-rpc", method: "POST", contentType: "application/json-rpc", body: call, wantStatus: 200, wantBody: result},
+		{name: "jsonrequest", method: "POST", contentType: "application/jsonrequest", body: call, wantStatus: 200, wantBody: result},
+		{name: "upper case type", method: "POST", contentType: "Application/JSON", body: call, wantStatus: 200, wantBody: result},
+		{
+			name: "response headers", method: "POST", contentType: "application/json", body: call, wantStatus: 200, wantBody: result,
+			wantHeader: map[string]string{"Content-Type": "application/json", "Content-Length": "38"},
+		},
+		{name: "body at limit", method: "POST", contentType: "application/json", body: padded(1024), wantStatus: 200, wantBody: result},
+		{name: "body over limit", method: "POST", contentType: "application/json", body: padded(1025), wantStatus: 413, wantBody: "content length too large (1025>1024)\n"},
+		{name: "chunked at limit", method: "POST", contentType: "application/json", body: padded(1024), chunked: true, wantStatus: 200, wantBody: result},
+		{name: "chunked over limit", method: "POST", contentType: "application/json", body: padded(1025), chunked: true, wantStatus: 413, wantBody: "content length too large (>1024)\n"},
+		{name: "empty body", method: "POST", contentType: "application/json", body: "", wantStatus: 200, wantBody: ""},
+		{name: "whitespace body", method: "POST", contentType: "application/json", body: " \n\t", wantStatus: 200, wantBody: ""},
+		{name: "path is ignored", method: "POST", path: "any/path", contentType: "application/json", body: call, wantStatus: 200, wantBody: result},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var body io.Reader = strings.NewReader(tt.body)
+			if tt.chunked {
+				body = io.MultiReader(body) // hides the length: sent chunked
+			}
+			req, err := http.NewRequest(tt.method, ts.url+tt.path, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.contentType != "" {
+				req.Header.Set("Content-Type", tt.contentType)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tt.wantStatus {
+				t.Errorf("status = %d, want %d", resp.StatusCode, tt.wantStatus)
+			}
+			if string(got) != tt.wantBody {
+				t.Errorf("body = %q, want %q", got, tt.wantBody)
+			}
+			for k, v := range tt.wantHeader {
+				if g := resp.Header.Get(k); g != v {
+					t.Errorf("header %s = %q, want %q", k, g, v)
+				}
+			}
+		})
+	}
+}
+
+// TestHTTPMounted checks ServeHTTP under an http.Server the Server does not run: the
+// deadline then follows that server's WriteTimeout.
+func TestHTTPMounted(t *testing.T) {
+	t.Parallel()
+	svc := newTestService()
+	defer svc.unblock()
+	cfg := testConfig()
+	cfg.RequestTimeout = -1 // only the WriteTimeout bounds the call
+	srv := newServer(cfg, svc.service(), sequentialIDs())
+	hs := httptest.NewUnstartedServer(srv)
+	hs.Config.WriteTimeout = 300 * time.Millisecond // the call gets 200 ms
+	hs.Start()
+	defer hs.Close()
+	status, got := post(t, hs.URL, `{"jsonrpc":"2.0","id":1,"method":"test_block"}`)
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"request timed out"}}`
+	if status != 200 || got != want {
+		t.Errorf("got %d %s, want 200 %s", status, got, want)
+	}
+}
+
+// discardWriter is a reusable http.ResponseWriter for benchmarks.
+type discardWriter struct {
+	h    http.Header
+	n    int
+	code int
+}
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
+func (w *discardWriter) WriteHeader(code int)        { w.code = code }
+
+// resettableBody is a request body that can be rewound between benchmark iterations.
+type resettableBody struct{ strings.Reader }
+
+func (*resettableBody) Close() error { return nil }
+
+// blockJSON stands in for the pre-encoded latest block (about 1.7 KB, like an empty block).
+var blockJSON = json.RawMessage(`{"baseFeePerGas":"0x7","blobGasUsed":"0x0","difficulty":"0x0","excessBlobGas":"0x0","extraData":"0x","gasLimit":"0x1c9c380","gasUsed":"0x0","hash":"0x` + strings.Repeat("ab", 32) + `","logsBloom":"0x` + strings.Repeat("00", 256) + `","miner":"0x` + strings.Repeat("00", 20) + `","mixHash":"0x` + strings.Repeat("00", 32) + `","nonce":"0x0000000000000000","number":"0x2a","parentBeaconBlockRoot":"0x` + strings.Repeat("00", 32) + `","parentHash":"0x` + strings.Repeat("cd", 32) + `","receiptsRoot":"0x` + strings.Repeat("56", 32) + `","requestsHash":"0x` + strings.Repeat("e3", 32) + `","sha3Uncles":"0x` + strings.Repeat("1d", 32) + `","size":"0x271","stateRoot":"0x` + strings.Repeat("12", 32) + `","timestamp":"0x6650d6a2","transactions":[],"transactionsRoot":"0x` + strings.Repeat("56", 32) + `","uncles":[],"withdrawals":[],"withdrawalsRoot":"0x` + strings.Repeat("56", 32) + `"}`)
+
+// benchService answers eth_getBlockByNumber with the pre-encoded block, as the API does.
+func benchService() Service {
+	return Service{Methods: map[string]Method{
+		"eth_getBlockByNumber": func(ctx context.Context, p Params) (any, error) {
+			if p.Len() != 2 || string(p.At(0)) != `"latest"` {
+				return nil, InvalidParams("want latest")
+			}
+			return blockJSON, nil
+		},
+	}}
+}
+
+const benchRequest = `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]}`
+
+// BenchmarkServeHTTP measures ServeHTTP for one call with a pre-encoded result, without
+// the network: what the server adds to net/http.
+func BenchmarkServeHTTP(b *testing.B) {
+	for _, bc := range []struct{ name, body string }{
+		{"call=single", benchRequest},
+		{"call=batch4", "[" + strings.Repeat(benchRequest+",", 3) + benchRequest + "]"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			srv := NewServer(Config{}, benchService())
+			body := &resettableBody{}
+			r := httptest.NewRequest("POST", "/", body)
+			r.Header.Set("Content-Type", "application/json")
+			r.ContentLength = int64(len(bc.body))
+			w := &discardWriter{h: make(http.Header)}
+			b.ReportAllocs()
+			for b.Loop() {
+				body.Reset(bc.body)
+				w.n = 0
+				clear(w.h)
+				srv.ServeHTTP(w, r)
+				if w.n < len(blockJSON) {
+					b.Fatalf("short response: %d bytes", w.n)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkHTTPLoopback measures full round trips over loopback with net/http's client,
+// against a handler that writes the same body without JSON-RPC (the floor).
+func BenchmarkHTTPLoopback(b *testing.B) {
+	resp := []byte(`{"jsonrpc":"2.0","id":1,"result":` + string(blockJSON) + `}`)
+	handlers := []struct {
+		name string
+		h    http.Handler
+	}{
+		{"handler=constant", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(resp)
+		})},
+		{"handler=rpc", NewServer(Config{}, benchService())},
+	}
+	for _, hc := range handlers {
+		b.Run(hc.name, func(b *testing.B) {
+			hs := httptest.NewServer(hc.h)
+			defer hs.Close()
+			client := hs.Client()
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := client.Post(hs.URL, "application/json", strings.NewReader(benchRequest))
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, _ := io.Copy(io.Discard, r.Body)
+				r.Body.Close()
+				if n != int64(len(resp)) {
+					b.Fatalf("got %d bytes, want %d", n, len(resp))
+				}
+			}
+		})
+	}
+}

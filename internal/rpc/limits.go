@@ -1,0 +1,166 @@
+package rpc
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Config holds every limit and timeout of a [Server]. The zero value is valid: [NewServer]
+// replaces each zero field with its default, listed on the field.
+type Config struct {
+	// BodyLimit is the largest HTTP request body in bytes. A larger body is refused with
+	// HTTP 413, as go-ethereum does. Zero means 5 MiB; a negative value removes the limit.
+	BodyLimit int64
+
+	// BatchItemLimit is the largest number of messages in one batch. A larger batch is
+	// answered with one -32600 "batch too large" error. Zero means 1000; a negative value
+	// removes the limit.
+	BatchItemLimit int
+
+	// BatchResponseLimit caps the bytes of results and errors in one batch response. Once a
+	// batch passes it, the calls not yet run are answered with -32003 "response too large".
+	// Zero means 25,000,000; a negative value removes the limit.
+	BatchResponseLimit int
+
+	// ResponseLimit is the largest encoded result of one call in bytes. A larger result is
+	// replaced with -32003 "response too large". Zero means 128 MiB; a negative value
+	// removes the limit.
+	ResponseLimit int
+
+	// RequestTimeout bounds one call, or one whole batch. When it expires the call's context
+	// is cancelled and the client gets -32002 "request timed out" for every call not yet
+	// answered, even if the method is still running. Over HTTP the deadline is also kept
+	// 100 ms below the http.Server's WriteTimeout, as go-ethereum does. Zero means 30 s; a
+	// negative value removes the timeout.
+	RequestTimeout time.Duration
+
+	// WSReadLimit is the largest WebSocket message in bytes. A larger message closes the
+	// connection (status 1009). Zero means 32 MiB; a negative value removes the limit.
+	WSReadLimit int64
+
+	// WSSendQueue is the number of outbound messages buffered per WebSocket connection.
+	// When a notification finds the queue full the connection is closed as a slow consumer.
+	// It also bounds the notifications held back before a subscription is confirmed. Zero
+	// or negative means 1024.
+	WSSendQueue int
+
+	// WSInFlight is the number of calls (or batches) one WebSocket connection may have
+	// running at once. When it is reached the server stops reading from that connection
+	// until a call finishes. Zero or negative means 256.
+	WSInFlight int
+
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout configure the
+	// http.Server that [Server.Serve] runs; they do not apply when the Server is mounted
+	// in another http.Server. Zero means 5 s, 30 s, 35 s and 120 s; a negative value
+	// means no timeout. WriteTimeout should stay above RequestTimeout so that a slow call
+	// is answered with -32002 rather than a dropped connection. Hijacked WebSocket
+	// connections are not subject to them.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+
+	// Logger receives panics of methods (with stack), slow-consumer disconnects and
+	// WebSocket errors. Nil discards.
+	Logger *slog.Logger
+}
+
+// Defaults for zero [Config] fields. The exported ones are the defaults of command-line flags
+// too.
+const (
+	DefaultBodyLimit          = 5 << 20
+	DefaultBatchItemLimit     = 1000
+	DefaultBatchResponseLimit = 25_000_000
+	DefaultResponseLimit      = 128 << 20
+	DefaultRequestTimeout     = 30 * time.Second
+	DefaultWSReadLimit        = 32 << 20
+	DefaultWSSendQueue        = 1024
+	defaultWSInFlight         = 256
+	defaultReadHeaderTimeout  = 5 * time.Second
+	defaultReadTimeout        = 30 * time.Second
+	defaultWriteTimeout       = 35 * time.Second
+	defaultIdleTimeout        = 120 * time.Second
+)
+
+// Fixed limits.
+const (
+	// maxMethodNameLength is go-ethereum's limit on method names.
+	maxMethodNameLength = 2048
+
+	// maxJSONDepth is the deepest nesting the scanner accepts, as encoding/json.
+	maxJSONDepth = 10000
+
+	// writeTimeoutMargin keeps a call's deadline this far below the HTTP WriteTimeout, so
+	// that the timeout error is written before the connection is cut (go-ethereum: 100 ms).
+	writeTimeoutMargin = 100 * time.Millisecond
+
+	// wsPingInterval is how often an idle WebSocket connection is pinged; wsPongTimeout is
+	// how long the pong may take before the connection is closed.
+	wsPingInterval = 30 * time.Second
+	wsPongTimeout  = 30 * time.Second
+
+	// wsWriteTimeout bounds writing one WebSocket message; a client that does not read
+	// for that long is disconnected (go-ethereum's defaultWriteTimeout).
+	wsWriteTimeout = 10 * time.Second
+
+	// maxPooledBuffer is the largest buffer kept for reuse; larger ones are left to the GC.
+	maxPooledBuffer = 1 << 20
+
+	// maxPooledBatch is the largest request slice an exchange keeps for reuse.
+	maxPooledBatch = 64
+)
+
+// withDefaults returns c with every zero field replaced by its default and negative
+// limits turned into "no limit" (zero, or the type's maximum for sizes).
+func (c Config) withDefaults() Config {
+	c.BodyLimit = limit64(c.BodyLimit, DefaultBodyLimit)
+	c.WSReadLimit = limit64(c.WSReadLimit, DefaultWSReadLimit)
+	c.BatchItemLimit = limit(c.BatchItemLimit, DefaultBatchItemLimit)
+	c.BatchResponseLimit = limit(c.BatchResponseLimit, DefaultBatchResponseLimit)
+	c.ResponseLimit = limit(c.ResponseLimit, DefaultResponseLimit)
+	c.RequestTimeout = timeout(c.RequestTimeout, DefaultRequestTimeout)
+	c.ReadHeaderTimeout = timeout(c.ReadHeaderTimeout, defaultReadHeaderTimeout)
+	c.ReadTimeout = timeout(c.ReadTimeout, defaultReadTimeout)
+	c.WriteTimeout = timeout(c.WriteTimeout, defaultWriteTimeout)
+	c.IdleTimeout = timeout(c.IdleTimeout, defaultIdleTimeout)
+	if c.WSSendQueue <= 0 {
+		c.WSSendQueue = DefaultWSSendQueue
+	}
+	if c.WSInFlight <= 0 {
+		c.WSInFlight = defaultWSInFlight
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// limit maps zero to def and a negative value to -1 (no limit).
+func limit(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return -1
+	}
+	return v
+}
+
+// limit64 is limit for int64 sizes.
+func limit64(v, def int64) int64 {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return -1
+	}
+	return v
+}
+
+// timeout maps zero to def and a negative value to zero (no timeout).
+func timeout(v, def time.Duration) time.Duration {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}

@@ -1,0 +1,283 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// wsConn is one WebSocket connection. Its goroutines:
+//
+//   - the reader (the HTTP handler's goroutine) reads messages and starts one goroutine per
+//     message, at most Config.WSInFlight at a time; so calls on one connection run
+//     concurrently and may be answered out of order, as in go-ethereum;
+//   - the writer is the only goroutine writing data frames; it takes messages from send,
+//     a queue of Config.WSSendQueue entries;
+//   - the pinger pings every wsPingInterval.
+//
+// Responses wait for room in the queue (the client's own requests are throttled by its
+// reading). Notifications never wait: a full queue closes the connection as a slow
+// consumer. The connection ends when the reader fails, the writer fails, a ping fails,
+// the queue overflows or the server shuts down; stop records the first reason.
+type wsConn struct {
+	srv      *Server
+	ws       *websocket.Conn
+	remote   string
+	ctx      context.Context // parent of every call; cancelled when the connection ends
+	cancel   context.CancelFunc
+	send     chan *buffer  // outbound messages, owned by the writer once queued
+	quit     chan struct{} // closed by stop
+	inflight chan struct{} // one token per running call
+	stopOnce sync.Once
+	wg       sync.WaitGroup // writer and pinger
+
+	mu     sync.Mutex
+	subs   map[string]*Subscription // guarded by mu
+	closed bool                     // guarded by mu; no new subscriptions
+}
+
+// reasonSlowConsumer is logged when a connection is closed because its send queue is full.
+const reasonSlowConsumer = "slow consumer"
+
+// serveWebSocket upgrades the request and serves the connection until it ends.
+func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	down := s.shutdown
+	s.mu.Unlock()
+	if down {
+		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		InsecureSkipVerify: true, // any Origin, like go-ethereum with "*"
+		CompressionMode:    websocket.CompressionDisabled,
+	})
+	if err != nil {
+		s.log.Debug("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
+		return // Accept has written the HTTP error
+	}
+	ws.SetReadLimit(s.cfg.WSReadLimit)
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &wsConn{
+		srv:      s,
+		ws:       ws,
+		remote:   r.RemoteAddr,
+		ctx:      ctx,
+		cancel:   cancel,
+		send:     make(chan *buffer, s.cfg.WSSendQueue),
+		quit:     make(chan struct{}),
+		inflight: make(chan struct{}, s.cfg.WSInFlight),
+		subs:     make(map[string]*Subscription),
+	}
+	if !s.track(c) {
+		cancel()
+		ws.Close(websocket.StatusGoingAway, "server shutting down")
+		return
+	}
+	defer s.untrack(c)
+	c.wg.Add(2)
+	go c.writeLoop()
+	go c.pingLoop()
+	err = c.readLoop()
+	c.teardown(err)
+}
+
+// readLoop reads messages until the connection fails.
+func (c *wsConn) readLoop() error {
+	for {
+		_, rd, err := c.ws.Reader(c.ctx)
+		if err != nil {
+			return err
+		}
+		msg := c.srv.getBuf()
+		if msg.b, err = readAll(rd, msg.b); err != nil {
+			c.srv.putBuf(msg)
+			return err
+		}
+		select {
+		case c.inflight <- struct{}{}:
+		case <-c.quit:
+			c.srv.putBuf(msg)
+			return errors.New("connection stopped")
+		}
+		go c.handle(msg)
+	}
+}
+
+// readAll appends everything from r to buf.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// handle answers one message; it owns msg and one inflight token.
+func (c *wsConn) handle(msg *buffer) {
+	x := c.srv.getExchange()
+	x.conn = c
+	defer func() {
+		<-c.inflight
+		c.srv.putBuf(msg)
+	}()
+	if err := x.parse(msg.b); err != nil || (len(x.reqs) == 0 && !x.batch) {
+		// An empty message is not valid JSON either.
+		c.srv.putExchange(x)
+		out := c.srv.getBuf()
+		out.b = appendErrorResponse(out.b, jsonNull, &Error{Code: CodeParseError, Message: msgParseError})
+		c.reply(out)
+		return
+	}
+	if x.run(c.ctx) {
+		c.srv.putExchange(x)
+	}
+}
+
+// reply queues a response, waiting for room; it gives up when the connection stops.
+func (c *wsConn) reply(b *buffer) {
+	select {
+	case c.send <- b:
+	case <-c.quit:
+		c.srv.putBuf(b)
+	}
+}
+
+// notify queues a notification without waiting. A full queue stops the connection as a
+// slow consumer. It reports whether b was queued.
+func (c *wsConn) notify(b *buffer) bool {
+	select {
+	case <-c.quit:
+		c.srv.putBuf(b)
+		return false
+	default:
+	}
+	select {
+	case c.send <- b:
+		return true
+	default:
+		c.srv.putBuf(b)
+		c.stop(reasonSlowConsumer, nil)
+		return false
+	}
+}
+
+// writeLoop writes queued messages until the connection stops.
+func (c *wsConn) writeLoop() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.quit:
+			return
+		case b := <-c.send:
+			ctx, cancel := context.WithTimeout(c.ctx, wsWriteTimeout)
+			err := c.ws.Write(ctx, websocket.MessageText, b.b)
+			cancel()
+			c.srv.putBuf(b)
+			if err != nil {
+				c.stop("write failed", err)
+				return
+			}
+		}
+	}
+}
+
+// pingLoop pings the client every wsPingInterval and stops the connection when a pong
+// does not come back within wsPongTimeout.
+func (c *wsConn) pingLoop() {
+	defer c.wg.Done()
+	t := time.NewTicker(wsPingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.quit:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(c.ctx, wsPongTimeout)
+			err := c.ws.Ping(ctx)
+			cancel()
+			if err != nil {
+				c.stop("ping failed", err)
+				return
+			}
+		}
+	}
+}
+
+// stop ends the connection without waiting: it records the reason, stops the writer and
+// pinger, and closes the socket on another goroutine (closing can block while a close
+// handshake runs). Only the first call has an effect.
+func (c *wsConn) stop(reason string, err error) {
+	c.stopOnce.Do(func() {
+		close(c.quit)
+		level := slog.LevelDebug
+		if reason == reasonSlowConsumer {
+			level = slog.LevelWarn
+		}
+		c.srv.log.Log(context.Background(), level, "websocket connection closed", "remote", c.remote, "reason", reason, "err", err)
+		go c.ws.CloseNow()
+	})
+}
+
+// close closes the connection with status 1001 (server shutdown), with a close handshake.
+func (c *wsConn) close() {
+	c.ws.Close(websocket.StatusGoingAway, "server shutting down")
+}
+
+// teardown runs when the reader has stopped: it stops the connection, waits for the
+// writer and pinger, cancels running calls and ends every subscription.
+func (c *wsConn) teardown(err error) {
+	reason := "read failed"
+	if websocket.CloseStatus(err) != -1 {
+		reason = "closed by client"
+	}
+	c.stop(reason, err)
+	c.cancel()
+	c.wg.Wait()
+	c.mu.Lock()
+	c.closed = true
+	subs := c.subs
+	c.subs = nil
+	c.mu.Unlock()
+	for _, sub := range subs {
+		sub.end()
+	}
+}
+
+// add registers a new subscription; it reports false when the connection has closed.
+func (c *wsConn) add(sub *Subscription) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.subs[sub.id] = sub
+	return true
+}
+
+// unsubscribe ends the subscription with the ID and reports whether it existed.
+func (c *wsConn) unsubscribe(id string) bool {
+	c.mu.Lock()
+	sub := c.subs[id]
+	delete(c.subs, id)
+	c.mu.Unlock()
+	if sub == nil {
+		return false
+	}
+	sub.end()
+	return true
+}

@@ -1,0 +1,267 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// wsCall sends msg and returns the next message received.
+func wsCall(t testing.TB, c *websocket.Conn, msg string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	return wsRead(t, c)
+}
+
+// wsRead returns the next message received.
+func wsRead(t testing.TB, c *websocket.Conn) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, b, err := c.Read(ctx)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return string(b)
+}
+
+// TestWebSocketSlowConsumer checks that a client that stops reading is disconnected once
+// its queue is full, without ever blocking Notify or other connections.
+func TestWebSocketSlowConsumer(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.WSSendQueue = 4
+	ts := startServer(t, cfg)
+	slow, other := dialWS(t, ts.url), dialWS(t, ts.url)
+	if got, want := wsCall(t, slow, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["manual"]}`), `{"jsonrpc":"2.0","id":1,"result":"0x1"}`; got != want {
+		t.Fatalf("subscribe: got %s, want %s", got, want)
+	}
+	sub := ts.svc.sub("0x1")
+
+	// The client reads nothing from here on. Notify until the queue overflows; socket
+	// buffers hold a few MB, so that takes at most a few hundred 64 KB notifications.
+	payload := json.RawMessage(`"` + strings.Repeat("x", 64<<10) + `"`)
+	queued := make(chan int, 1)
+	go func() {
+		n := 0
+		for n < 100_000 && sub.Notify(payload) {
+			n++
+		}
+		queued <- n
+	}()
+	select {
+	case n := <-queued:
+		if n == 100_000 {
+			t.Fatal("Notify never reported a full queue")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Notify blocked")
+	}
+	select {
+	case <-sub.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("subscription not ended after slow-consumer disconnect")
+	}
+	if sub.Notify(1) {
+		t.Error("Notify after disconnect reported true")
+	}
+	if !strings.Contains(ts.logs.String(), "reason=\"slow consumer\"") {
+		t.Errorf("log does not name the slow consumer:\n%s", ts.logs.String())
+	}
+	// Other connections are served as before.
+	if got, want := wsCall(t, other, `{"jsonrpc":"2.0","id":2,"method":"test_nil"}`), `{"jsonrpc":"2.0","id":2,"result":null}`; got != want {
+		t.Errorf("other connection: got %s, want %s", got, want)
+	}
+	// The slow client finds its connection closed after what was already sent.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		if _, _, err := slow.Read(ctx); err != nil {
+			if ctx.Err() != nil {
+				t.Fatal("slow connection still open")
+			}
+			break
+		}
+	}
+}
+
+// TestWebSocketNotifyRace checks that notifications sent from another goroutine while
+// eth_subscribe is being answered never overtake the response, and keep their order.
+func TestWebSocketNotifyRace(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.WSSendQueue = 1024
+	ts := startServer(t, cfg)
+	c := dialWS(t, ts.url)
+	const n = 200
+	for round := range 5 {
+		id := fmt.Sprintf("0x%x", round+1)
+		got := wsCall(t, c, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"eth_subscribe","params":["flood",%d]}`, round, n))
+		if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":"%s"}`, round, id); got != want {
+			t.Fatalf("round %d: first message %s, want %s", round, got, want)
+		}
+		for i := 1; i <= n; i++ {
+			want := fmt.Sprintf(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"%s","result":%d}}`, id, i)
+			if got := wsRead(t, c); got != want {
+				t.Fatalf("round %d: got %s, want %s", round, got, want)
+			}
+		}
+	}
+}
+
+// TestWebSocketShutdown checks that Shutdown closes WebSocket connections (which
+// http.Server.Shutdown does not) and ends their subscriptions.
+func TestWebSocketShutdown(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, testConfig())
+	c := dialWS(t, ts.url)
+	wsCall(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["manual"]}`)
+	sub := ts.svc.sub("0x1")
+
+	// The client must read to take part in the close handshake.
+	readErr := make(chan error, 1)
+	go func() {
+		_, _, err := c.Read(context.Background())
+		readErr <- err
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := ts.srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	select {
+	case <-sub.Done():
+	default:
+		t.Error("subscription still open after Shutdown returned")
+	}
+	if err := <-readErr; websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Errorf("client read error %v, want close status 1001", err)
+	}
+	if _, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.url, "http"), nil); err == nil {
+		t.Error("dial after Shutdown succeeded")
+	}
+}
+
+// TestWebSocketShutdownMounted checks that Shutdown also closes connections accepted
+// through ServeHTTP on an http.Server the Server does not run.
+func TestWebSocketShutdownMounted(t *testing.T) {
+	t.Parallel()
+	svc := newTestService()
+	defer svc.unblock()
+	srv := newServer(testConfig(), svc.service(), sequentialIDs())
+	hs := http.Server{Handler: srv}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go hs.Serve(ln)
+	defer hs.Close()
+	c := dialWS(t, "http://"+ln.Addr().String()+"/")
+	wsCall(t, c, `{"jsonrpc":"2.0","id":1,"method":"test_nil"}`)
+	go c.Read(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	srv.mu.Lock()
+	open := len(srv.conns)
+	srv.mu.Unlock()
+	if open != 0 {
+		t.Errorf("%d connections still open", open)
+	}
+}
+
+// TestWebSocketConcurrentCalls checks that a slow call does not hold up later calls on
+// the same connection: they are answered first.
+func TestWebSocketConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.RequestTimeout = -1
+	ts := startServer(t, cfg)
+	c := dialWS(t, ts.url)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"test_stuck"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := wsCall(t, c, `{"jsonrpc":"2.0","id":2,"method":"test_nil"}`), `{"jsonrpc":"2.0","id":2,"result":null}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	ts.svc.unblock()
+	if got, want := wsRead(t, c), `{"jsonrpc":"2.0","id":1,"result":"released"}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// TestWebSocketInFlight checks that WSInFlight bounds the calls running per connection:
+// with a limit of one, calls are answered in order.
+func TestWebSocketInFlight(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.RequestTimeout = -1
+	cfg.WSInFlight = 1
+	ts := startServer(t, cfg)
+	c := dialWS(t, ts.url)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, msg := range []string{`{"jsonrpc":"2.0","id":1,"method":"test_stuck"}`, `{"jsonrpc":"2.0","id":2,"method":"test_nil"}`} {
+		if err := c.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts.svc.unblock()
+	for _, want := range []string{`{"jsonrpc":"2.0","id":1,"result":"released"}`, `{"jsonrpc":"2.0","id":2,"result":null}`} {
+		if got := wsRead(t, c); got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+}
+
+// TestWebSocketReadLimit checks that a message over WSReadLimit closes the connection with
+// status 1009.
+func TestWebSocketReadLimit(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.WSReadLimit = 1024
+	ts := startServer(t, cfg)
+	c := dialWS(t, ts.url)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	big := `{"jsonrpc":"2.0","id":1,"method":"test_echo","params":["` + strings.Repeat("x", 2000) + `"]}`
+	if err := c.Write(ctx, websocket.MessageText, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
+		t.Errorf("read error %v, want close status 1009", err)
+	}
+}
+
+// TestWebSocketOrigin checks that any Origin is accepted.
+func TestWebSocketOrigin(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, testConfig())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.url, "http"), &websocket.DialOptions{
+		HTTPHeader: http.Header{"Origin": {"https://elsewhere.example"}},
+	})
+	if err != nil {
+		t.Fatalf("dial with foreign origin: %v", err)
+	}
+	defer c.CloseNow()
+	if got, want := wsCall(t, c, `{"jsonrpc":"2.0","id":1,"method":"test_nil"}`), `{"jsonrpc":"2.0","id":1,"result":null}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
