@@ -1,0 +1,56 @@
+// Package exec runs EVM work on a (header, state) pair: eth_call ([Call]),
+// eth_estimateGas ([EstimateGas]) and eth_simulateV1 ([Simulate]), with go-ethereum's
+// transaction-argument defaulting ([Args]), state overrides ([StateOverride]) and block
+// overrides ([BlockOverrides]). The semantics are those of go-ethereum v1.17.10's
+// internal/ethapi (DoCall, DoEstimateGas, the simulator, override and log tracer), which
+// cannot be imported and is re-implemented here; the gas search itself is go-ethereum's
+// eth/gasestimator. Differences from geth: unknown or duplicate keys in state and block
+// overrides are rejected for every method (geth only does so in eth_simulateV1), and "data"
+// and "input" that differ are rejected (geth silently uses "input" in calls).
+//
+// # Imports and ownership
+//
+// exec imports go-ethereum (core, core/vm, core/state, params, eth/gasestimator,
+// accounts/abi for revert reasons) and nothing of flashrpc. The caller resolves the block:
+// it passes a header, a chain for BLOCKHASH and the consensus engine, and a private copy of
+// the state, which exec mutates. For `pending` on the pre-confirmed endpoint the header is
+// the partial header of the block in progress and the state the pre-confirmed one; for
+// eth_simulateV1 see [SimEnv].
+//
+// # Concurrency
+//
+// Every function runs on the goroutine that calls it and is safe for concurrent use with
+// different states; one state must not be shared by two concurrent calls. Calls and
+// simulations stop when their context ends or Env.EVMTimeout passes.
+//
+// # Errors and JSON-RPC codes
+//
+// exec returns domain errors only; the API layer maps them (STYLE.md rule 4). The mapping
+// that reproduces go-ethereum (with decisions.md's estimateGas revert rule):
+//
+//	error                          eth_call                 eth_estimateGas          eth_simulateV1
+//	*DecodeError (param decoding)  -32602 "invalid argument <i>: <msg>" for all methods
+//	*RevertError                   3, data = hex(Data)      -32000, data = hex(Data)  (per call, in the result)
+//	*VMError                       -32000                   -32000                   (per call, in the result)
+//	*TxError                       -32000                   -32000                   (inside *SimError)
+//	*TimeoutError                  -32000                   -                        (inside *SimError)
+//	*AllowanceError                -                        -32000                   -
+//	*ArgsError, *OverrideError     -32000                   -32000                   -32000
+//	*SimError, by Kind             -                        -                        see below
+//	context errors                 -32002 when the request deadline ran out, else -32000
+//	anything else (state reads)    -32000
+//
+// Messages are err.Error(); they are go-ethereum's texts. [SimError] kinds:
+//
+//	SimInvalidParams -32602           SimNonceTooLow -38010     SimSenderNotEOA -38024
+//	SimClientLimitExceeded -38026     SimNonceTooHigh -38011    SimMaxInitCodeSizeExceeded -38025
+//	SimBlockNumberInvalid -38020      SimBaseFeeTooLow -38012   SimInternal -32603
+//	SimBlockTimestampInvalid -38021   SimIntrinsicGas -38013
+//	SimBlockGasLimitReached -38015    SimInsufficientFunds -38014
+//
+// For eth_simulateV1 the API should call [CheckSimOpts] before resolving the block tag (geth
+// reports "empty input" and the limits before "header not found"). The result encodes
+// itself: json.Marshal of the []SimBlock returned by Simulate writes geth's result array,
+// including each failed call's error object (code 3 with data for reverts, -32015 for
+// other VM errors).
+package exec

@@ -1,0 +1,71 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/eth/gasestimator"
+)
+
+// EstimateGas returns the lowest gas limit (within 1.5%) at which args succeed in env, like
+// geth's DoEstimateGas with eth/gasestimator. Overrides are applied as for Call. The upper
+// bound is the user's gas (if at least 21000) or the block gas limit, capped by EIP-7825's
+// per-transaction limit under Osaka, by what the sender can pay at its fee cap, and by
+// env.GasCap. A plain transfer to an account without code is answered from one run at 21000.
+// env.EVMTimeout does not apply; only ctx limits the search.
+//
+// Errors: *RevertError (the call reverts at the highest gas), *VMError (another execution
+// failure), *AllowanceError (still out of gas at the highest gas), *TxError (e.g. "insufficient
+// funds for transfer", "failed with 21000 gas: …"), *ArgsError, *OverrideError, or ctx's error.
+func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOverrides) (uint64, error) {
+	if err := args.checkBlobFeeCap(); err != nil {
+		return 0, err
+	}
+	header := env.Header
+	blockCtx := core.NewEVMBlockContext(header, env.Chain, nil)
+	if bo != nil {
+		if err := bo.applyContext(&blockCtx); err != nil {
+			return 0, err
+		}
+		header = bo.makeHeader(header)
+	}
+	rules := env.Config.Rules(blockCtx.BlockNumber, blockCtx.Random != nil, blockCtx.Time)
+	// The estimator runs with the standard precompiles; moves only validate here, as in geth.
+	precompiles := vm.ActivePrecompiledContracts(rules)
+	if err := so.apply(env.State, precompiles); err != nil {
+		return 0, err
+	}
+	var blobBaseFee *big.Int
+	if bo != nil && bo.BlobBaseFee != nil {
+		blobBaseFee = bo.BlobBaseFee.ToInt()
+	}
+	opts := &gasestimator.Options{
+		Config:      env.Config,
+		Chain:       env.Chain,
+		Header:      header,
+		State:       env.State,
+		BlobBaseFee: blobBaseFee,
+		ErrorRatio:  estimateErrorRatio,
+	}
+	// Keep the gas at 0 when the user gave none, so the estimator takes the block's limit.
+	if args.Gas == nil {
+		args.Gas = new(hexutil.Uint64)
+	}
+	if err := args.callDefaults(env.GasCap, header.BaseFee, env.Config.ChainID); err != nil {
+		return 0, err
+	}
+	msg := args.toMessage(header.BaseFee, true)
+	estimate, revert, err := gasestimator.Estimate(ctx, msg, opts, env.GasCap)
+	if cerr := ctx.Err(); cerr != nil {
+		// A cancelled EVM stops at its next jump as if it had succeeded; never report that.
+		return 0, fmt.Errorf("estimate gas: %w", cerr)
+	}
+	if err != nil {
+		return 0, classifyEstimateError(err, revert)
+	}
+	return estimate, nil
+}

@@ -1,0 +1,340 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// Defaults of the eth_simulateV1 limits, as in go-ethereum.
+const (
+	DefaultSimMaxBlocks        = 256   // blocks per request, also the number span from the base block
+	DefaultSimMaxCallsPerBlock = 5000  // calls in one simulated block
+	DefaultSimMaxCalls         = 10000 // calls in one request
+)
+
+// simTimestampIncrement is the default time between simulated blocks, in seconds.
+const simTimestampIncrement = 12
+
+// SimOpts is the first parameter of eth_simulateV1. Keys decode case-insensitively; a
+// wrongly typed value, or an unknown or duplicate override key, is a *DecodeError.
+type SimOpts struct {
+	BlockStateCalls        []SimBlockCalls `json:"blockStateCalls"`
+	TraceTransfers         bool            `json:"traceTransfers"`
+	Validation             bool            `json:"validation"`
+	ReturnFullTransactions bool            `json:"returnFullTransactions"`
+}
+
+// UnmarshalJSON decodes the options, naming a wrongly typed field.
+func (o *SimOpts) UnmarshalJSON(input []byte) error {
+	type plain SimOpts
+	dec, err := decodeObject[plain](input, "simulation options")
+	if err != nil {
+		return err
+	}
+	*o = SimOpts(dec)
+	return nil
+}
+
+// SimBlockCalls is one entry of blockStateCalls: the overrides of a simulated block and its
+// calls.
+type SimBlockCalls struct {
+	BlockOverrides *BlockOverrides `json:"blockOverrides"`
+	StateOverrides StateOverride   `json:"stateOverrides"`
+	Calls          []Args          `json:"calls"`
+}
+
+// UnmarshalJSON decodes the entry, naming a wrongly typed field.
+func (b *SimBlockCalls) UnmarshalJSON(input []byte) error {
+	type plain SimBlockCalls
+	dec, err := decodeObject[plain](input, "block state call")
+	if err != nil {
+		return err
+	}
+	*b = SimBlockCalls(dec)
+	return nil
+}
+
+// SimLimits bounds one simulation. Zero fields take the Default values.
+type SimLimits struct {
+	MaxBlocks        int // blocks per request and number span from the base block (DefaultSimMaxBlocks)
+	MaxCallsPerBlock int // calls per block (DefaultSimMaxCallsPerBlock)
+	MaxCalls         int // calls per request (DefaultSimMaxCalls)
+}
+
+func (l SimLimits) withDefaults() SimLimits {
+	if l.MaxBlocks <= 0 {
+		l.MaxBlocks = DefaultSimMaxBlocks
+	}
+	if l.MaxCallsPerBlock <= 0 {
+		l.MaxCallsPerBlock = DefaultSimMaxCallsPerBlock
+	}
+	if l.MaxCalls <= 0 {
+		l.MaxCalls = DefaultSimMaxCalls
+	}
+	return l
+}
+
+// SimEnv is what a simulation runs against. Env.Header is the base block: the parent of the
+// first simulated block. Env.State is the state the first block starts from; it is owned by
+// the simulation and mutated. Env.GasCap is one gas budget shared by all calls of the
+// request and Env.EVMTimeout limits the whole request.
+//
+// For `pending` on the pre-confirmed endpoint, Header is the sealed head, State is the
+// pre-confirmed state (sealed head + pre-confirmed transactions) and Pending is the partial
+// header of the block in progress: the first simulated block then defaults to Pending's
+// number and timestamp and inherits Pending's fee recipient and gas limit; its parent is
+// still Header. Later blocks follow the usual defaults (number + 1, time + 12 s).
+type SimEnv struct {
+	Env
+	// Pending is the partial header of the block in progress, or nil when the base is a
+	// sealed block and the first simulated block is Header+1 at Header's time + 12 s.
+	Pending *types.Header
+	// Limits bound the request; zero fields take the defaults.
+	Limits SimLimits
+}
+
+// CheckSimOpts rejects requests over the limits: no blocks (SimInvalidParams "empty
+// input"), too many blocks, calls per block or calls (SimClientLimitExceeded). geth checks
+// these before it resolves the base block, so the API should call CheckSimOpts before
+// looking the block up; Simulate calls it again.
+func CheckSimOpts(opts *SimOpts, limits SimLimits) error {
+	limits = limits.withDefaults()
+	if len(opts.BlockStateCalls) == 0 {
+		return simErrorf(SimInvalidParams, "empty input")
+	}
+	if len(opts.BlockStateCalls) > limits.MaxBlocks {
+		return simErrorf(SimClientLimitExceeded, "too many blocks")
+	}
+	total := 0
+	for _, block := range opts.BlockStateCalls {
+		if len(block.Calls) > limits.MaxCallsPerBlock {
+			return simErrorf(SimClientLimitExceeded, "too many calls in block: %d > %d", len(block.Calls), limits.MaxCallsPerBlock)
+		}
+		total += len(block.Calls)
+		if total > limits.MaxCalls {
+			return simErrorf(SimClientLimitExceeded, "too many calls: %d > %d", total, limits.MaxCalls)
+		}
+	}
+	return nil
+}
+
+// Simulate runs eth_simulateV1: a chain of simulated blocks on top of env, each with its
+// overrides and calls, like geth's simulator. It returns one SimBlock per simulated block,
+// including the empty blocks that fill gaps in the requested numbers. The result belongs to
+// the caller; json.Marshal of it writes geth's eth_simulateV1 result.
+//
+// A failing call does not fail the request: its SimCallResult has status 0 and an error.
+// Request-level failures are *SimError (with a Kind for each -380xx code), *OverrideError,
+// *ArgsError, or ctx's error.
+func Simulate(ctx context.Context, env SimEnv, opts SimOpts) ([]SimBlock, error) {
+	if err := CheckSimOpts(&opts, env.Limits); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var cancel context.CancelFunc
+	if env.EVMTimeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, env.EVMTimeout)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
+
+	sim := &simulator{
+		env:            env,
+		limits:         env.Limits.withDefaults(),
+		budget:         newGasBudget(env.GasCap),
+		traceTransfers: opts.TraceTransfers,
+		validate:       opts.Validation,
+	}
+	blocks, err := sim.sanitizeChain(opts.BlockStateCalls)
+	if err != nil {
+		return nil, err
+	}
+	headers, err := sim.makeHeaders(blocks)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]SimBlock, len(blocks))
+	parent := env.Header
+	for i := range blocks {
+		res, err := sim.processBlock(ctx, &blocks[i], headers[i], parent, headers[:i])
+		if err != nil {
+			return nil, err
+		}
+		res.FullTx = opts.ReturnFullTransactions
+		results[i] = res
+		headers[i] = res.Block.Header()
+		parent = headers[i]
+	}
+	return results, nil
+}
+
+// simulator runs one simulation. It is not safe for concurrent use.
+type simulator struct {
+	env            SimEnv
+	limits         SimLimits
+	budget         *gasBudget
+	traceTransfers bool
+	validate       bool
+}
+
+// gasBudget is the gas left for the remaining calls of a request (the RPC gas cap).
+type gasBudget struct {
+	remaining uint64
+}
+
+func newGasBudget(limit uint64) *gasBudget {
+	if limit == 0 {
+		limit = ^uint64(0)
+	}
+	return &gasBudget{remaining: limit}
+}
+
+// cap returns gas clamped to the remaining budget.
+func (b *gasBudget) cap(gas uint64) uint64 {
+	return min(gas, b.remaining)
+}
+
+// consume deducts amount from the budget.
+func (b *gasBudget) consume(amount uint64) error {
+	if amount > b.remaining {
+		return fmt.Errorf("RPC gas cap exhausted: need %d, remaining %d", amount, b.remaining)
+	}
+	b.remaining -= amount
+	return nil
+}
+
+// sanitizeChain fills in block numbers and timestamps, checks that both increase, and fills
+// gaps in the numbers with empty blocks, like geth's sanitizeChain. It returns new block
+// entries; the caller's overrides are not modified.
+func (sim *simulator) sanitizeChain(blocks []SimBlockCalls) ([]SimBlockCalls, error) {
+	var (
+		res        = make([]SimBlockCalls, 0, len(blocks))
+		base       = sim.env.Header
+		prevNumber = base.Number
+		prevTime   = base.Time
+		maxBlocks  = big.NewInt(int64(sim.limits.MaxBlocks))
+	)
+	for _, block := range blocks {
+		bo := new(BlockOverrides)
+		if block.BlockOverrides != nil {
+			*bo = *block.BlockOverrides
+		}
+		block.BlockOverrides = bo
+		if bo.Number == nil {
+			bo.Number = (*hexutil.Big)(new(big.Int).Add(prevNumber, common.Big1))
+		}
+		if bo.Withdrawals == nil {
+			bo.Withdrawals = &types.Withdrawals{}
+		}
+		number := bo.Number.ToInt()
+		diff := new(big.Int).Sub(number, prevNumber)
+		if diff.Sign() <= 0 {
+			return nil, simErrorf(SimBlockNumberInvalid, "block numbers must be in order: %d <= %d", number.Uint64(), prevNumber)
+		}
+		if total := new(big.Int).Sub(number, base.Number); total.Cmp(maxBlocks) > 0 {
+			return nil, simErrorf(SimClientLimitExceeded, "too many blocks")
+		}
+		// Fill the gap with empty blocks.
+		for i := uint64(1); i < diff.Uint64(); i++ {
+			n := new(big.Int).Add(prevNumber, new(big.Int).SetUint64(i))
+			t := sim.defaultTime(n, prevTime)
+			res = append(res, SimBlockCalls{BlockOverrides: &BlockOverrides{
+				Number:      (*hexutil.Big)(n),
+				Time:        (*hexutil.Uint64)(&t),
+				Withdrawals: &types.Withdrawals{},
+			}})
+			prevTime = t
+		}
+		prevNumber = number
+		var t uint64
+		if bo.Time == nil {
+			t = sim.defaultTime(number, prevTime)
+			bo.Time = (*hexutil.Uint64)(&t)
+		} else {
+			t = uint64(*bo.Time)
+			if t <= prevTime {
+				return nil, simErrorf(SimBlockTimestampInvalid, "block timestamps must be in order: %d <= %d", t, prevTime)
+			}
+		}
+		prevTime = t
+		res = append(res, block)
+	}
+	return res, nil
+}
+
+// defaultTime is the timestamp of a simulated block without a time override: that of the
+// block in progress for its number, otherwise 12 s after the previous block.
+func (sim *simulator) defaultTime(number *big.Int, prevTime uint64) uint64 {
+	if p := sim.env.Pending; p != nil && p.Number.Cmp(number) == 0 {
+		return p.Time
+	}
+	return prevTime + simTimestampIncrement
+}
+
+// makeHeaders builds the preliminary headers of the sanitized blocks, like geth's
+// makeHeaders: fee recipient and gas limit carry forward from the previous header (the block
+// in progress for the first block in pending mode), overrides apply on top.
+func (sim *simulator) makeHeaders(blocks []SimBlockCalls) ([]*types.Header, error) {
+	var (
+		cfg      = sim.env.Config
+		res      = make([]*types.Header, len(blocks))
+		prev     = sim.env.Header
+		coinbase = prev.Coinbase
+		gasLimit = prev.GasLimit
+	)
+	if p := sim.env.Pending; p != nil {
+		coinbase, gasLimit = p.Coinbase, p.GasLimit
+	}
+	for i, block := range blocks {
+		bo := block.BlockOverrides
+		number := bo.Number.ToInt()
+		timestamp := uint64(*bo.Time)
+
+		var withdrawalsHash *common.Hash
+		if cfg.IsShanghai(number, timestamp) {
+			withdrawalsHash = &types.EmptyWithdrawalsHash
+		}
+		var parentBeaconRoot *common.Hash
+		if cfg.IsCancun(number, timestamp) {
+			parentBeaconRoot = &common.Hash{}
+			if bo.BeaconRoot != nil {
+				parentBeaconRoot = bo.BeaconRoot
+			}
+		}
+		// Post-merge blocks have difficulty 0; without that the later forks stay inactive.
+		difficulty := prev.Difficulty
+		if cfg.IsPostMerge(number.Uint64(), timestamp) {
+			difficulty = big.NewInt(0)
+		}
+		if bo.Difficulty != nil && difficulty.Sign() == 0 {
+			return nil, simErrorf(SimInvalidParams, "block %d: difficulty override is not allowed after the merge", number)
+		}
+		var slotNumber *uint64
+		if prev.SlotNumber != nil {
+			slot := *prev.SlotNumber + 1
+			slotNumber = &slot
+		}
+		header := bo.makeHeader(&types.Header{
+			UncleHash:        types.EmptyUncleHash,
+			ReceiptHash:      types.EmptyReceiptsHash,
+			TxHash:           types.EmptyTxsHash,
+			Coinbase:         coinbase,
+			Difficulty:       difficulty,
+			GasLimit:         gasLimit,
+			WithdrawalsHash:  withdrawalsHash,
+			ParentBeaconRoot: parentBeaconRoot,
+			SlotNumber:       slotNumber,
+		})
+		res[i] = header
+		prev, coinbase, gasLimit = header, header.Coinbase, header.GasLimit
+	}
+	return res, nil
+}

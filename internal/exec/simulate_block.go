@@ -1,0 +1,294 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/consensus"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/types/bal"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// blockRun is the execution state of one simulated block.
+type blockRun struct {
+	header      *types.Header
+	evm         *vm.EVM
+	gp          *core.GasPool
+	tracer      *logTracer
+	hooked      vm.StateDB // the state seen through the tracer's hooks
+	accessList  *bal.ConstructionBlockAccessList
+	txs         []*types.Transaction
+	senders     []common.Address
+	calls       []SimCallResult
+	receipts    []*types.Receipt
+	allLogs     []*types.Log // logs of successful calls, for deposit requests
+	blobGasUsed uint64
+}
+
+// processBlock executes one simulated block on sim's state, like geth's processBlock: it
+// finishes the header (parent hash, base fee, excess blob gas), applies the state
+// overrides, runs the system calls, the calls and the post-block processing, and assembles
+// the block. headers are the final headers of the earlier simulated blocks.
+func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, header, parent *types.Header, headers []*types.Header) (SimBlock, error) {
+	cfg := sim.env.Config
+	sim.finishHeader(header, parent)
+	chain := &simChain{ChainContext: sim.env.Chain, base: sim.env.Header, headers: headers}
+	blockCtx := core.NewEVMBlockContext(header, chain, nil)
+	if block.BlockOverrides.BlobBaseFee != nil {
+		blockCtx.BlobBaseFee = block.BlockOverrides.BlobBaseFee.ToInt()
+	}
+	// A fresh precompile set per block: moves and removals do not carry over.
+	rules := cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time)
+	precompiles := vm.ActivePrecompiledContracts(rules)
+	if err := block.StateOverrides.apply(sim.env.State, precompiles); err != nil {
+		return SimBlock{}, err
+	}
+	n := len(block.Calls)
+	// After Amsterdam the protocol's EIP-7708 logs report transfers.
+	traceTransfers := sim.traceTransfers && !cfg.IsAmsterdam(header.Number, header.Time)
+	run := &blockRun{
+		header:     header,
+		gp:         core.NewGasPool(blockCtx.GasLimit),
+		tracer:     newLogTracer(traceTransfers, blockCtx.BlockNumber.Uint64(), blockCtx.Time),
+		accessList: bal.NewConstructionBlockAccessList(),
+		txs:        make([]*types.Transaction, n),
+		senders:    make([]common.Address, n),
+		calls:      make([]SimCallResult, n),
+		receipts:   make([]*types.Receipt, n),
+	}
+	hooks := run.tracer.hooks()
+	run.hooked = state.NewHookedState(sim.env.State, hooks)
+	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks})
+	defer run.evm.Release()
+	run.evm.SetPrecompiles(precompiles)
+	run.accessList.Merge(core.PreExecution(ctx, header.ParentBeaconRoot, parent, cfg, run.evm, header.Number, header.Time))
+
+	for i := range block.Calls {
+		if err := ctx.Err(); err != nil {
+			return SimBlock{}, err
+		}
+		if err := sim.runCall(ctx, run, i, block.Calls[i]); err != nil {
+			return SimBlock{}, err
+		}
+	}
+	b, err := sim.assemble(ctx, run, *block.BlockOverrides.Withdrawals)
+	if err != nil {
+		return SimBlock{}, err
+	}
+	return SimBlock{Block: b, Calls: run.calls, Senders: run.senders}, nil
+}
+
+// finishHeader sets the header fields that depend on the parent.
+func (sim *simulator) finishHeader(header, parent *types.Header) {
+	cfg := sim.env.Config
+	header.ParentHash = parent.Hash()
+	if cfg.IsLondon(header.Number) && header.BaseFee == nil {
+		// Without validation the base fee is 0 unless overridden: gas prices of 0 then work.
+		if sim.validate {
+			header.BaseFee = eip1559.CalcBaseFee(cfg, parent)
+		} else {
+			header.BaseFee = big.NewInt(0)
+		}
+	}
+	if cfg.IsCancun(header.Number, header.Time) {
+		var excess uint64
+		if cfg.IsCancun(parent.Number, parent.Time) {
+			excess = eip4844.CalcExcessBlobGas(cfg, parent, header.Time)
+		}
+		header.ExcessBlobGas = &excess
+	}
+}
+
+// runCall defaults and executes the i-th call of the block. Errors fail the request.
+func (sim *simulator) runCall(ctx context.Context, run *blockRun, i int, call Args) error {
+	var (
+		cfg     = sim.env.Config
+		statedb = sim.env.State
+		header  = run.header
+	)
+	gasCapped, err := sim.sanitizeCall(&call, header, run.gp)
+	if err != nil {
+		return err
+	}
+	// Without validation the nonce is not checked at all, EIP-2681's cap included: the
+	// execution-apis fixture ethSimulate-overflow-nonce expects a result (geth v1.17.5; v1.17.10
+	// added an explicit -32603 here). With validation core's pre-check refuses it.
+	tx := call.toTransaction(types.DynamicFeeTxType)
+	txHash := tx.Hash()
+	run.txs[i], run.senders[i] = tx, call.from()
+	run.tracer.reset(txHash, uint(i))
+	statedb.SetTxContext(txHash, i, uint32(i+1))
+
+	msg := call.toMessage(header.BaseFee, !sim.validate)
+	if !sim.validate {
+		msg.SkipExecutionGasCapCheck()
+	}
+	result, err := applyMessage(ctx, run.evm, msg, sim.env.EVMTimeout, run.gp)
+	if err != nil {
+		return &SimError{Kind: txErrorKind(err), Err: err}
+	}
+	var root []byte
+	if cfg.IsByzantium(header.Number) {
+		run.accessList.Merge(run.hooked.Finalise(run.evm.GetRules()))
+	} else {
+		root = statedb.IntermediateRoot(run.evm.GetRules()).Bytes()
+	}
+	run.receipts[i] = core.MakeReceipt(run.evm, result, statedb, header.Number, common.Hash{}, header.Time, tx, run.gp.CumulativeUsed(), root)
+	run.blobGasUsed += run.receipts[i].BlobGasUsed
+	if err := sim.budget.consume(result.UsedGas); err != nil {
+		return err
+	}
+	run.calls[i] = newSimCallResult(result, run.tracer.callLogs(), gasCapped)
+	if !result.Failed() {
+		run.allLogs = append(run.allLogs, run.calls[i].Logs...)
+	}
+	return nil
+}
+
+// assemble runs the post-block processing (withdrawals, EIP-7685 requests, consensus
+// finalisation), builds the block and writes its hash into the calls' logs.
+func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals types.Withdrawals) (*types.Block, error) {
+	cfg, header := sim.env.Config, run.header
+	header.GasUsed = run.gp.Used()
+	if cfg.IsCancun(header.Number, header.Time) {
+		header.BlobGasUsed = &run.blobGasUsed
+	}
+	body := &types.Body{Transactions: run.txs}
+	// Withdrawals only exist after Shanghai; a non-nil list would add the field before.
+	if cfg.IsShanghai(header.Number, header.Time) {
+		body.Withdrawals = withdrawals
+	}
+	requests, postBAL, err := core.PostExecution(ctx, cfg, header.Number, header.Time, run.allLogs, body.Withdrawals, run.evm, uint32(len(run.txs)+1))
+	if err != nil {
+		return nil, err
+	}
+	if requests != nil {
+		reqHash := types.CalcRequestsHash(requests)
+		header.RequestsHash = &reqHash
+	}
+	run.accessList.Merge(postBAL)
+	sim.env.Chain.Engine().Finalize(sim.env.Chain, header, sim.env.State, body)
+	b := core.AssembleBlock(sim.env.Chain, header, sim.env.State, body, run.receipts, run.accessList)
+
+	// Logs were collected before the block hash was known.
+	hash := b.Hash()
+	for i := range run.calls {
+		for _, log := range run.calls[i].Logs {
+			log.BlockHash = hash
+		}
+	}
+	return b, nil
+}
+
+// newSimCallResult reports one executed call.
+func newSimCallResult(result *core.ExecutionResult, logs []*types.Log, gasCapped bool) SimCallResult {
+	res := SimCallResult{
+		ReturnData: result.Return(),
+		Logs:       logs,
+		GasUsed:    result.UsedGas,
+		MaxUsedGas: result.MaxUsedGas,
+		Status:     types.ReceiptStatusSuccessful,
+	}
+	if result.Failed() {
+		res.Status = types.ReceiptStatusFailed
+		if errors.Is(result.Err, vm.ErrExecutionReverted) {
+			res.Err = newRevertError(result.Revert())
+		} else {
+			res.Err = &VMError{Err: result.Err, GasCapped: gasCapped}
+		}
+	}
+	return res
+}
+
+// sanitizeCall fills in the nonce (the sender's) and gas (what is left in the block),
+// rejects gas above the block's remaining gas, clamps gas to the request's budget and
+// applies the call defaults. It reports whether the budget clamped the gas.
+func (sim *simulator) sanitizeCall(call *Args, header *types.Header, gp *core.GasPool) (bool, error) {
+	if call.Nonce == nil {
+		nonce := sim.env.State.GetNonce(call.from())
+		call.Nonce = (*hexutil.Uint64)(&nonce)
+	}
+	amsterdam := sim.env.Config.IsAmsterdam(header.Number, header.Time)
+	remaining := gp.Available(amsterdam)
+	if amsterdam && !sim.validate {
+		// Execution gas is not capped without validation, so reserve the whole gas limit
+		// in the execution dimension too.
+		remaining = min(remaining, header.GasLimit-gp.CumulativeExecution())
+	}
+	if call.Gas == nil {
+		call.Gas = (*hexutil.Uint64)(&remaining)
+	}
+	if remaining < uint64(*call.Gas) {
+		return false, simErrorf(SimBlockGasLimitReached, "block gas limit reached: remaining: %d, required: %d", remaining, uint64(*call.Gas))
+	}
+	gas := sim.budget.cap(uint64(*call.Gas))
+	gasCapped := gas < uint64(*call.Gas)
+	call.Gas = (*hexutil.Uint64)(&gas)
+	return gasCapped, call.callDefaults(0, header.BaseFee, sim.env.Config.ChainID)
+}
+
+// simChain serves headers to the EVM (BLOCKHASH) during a simulation: the base block and
+// older ones from the chain, later ones from the blocks simulated so far.
+type simChain struct {
+	core.ChainContext
+	base    *types.Header
+	headers []*types.Header // final headers of the earlier simulated blocks
+}
+
+// GetHeader returns the header with the given hash and number, as the canonical chain of
+// the simulation has it.
+func (c *simChain) GetHeader(hash common.Hash, number uint64) *types.Header {
+	h := c.GetHeaderByNumber(number)
+	if h == nil || h.Hash() != hash {
+		return nil
+	}
+	return h
+}
+
+// GetHeaderByNumber returns the header at number in the simulation's chain.
+func (c *simChain) GetHeaderByNumber(number uint64) *types.Header {
+	base := c.base.Number.Uint64()
+	switch {
+	case number == base:
+		return c.base
+	case number < base:
+		return c.ChainContext.GetHeaderByNumber(number)
+	}
+	for _, h := range c.headers {
+		if h.Number.Uint64() == number {
+			return h
+		}
+	}
+	return nil
+}
+
+// GetHeaderByHash returns the header with the given hash in the chain or the simulation.
+func (c *simChain) GetHeaderByHash(hash common.Hash) *types.Header {
+	if c.base.Hash() == hash {
+		return c.base
+	}
+	if h := c.ChainContext.GetHeaderByHash(hash); h != nil {
+		return h
+	}
+	for _, h := range c.headers {
+		if h.Hash() == hash {
+			return h
+		}
+	}
+	return nil
+}
+
+// Engine returns the chain's consensus engine.
+func (c *simChain) Engine() consensus.Engine { return c.ChainContext.Engine() }
+
+// Config returns the chain configuration.
+func (c *simChain) Config() *params.ChainConfig { return c.ChainContext.Config() }
