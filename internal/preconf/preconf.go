@@ -279,6 +279,8 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 		w.gasPool.Set(pool)
 		return err
 	}
+	// Derived fields go-ethereum fills when it reads receipts back from the database.
+	receipt.EffectiveGasPrice = effectiveGasPrice(tx, w.header.BaseFee)
 	w.txIndex[tx.Hash()] = len(w.txs)
 	w.txs = append(w.txs, tx)
 	w.receipts = append(w.receipts, receipt)
@@ -315,4 +317,12 @@ func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, e
 	body := &types.Body{Transactions: w.txs, Withdrawals: withdrawals}
 	w.chain.Engine().Finalize(w.chain.Context(), header, st, body)
 	return core.AssembleBlock(w.chain.Context(), header, st, body, w.receipts, nil), nil
+}
+
+// effectiveGasPrice is what a transaction pays per gas in a block with this base fee.
+func effectiveGasPrice(tx *types.Transaction, baseFee *big.Int) *big.Int {
+	if baseFee == nil {
+		return tx.GasPrice()
+	}
+	return new(big.Int).Add(tx.EffectiveGasTipValue(baseFee), baseFee)
 }

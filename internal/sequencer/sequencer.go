@@ -149,7 +149,6 @@ func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.pool.Remove(block.Transactions()...)
 	s.log.Info("sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()), "gasUsed", block.GasUsed())
 	if err := s.openLocked(ctx); err != nil {
 		return block, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
@@ -166,16 +165,17 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 	}
 	baseFee := s.preconf.Current().Block.BaseFee()
 	queue := newPriceQueue(s.pool.Pending(), baseFee)
-	var dropped []*types.Transaction
+	var done []*types.Transaction // pre-confirmed now, or never includable: out of the pool
 	for queue.Len() > 0 {
 		tx := queue.peek()
 		err := batch.Add(ctx, tx)
 		switch {
 		case err == nil:
+			done = append(done, tx)
 			queue.shift()
 		case errors.Is(err, core.ErrNonceTooLow):
-			// Already included earlier (or replaced): it can never land.
-			dropped = append(dropped, tx)
+			// Its nonce was used by another transaction: it can never land.
+			done = append(done, tx)
 			queue.shift()
 		default:
 			// Nonce gap, too little gas left, fee below the base fee, insufficient funds: the
@@ -183,8 +183,11 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 			queue.dropSender()
 		}
 	}
-	s.pool.Remove(dropped...)
-	return batch.Commit(ctx)
+	snap, err := batch.Commit(ctx)
+	// The pool holds what is not pre-confirmed yet; a pre-confirmed transaction is found in the
+	// block in progress until its block is sealed.
+	s.pool.Remove(done...)
+	return snap, err
 }
 
 // priceQueue orders senders by the effective tip of their next transaction (go-ethereum's

@@ -1,0 +1,151 @@
+package api
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+	"github.com/flashrpc/flashrpc/internal/sequencer"
+	"github.com/flashrpc/flashrpc/internal/txpool"
+)
+
+// Defaults of Config's limits, go-ethereum's where it has one.
+const (
+	DefaultGasCap        = 50_000_000
+	DefaultEVMTimeout    = 5 * time.Second
+	DefaultLogsMaxResult = 10_000
+	DefaultLogsMaxRange  = 1_000_000
+)
+
+// Config is one endpoint's configuration.
+type Config struct {
+	// Pending makes this the pre-confirmed endpoint: `pending` is the block in progress and the
+	// pre-confirmation methods exist. Otherwise `pending` is the sealed head.
+	Pending bool
+	// Dev adds the dev_ methods (dev_preconfirm, dev_seal); Backend.Sequencer must be set.
+	Dev bool
+	// ClientVersion is web3_clientVersion's answer.
+	ClientVersion string
+	// GasCap bounds the gas of eth_call and eth_estimateGas; zero means DefaultGasCap.
+	GasCap uint64
+	// EVMTimeout bounds one eth_call; zero means DefaultEVMTimeout.
+	EVMTimeout time.Duration
+	// LogsMaxResults is the most logs eth_getLogs returns before it refuses with -32005;
+	// zero means DefaultLogsMaxResult.
+	LogsMaxResults int
+	// LogsMaxRange is the widest block range eth_getLogs accepts (-32602 beyond); zero means
+	// DefaultLogsMaxRange.
+	LogsMaxRange uint64
+	// SimLimits bound eth_simulateV1 requests; zero fields take go-ethereum's defaults (256
+	// blocks, 5,000 calls per block, 10,000 calls). GasCap is the request's shared gas budget
+	// and EVMTimeout its time limit.
+	SimLimits exec.SimLimits
+	// Logger receives warnings about failed subscriptions; nil discards.
+	Logger *slog.Logger
+}
+
+// Backend is what the API reads and drives.
+type Backend struct {
+	Chain *chain.Chain
+	// Preconf holds the block in progress; nil when nothing is pre-confirmed (serve mode).
+	Preconf *preconf.Preconf
+	// Pool takes eth_sendRawTransaction's transactions.
+	Pool *txpool.Pool
+	// Sequencer drives dev_preconfirm and dev_seal; nil outside the dev chain.
+	Sequencer *sequencer.Sequencer
+}
+
+// API serves one endpoint. It is safe for concurrent use.
+type API struct {
+	cfg    Config
+	chain  *chain.Chain
+	config *params.ChainConfig
+	pre    *preconf.Preconf
+	pool   *txpool.Pool
+	seq    *sequencer.Sequencer
+	log    *slog.Logger
+
+	blocks blockCache
+	subs   *hub
+}
+
+// New returns the API of one endpoint.
+func New(cfg Config, b Backend) *API {
+	if cfg.GasCap == 0 {
+		cfg.GasCap = DefaultGasCap
+	}
+	if cfg.EVMTimeout == 0 {
+		cfg.EVMTimeout = DefaultEVMTimeout
+	}
+	if cfg.LogsMaxResults == 0 {
+		cfg.LogsMaxResults = DefaultLogsMaxResult
+	}
+	if cfg.LogsMaxRange == 0 {
+		cfg.LogsMaxRange = DefaultLogsMaxRange
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, log: logger}
+	a.subs = newHub(a)
+	b.Chain.OnHead(a.subs.onHead)
+	return a
+}
+
+// Service returns the endpoint's method table.
+func (a *API) Service() rpc.Service {
+	m := map[string]rpc.Method{
+		"web3_clientVersion":                      a.clientVersion,
+		"web3_sha3":                               a.sha3,
+		"net_version":                             a.netVersion,
+		"net_listening":                           a.netListening,
+		"net_peerCount":                           a.netPeerCount,
+		"eth_chainId":                             a.chainID,
+		"eth_blockNumber":                         a.blockNumber,
+		"eth_syncing":                             a.syncing,
+		"eth_accounts":                            a.accounts,
+		"eth_gasPrice":                            a.gasPrice,
+		"eth_maxPriorityFeePerGas":                a.maxPriorityFeePerGas,
+		"eth_feeHistory":                          a.feeHistory,
+		"eth_blobBaseFee":                         a.blobBaseFee,
+		"eth_getBlockByNumber":                    a.getBlockByNumber,
+		"eth_getBlockByHash":                      a.getBlockByHash,
+		"eth_getBlockTransactionCountByNumber":    a.getBlockTransactionCountByNumber,
+		"eth_getBlockTransactionCountByHash":      a.getBlockTransactionCountByHash,
+		"eth_getUncleCountByBlockNumber":          a.getUncleCountByBlockNumber,
+		"eth_getUncleCountByBlockHash":            a.getUncleCountByBlockHash,
+		"eth_getTransactionByHash":                a.getTransactionByHash,
+		"eth_getTransactionByBlockNumberAndIndex": a.getTransactionByBlockNumberAndIndex,
+		"eth_getTransactionByBlockHashAndIndex":   a.getTransactionByBlockHashAndIndex,
+		"eth_getTransactionReceipt":               a.getTransactionReceipt,
+		"eth_getBlockReceipts":                    a.getBlockReceipts,
+		"eth_getBalance":                          a.getBalance,
+		"eth_getTransactionCount":                 a.getTransactionCount,
+		"eth_getCode":                             a.getCode,
+		"eth_getStorageAt":                        a.getStorageAt,
+		"eth_call":                                a.call,
+		"eth_estimateGas":                         a.estimateGas,
+		"eth_getLogs":                             a.getLogs,
+		"eth_sendRawTransaction":                  a.sendRawTransaction,
+	}
+	if a.cfg.Pending {
+		m["eth_simulateV1"] = a.simulateV1
+	}
+	if a.cfg.Dev && a.seq != nil {
+		m["dev_preconfirm"] = a.devPreconfirm
+		m["dev_seal"] = a.devSeal
+	}
+	return rpc.Service{
+		Methods: m,
+		Subscriptions: map[string]rpc.SubscribeFunc{
+			"newHeads": a.subs.subscribeNewHeads,
+			"logs":     a.subs.subscribeLogs,
+		},
+	}
+}

@@ -1,0 +1,55 @@
+package api
+
+import (
+	"context"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// The dev_ methods drive the dev sequencer on request, so tests and scripts control time
+// instead of sleeping. They exist only on the dev chain.
+
+type preconfirmResult struct {
+	BlockNumber  hexutil.Uint64 `json:"blockNumber"`
+	Index        int            `json:"index"`
+	Hash         common.Hash    `json:"hash"`
+	Transactions int            `json:"transactions"` // added by this pre-confirmation
+}
+
+// devPreconfirm builds the next pre-confirmation now.
+func (a *API) devPreconfirm(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 0); err != nil {
+		return nil, err
+	}
+	snap, err := a.seq.Preconfirm(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return preconfirmResult{
+		BlockNumber:  hexutil.Uint64(snap.Number()),
+		Index:        snap.Index,
+		Hash:         snap.Block.Hash(),
+		Transactions: len(snap.Block.Transactions()) - snap.FirstNew,
+	}, nil
+}
+
+type sealResult struct {
+	Number       hexutil.Uint64 `json:"number"`
+	Hash         common.Hash    `json:"hash"`
+	Transactions int            `json:"transactions"`
+}
+
+// devSeal seals the block in progress now, with what it has pre-confirmed.
+func (a *API) devSeal(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 0); err != nil {
+		return nil, err
+	}
+	block, err := a.seq.Seal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sealResult{Number: hexutil.Uint64(block.NumberU64()), Hash: block.Hash(), Transactions: len(block.Transactions())}, nil
+}

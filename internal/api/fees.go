@@ -1,0 +1,271 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// Fee suggestions and history.
+const (
+	// tipSampleBlocks is how many recent blocks the tip suggestion looks at.
+	tipSampleBlocks = 20
+	// tipPercentile picks the suggestion among the samples, as go-ethereum's oracle does.
+	tipPercentile = 60
+	// maxFeeHistory is the most blocks eth_feeHistory reports, go-ethereum's limit.
+	maxFeeHistory = 1024
+	// maxRewardPercentiles is the most percentiles one eth_feeHistory call may ask for.
+	maxRewardPercentiles = 100
+)
+
+// defaultTip is suggested when recent blocks carry no transactions: 1 gwei, so a transaction
+// priced from the suggestion is included promptly on a dev chain.
+var defaultTip = big.NewInt(params.GWei)
+
+// suggestTip returns the 60th percentile of the smallest effective tip in each of the last 20
+// sealed blocks (go-ethereum's oracle takes the few smallest tips per block), or 1 gwei.
+func (a *API) suggestTip() *big.Int {
+	head := a.chain.Head()
+	var samples []*big.Int
+	for n := head.Number.Uint64(); len(samples) < tipSampleBlocks && head.Number.Uint64()-n < tipSampleBlocks; n-- {
+		if block := a.chain.BlockByNumber(n); block != nil {
+			var lowest *big.Int
+			for _, tx := range block.Transactions() {
+				tip, err := tx.EffectiveGasTip(block.BaseFee())
+				if err == nil && (lowest == nil || tip.Cmp(lowest) < 0) {
+					lowest = tip
+				}
+			}
+			if lowest != nil {
+				samples = append(samples, lowest)
+			}
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if len(samples) == 0 {
+		return new(big.Int).Set(defaultTip)
+	}
+	slices.SortFunc(samples, func(x, y *big.Int) int { return x.Cmp(y) })
+	return samples[(len(samples)-1)*tipPercentile/100]
+}
+
+func (a *API) maxPriorityFeePerGas(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 0); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(appendBig(nil, a.suggestTip())), nil
+}
+
+// gasPrice is the suggested tip plus the base fee of the next block.
+func (a *API) gasPrice(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 0); err != nil {
+		return nil, err
+	}
+	price := a.suggestTip()
+	if baseFee := a.nextBaseFee(); baseFee != nil {
+		price.Add(price, baseFee)
+	}
+	return json.RawMessage(appendBig(nil, price)), nil
+}
+
+// nextBaseFee is the base fee a transaction sent now pays: the block in progress's on the
+// pre-confirmed endpoint, else the one after the sealed head.
+func (a *API) nextBaseFee() *big.Int {
+	if snap := a.pending(); snap != nil {
+		return snap.Block.BaseFee()
+	}
+	return eip1559.CalcBaseFee(a.config, a.chain.Head())
+}
+
+func (a *API) blobBaseFee(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 0); err != nil {
+		return nil, err
+	}
+	head := a.chain.Head()
+	if head.ExcessBlobGas == nil {
+		return quantity(0), nil
+	}
+	excess := eip4844.CalcExcessBlobGas(a.config, head, head.Time+1)
+	next := &types.Header{Number: new(big.Int).Add(head.Number, big.NewInt(1)), Time: head.Time + 1, ExcessBlobGas: &excess}
+	return json.RawMessage(appendBig(nil, eip4844.CalcBlobFee(a.config, next))), nil
+}
+
+type feeHistoryResult struct {
+	OldestBlock      *hexutil.Big     `json:"oldestBlock"`
+	Reward           [][]*hexutil.Big `json:"reward,omitempty"`
+	BaseFee          []*hexutil.Big   `json:"baseFeePerGas,omitempty"`
+	GasUsedRatio     []float64        `json:"gasUsedRatio"`
+	BlobBaseFee      []*hexutil.Big   `json:"baseFeePerBlobGas,omitempty"`
+	BlobGasUsedRatio []float64        `json:"blobGasUsedRatio,omitempty"`
+}
+
+// feeHistory follows go-ethereum's eth_feeHistory: blockCount blocks ending at newestBlock,
+// base fees including the one after the newest block, gas-weighted tip percentiles.
+func (a *API) feeHistory(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 3); err != nil {
+		return nil, err
+	}
+	count, err := decodeUint(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	newest, err := decodeBlockNumber(p, 1, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	var percentiles []float64
+	if _, err := decodeOptional(p, 2, &percentiles); err != nil {
+		return nil, err
+	}
+	if len(percentiles) > maxRewardPercentiles {
+		return nil, rpc.InvalidParams("invalid reward percentiles: %d given, at most %d", len(percentiles), maxRewardPercentiles)
+	}
+	for i, pct := range percentiles {
+		if pct < 0 || pct > 100 {
+			return nil, fmt.Errorf("invalid reward percentile: %f", pct)
+		}
+		if i > 0 && pct <= percentiles[i-1] {
+			return nil, fmt.Errorf("invalid reward percentile: #%d:%f >= #%d:%f", i-1, percentiles[i-1], i, pct)
+		}
+	}
+	if count == 0 {
+		return feeHistoryResult{OldestBlock: (*hexutil.Big)(new(big.Int)), GasUsedRatio: []float64{}}, nil
+	}
+	count = min(count, maxFeeHistory)
+	blocks, err := a.feeHistoryBlocks(newest, count)
+	if err != nil {
+		return nil, err
+	}
+	res := feeHistoryResult{OldestBlock: (*hexutil.Big)(blocks[0].block.Number())}
+	for _, b := range blocks {
+		h := b.block.Header()
+		res.BaseFee = append(res.BaseFee, bigOrZero(h.BaseFee))
+		res.GasUsedRatio = append(res.GasUsedRatio, float64(h.GasUsed)/float64(h.GasLimit))
+		res.BlobBaseFee = append(res.BlobBaseFee, a.blobFee(h))
+		res.BlobGasUsedRatio = append(res.BlobGasUsedRatio, a.blobGasRatio(h))
+		if len(percentiles) > 0 {
+			res.Reward = append(res.Reward, rewards(b.block, b.receipts, percentiles))
+		}
+	}
+	last := blocks[len(blocks)-1].block.Header()
+	var nextBase *big.Int
+	if a.config.IsLondon(new(big.Int).Add(last.Number, big.NewInt(1))) {
+		nextBase = eip1559.CalcBaseFee(a.config, last)
+	}
+	res.BaseFee = append(res.BaseFee, bigOrZero(nextBase))
+	if last.ExcessBlobGas != nil {
+		excess := eip4844.CalcExcessBlobGas(a.config, last, last.Time)
+		next := &types.Header{Number: new(big.Int).Add(last.Number, big.NewInt(1)), Time: last.Time, ExcessBlobGas: &excess}
+		res.BlobBaseFee = append(res.BlobBaseFee, (*hexutil.Big)(eip4844.CalcBlobFee(a.config, next)))
+	} else {
+		res.BlobBaseFee = append(res.BlobBaseFee, (*hexutil.Big)(new(big.Int)))
+	}
+	return res, nil
+}
+
+type feeBlock struct {
+	block    *types.Block
+	receipts types.Receipts
+}
+
+// feeHistoryBlocks returns up to count blocks ending at newest, oldest first.
+func (a *API) feeHistoryBlocks(newest gethrpc.BlockNumber, count uint64) ([]feeBlock, error) {
+	h, snap, err := a.headerByNumber(newest)
+	if err != nil {
+		return nil, err
+	}
+	var out []feeBlock
+	if snap != nil {
+		out = append(out, feeBlock{snap.Block, snap.Receipts})
+		h = snap.Parent
+		count--
+	}
+	if h == nil {
+		return nil, errors.New("requested block is not available")
+	}
+	for n := h.Number.Uint64(); count > 0; n-- {
+		block := a.chain.BlockByNumber(n)
+		if block == nil {
+			break
+		}
+		out = append(out, feeBlock{block, a.chain.Receipts(block.Hash())})
+		count--
+		if n == 0 {
+			break
+		}
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+func (a *API) blobFee(h *types.Header) *hexutil.Big {
+	if h.ExcessBlobGas == nil {
+		return (*hexutil.Big)(new(big.Int))
+	}
+	return (*hexutil.Big)(eip4844.CalcBlobFee(a.config, h))
+}
+
+func (a *API) blobGasRatio(h *types.Header) float64 {
+	if h.BlobGasUsed == nil {
+		return 0
+	}
+	max := eip4844.MaxBlobGasPerBlock(a.config, h.Time)
+	if max == 0 {
+		return 0
+	}
+	return float64(*h.BlobGasUsed) / float64(max)
+}
+
+// rewards returns the gas-weighted tip percentiles of one block (go-ethereum's processBlock).
+func rewards(block *types.Block, receipts types.Receipts, percentiles []float64) []*hexutil.Big {
+	out := make([]*hexutil.Big, len(percentiles))
+	txs := block.Transactions()
+	if len(txs) == 0 || len(receipts) != len(txs) {
+		for i := range out {
+			out[i] = (*hexutil.Big)(new(big.Int))
+		}
+		return out
+	}
+	type txTip struct {
+		gas uint64
+		tip *big.Int
+	}
+	tips := make([]txTip, len(txs))
+	for i, tx := range txs {
+		tip, _ := tx.EffectiveGasTip(block.BaseFee())
+		tips[i] = txTip{receipts[i].GasUsed, tip}
+	}
+	slices.SortStableFunc(tips, func(x, y txTip) int { return x.tip.Cmp(y.tip) })
+	var txIndex int
+	sum := tips[0].gas
+	for i, pct := range percentiles {
+		threshold := uint64(float64(block.GasUsed()) * pct / 100)
+		for sum < threshold && txIndex < len(tips)-1 {
+			txIndex++
+			sum += tips[txIndex].gas
+		}
+		out[i] = (*hexutil.Big)(tips[txIndex].tip)
+	}
+	return out
+}
+
+func bigOrZero(b *big.Int) *hexutil.Big {
+	if b == nil {
+		return (*hexutil.Big)(new(big.Int))
+	}
+	return (*hexutil.Big)(b)
+}

@@ -1,0 +1,230 @@
+package api
+
+// This file encodes transactions the way go-ethereum's newRPCTransaction fills and
+// encoding/json marshals its RPCTransaction struct: keys in struct field order, location
+// fields null for a transaction outside any block, and the type-specific fields (accessList,
+// chainId, yParity, fee caps, blob fields, authorizationList) present or omitted per type
+// exactly as geth's omitempty rules give.
+
+import (
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// txLocation says where a transaction sits. For a sealed block all fields are set. For a
+// pre-confirmed transaction (block in progress) blockHash is nil: the transaction JSON has
+// "blockHash": null while blockNumber, blockTimestamp and transactionIndex are set
+// (decisions.md). A transaction not in any block (a pool transaction) has located == false:
+// blockHash, blockNumber, blockTimestamp and transactionIndex are all null, like geth's pending
+// transactions; its blockNumber, blockTime and index are then ignored.
+type txLocation struct {
+	located     bool
+	blockHash   *common.Hash // nil → JSON null
+	blockNumber uint64
+	blockTime   uint64
+	index       uint64
+	// baseFee is the block's base fee (nil before London). For a located transaction with a
+	// base fee, the gasPrice of fee-market transactions (types 2, 3, 4) is the effective gas
+	// price min(maxPriorityFeePerGas + baseFee, maxFeePerGas); otherwise it is maxFeePerGas,
+	// as geth prints pending transactions.
+	baseFee *big.Int
+}
+
+// appendTransaction appends tx as go-ethereum's newRPCTransaction marshals it, at location loc.
+// The sender of a located transaction is recovered with types.MakeSigner(config, number,
+// time), as geth does; a transaction outside any block uses types.LatestSigner(config), which
+// recovers the same sender for every transaction the head's rules admit (geth uses the head's
+// MakeSigner). types.Sender caches the sender in tx, so repeated calls are cheap when the same
+// signer was used before. An unrecoverable sender is written as the zero address, as in geth.
+func appendTransaction(dst []byte, tx *types.Transaction, loc txLocation, config *params.ChainConfig) []byte {
+	var signer types.Signer
+	if loc.located {
+		signer = types.MakeSigner(config, new(big.Int).SetUint64(loc.blockNumber), loc.blockTime)
+	} else {
+		signer = types.LatestSigner(config)
+	}
+	return appendTransactionSigner(dst, tx, loc, signer)
+}
+
+// appendTransactionSigner is appendTransaction with the signer chosen by the caller.
+func appendTransactionSigner(dst []byte, tx *types.Transaction, loc txLocation, signer types.Signer) []byte {
+	from, _ := types.Sender(signer, tx)
+	txType := tx.Type()
+
+	dst = append(dst, `{"blockHash":`...)
+	if loc.located {
+		dst = appendHashPtr(dst, loc.blockHash)
+		dst = append(dst, `,"blockNumber":`...)
+		dst = appendQuantity(dst, loc.blockNumber)
+		dst = append(dst, `,"blockTimestamp":`...)
+		dst = appendQuantity(dst, loc.blockTime)
+	} else {
+		dst = append(dst, `null,"blockNumber":null,"blockTimestamp":null`...)
+	}
+	dst = append(dst, `,"from":`...)
+	dst = appendAddress(dst, from)
+	dst = append(dst, `,"gas":`...)
+	dst = appendQuantity(dst, tx.Gas())
+	dst = appendTxFees(dst, tx, txType, loc)
+	dst = append(dst, `,"hash":`...)
+	dst = appendHash(dst, tx.Hash())
+	dst = append(dst, `,"input":`...)
+	dst = appendHexBytes(dst, tx.Data())
+	dst = append(dst, `,"nonce":`...)
+	dst = appendQuantity(dst, tx.Nonce())
+	dst = append(dst, `,"to":`...)
+	dst = appendAddressPtr(dst, tx.To())
+	dst = append(dst, `,"transactionIndex":`...)
+	if loc.located {
+		dst = appendQuantity(dst, loc.index)
+	} else {
+		dst = append(dst, jsonNull...)
+	}
+	dst = append(dst, `,"value":`...)
+	dst = appendBig(dst, tx.Value())
+	dst = append(dst, `,"type":`...)
+	dst = appendQuantity(dst, uint64(txType))
+	dst = appendTxTypeFields(dst, tx, txType)
+	return appendTxSignature(dst, tx, txType)
+}
+
+// appendTxFees appends gasPrice and, per type, maxFeePerGas, maxPriorityFeePerGas and
+// maxFeePerBlobGas. For fee-market types gasPrice is the effective price when the
+// transaction is located in a block with a base fee, else maxFeePerGas (see txLocation).
+func appendTxFees(dst []byte, tx *types.Transaction, txType uint8, loc txLocation) []byte {
+	dst = append(dst, `,"gasPrice":`...)
+	if txType != types.DynamicFeeTxType && txType != types.BlobTxType && txType != types.SetCodeTxType {
+		return appendBig(dst, tx.GasPrice())
+	}
+	// The accessors copy; fetch each value once.
+	feeCap, tipCap := tx.GasFeeCap(), tx.GasTipCap()
+	if loc.located && loc.baseFee != nil {
+		dst = appendBig(dst, minTipPlusBase(tipCap, feeCap, loc.baseFee))
+	} else {
+		dst = appendBig(dst, feeCap)
+	}
+	dst = append(dst, `,"maxFeePerGas":`...)
+	dst = appendBig(dst, feeCap)
+	dst = append(dst, `,"maxPriorityFeePerGas":`...)
+	dst = appendBig(dst, tipCap)
+	if txType == types.BlobTxType {
+		dst = append(dst, `,"maxFeePerBlobGas":`...)
+		dst = appendBig(dst, tx.BlobGasFeeCap())
+	}
+	return dst
+}
+
+// appendTxSignature appends v, r, s and, for the typed transactions geth knows, yParity,
+// then closes the object.
+func appendTxSignature(dst []byte, tx *types.Transaction, txType uint8) []byte {
+	v, r, s := tx.RawSignatureValues()
+	dst = append(dst, `,"v":`...)
+	dst = appendBig(dst, v)
+	dst = append(dst, `,"r":`...)
+	dst = appendBig(dst, r)
+	dst = append(dst, `,"s":`...)
+	dst = appendBig(dst, s)
+	if txType >= types.AccessListTxType && txType <= types.SetCodeTxType {
+		dst = append(dst, `,"yParity":`...)
+		dst = appendQuantity(dst, txYParity(v))
+	}
+	return append(dst, '}')
+}
+
+// appendTxTypeFields appends accessList, chainId, blobVersionedHashes and authorizationList as
+// newRPCTransaction sets them for txType: legacy transactions carry only a non-zero EIP-155
+// chainId; typed transactions always carry accessList and chainId; the list fields are
+// omitted when empty.
+func appendTxTypeFields(dst []byte, tx *types.Transaction, txType uint8) []byte {
+	switch txType {
+	case types.LegacyTxType:
+		if id := tx.ChainId(); id.Sign() != 0 {
+			dst = append(dst, `,"chainId":`...)
+			dst = appendBig(dst, id)
+		}
+		return dst
+	case types.AccessListTxType, types.DynamicFeeTxType, types.BlobTxType, types.SetCodeTxType:
+	default:
+		return dst
+	}
+	dst = append(dst, `,"accessList":`...)
+	dst = appendAccessList(dst, tx.AccessList())
+	dst = append(dst, `,"chainId":`...)
+	dst = appendBig(dst, tx.ChainId())
+	if hs := tx.BlobHashes(); txType == types.BlobTxType && len(hs) > 0 {
+		dst = append(dst, `,"blobVersionedHashes":`...)
+		dst = appendHashes(dst, hs)
+	}
+	if auths := tx.SetCodeAuthorizations(); txType == types.SetCodeTxType && len(auths) > 0 {
+		dst = append(dst, `,"authorizationList":`...)
+		dst = appendAuthorizations(dst, auths)
+	}
+	return dst
+}
+
+// txYParity is geth's hexutil.Uint64(v.Sign()) for a typed transaction's signature value v
+// (0 or 1 for any valid signature).
+func txYParity(v *big.Int) uint64 {
+	if v == nil {
+		return 0
+	}
+	return uint64(int64(v.Sign()))
+}
+
+// minTipPlusBase is min(tipCap + baseFee, feeCap), geth's effectiveGasPrice: the price of a
+// mined fee-market transaction. It returns feeCap itself or a new value.
+func minTipPlusBase(tipCap, feeCap, baseFee *big.Int) *big.Int {
+	fee := new(big.Int).Add(tipCap, baseFee)
+	if feeCap.Cmp(fee) < 0 {
+		return feeCap
+	}
+	return fee
+}
+
+// appendAccessList appends al as a JSON array of types.AccessTuple objects; a nil list is
+// null, as geth marshals a pointer to a nil types.AccessList.
+func appendAccessList(dst []byte, al types.AccessList) []byte {
+	if al == nil {
+		return append(dst, jsonNull...)
+	}
+	dst = append(dst, '[')
+	for i := range al {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"address":`...)
+		dst = appendAddress(dst, al[i].Address)
+		dst = append(dst, `,"storageKeys":`...)
+		dst = appendHashes(dst, al[i].StorageKeys)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// appendAuthorizations appends auths as a JSON array of types.SetCodeAuthorization objects.
+func appendAuthorizations(dst []byte, auths []types.SetCodeAuthorization) []byte {
+	dst = append(dst, '[')
+	for i := range auths {
+		a := &auths[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"chainId":`...)
+		dst = appendU256(dst, &a.ChainID)
+		dst = append(dst, `,"address":`...)
+		dst = appendAddress(dst, a.Address)
+		dst = append(dst, `,"nonce":`...)
+		dst = appendQuantity(dst, a.Nonce)
+		dst = append(dst, `,"yParity":`...)
+		dst = appendQuantity(dst, uint64(a.V))
+		dst = append(dst, `,"r":`...)
+		dst = appendU256(dst, &a.R)
+		dst = append(dst, `,"s":`...)
+		dst = appendU256(dst, &a.S)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}

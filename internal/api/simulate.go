@@ -1,0 +1,87 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// simulateV1 answers eth_simulateV1, on the pre-confirmed endpoint only (the standard endpoint
+// does not register it: -32601). With `pending` the simulated calls are appended to the block in
+// progress: the first simulated block has its number and timestamp, its parent is the sealed
+// head, and its state includes the pre-confirmed transactions (decisions.md).
+func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 2); err != nil {
+		return nil, err
+	}
+	var opts exec.SimOpts
+	if err := decodeArg(p, 0, &opts); err != nil {
+		return nil, err
+	}
+	b, err := decodeBlockNumberOrHash(p, 1, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := exec.CheckSimOpts(&opts, a.cfg.SimLimits); err != nil {
+		return nil, simulateError(err)
+	}
+	h, snap, err := a.headerByNumberOrHash(b)
+	if err != nil {
+		return nil, err
+	}
+	env := exec.SimEnv{
+		Env:    exec.Env{Config: a.config, Chain: a.chain.Context(), GasCap: a.cfg.GasCap, EVMTimeout: a.cfg.EVMTimeout},
+		Limits: a.cfg.SimLimits,
+	}
+	switch {
+	case snap != nil:
+		env.Header, env.State, env.Pending = snap.Parent, snap.CopyState(), snap.Header()
+	case h == nil:
+		return nil, errHeaderNotFound
+	default:
+		if env.State, err = a.chain.StateAt(h); err != nil {
+			return nil, err
+		}
+		env.Header = h
+	}
+	blocks, err := exec.Simulate(ctx, env, opts)
+	if err != nil {
+		return nil, simulateError(err)
+	}
+	out, err := json.Marshal(blocks)
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(out), nil
+}
+
+// simErrorCodes maps request-level eth_simulateV1 failures to the execution-apis codes.
+var simErrorCodes = map[exec.SimErrorKind]int{
+	exec.SimInvalidParams:           rpc.CodeInvalidParams,
+	exec.SimClientLimitExceeded:     rpc.CodeClientLimit,
+	exec.SimBlockNumberInvalid:      rpc.CodeBlockNumberOrder,
+	exec.SimBlockTimestampInvalid:   rpc.CodeBlockTimestampOrder,
+	exec.SimBlockGasLimitReached:    rpc.CodeBlockGasLimit,
+	exec.SimNonceTooLow:             rpc.CodeNonceTooLow,
+	exec.SimNonceTooHigh:            rpc.CodeNonceTooHigh,
+	exec.SimBaseFeeTooLow:           rpc.CodeFeeCapTooLow,
+	exec.SimIntrinsicGas:            rpc.CodeIntrinsicGas,
+	exec.SimInsufficientFunds:       rpc.CodeInsufficientFunds,
+	exec.SimSenderNotEOA:            rpc.CodeSenderNotEOA,
+	exec.SimMaxInitCodeSizeExceeded: rpc.CodeMaxInitCode,
+	exec.SimInternal:                rpc.CodeInternal,
+}
+
+// simulateError maps a request-level eth_simulateV1 failure.
+func simulateError(err error) error {
+	var sim *exec.SimError
+	if errors.As(err, &sim) {
+		if code, ok := simErrorCodes[sim.Kind]; ok {
+			return &rpc.Error{Code: code, Message: sim.Error()}
+		}
+	}
+	return requestError(err)
+}

@@ -1,0 +1,176 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// Transactions and receipts are looked up sealed first, then (pre-confirmed endpoint only) in the
+// block in progress, then (transactions only) in the pool. The standard endpoint shows sealed
+// data only: a pre-confirmed transaction appears there when its block is sealed.
+
+func (a *API) getTransactionByHash(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 1); err != nil {
+		return nil, err
+	}
+	hash, err := decodeHash(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	if tx, loc, ok := a.chain.Transaction(hash); ok {
+		h := a.chain.HeaderByHash(loc.BlockHash)
+		if h == nil {
+			return nullResult, nil
+		}
+		return json.RawMessage(appendTransaction(nil, tx, sealedLocation(h, loc.Index), a.config)), nil
+	}
+	if !a.cfg.Pending {
+		return nullResult, nil
+	}
+	if snap := a.pending(); snap != nil {
+		if i, ok := snap.TxIndex(hash); ok {
+			return pendingTxJSON(snap, i, a), nil
+		}
+	}
+	if a.pool != nil {
+		if tx := a.pool.Get(hash); tx != nil {
+			return json.RawMessage(appendTransaction(nil, tx, txLocation{}, a.config)), nil
+		}
+	}
+	return nullResult, nil
+}
+
+func sealedLocation(h *types.Header, index uint64) txLocation {
+	hash := h.Hash()
+	return txLocation{located: true, blockHash: &hash, blockNumber: h.Number.Uint64(), blockTime: h.Time, index: index, baseFee: h.BaseFee}
+}
+
+// pendingTxJSON encodes transaction i of the block in progress: blockHash null, the rest set.
+func pendingTxJSON(snap *preconf.Snapshot, i int, a *API) json.RawMessage {
+	h := snap.Block.Header()
+	loc := txLocation{located: true, blockNumber: h.Number.Uint64(), blockTime: h.Time, index: uint64(i), baseFee: h.BaseFee}
+	return appendTransaction(nil, snap.Block.Transactions()[i], loc, a.config)
+}
+
+func (a *API) getTransactionByBlockNumberAndIndex(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 2); err != nil {
+		return nil, err
+	}
+	n, err := decodeBlockNumber(p, 0, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	index, err := decodeUint(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	block, snap, err := a.blockByNumber(n)
+	if err != nil {
+		return nil, err
+	}
+	if snap != nil {
+		if index >= uint64(len(snap.Block.Transactions())) {
+			return nullResult, nil
+		}
+		return pendingTxJSON(snap, int(index), a), nil
+	}
+	return a.txInBlock(block, index), nil
+}
+
+func (a *API) getTransactionByBlockHashAndIndex(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 2); err != nil {
+		return nil, err
+	}
+	hash, err := decodeHash(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	index, err := decodeUint(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	return a.txInBlock(a.chain.BlockByHash(hash), index), nil
+}
+
+func (a *API) txInBlock(block *types.Block, index uint64) json.RawMessage {
+	if block == nil || index >= uint64(len(block.Transactions())) {
+		return nullResult
+	}
+	return appendTransaction(nil, block.Transactions()[index], sealedLocation(block.Header(), index), a.config)
+}
+
+func (a *API) getTransactionReceipt(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 1); err != nil {
+		return nil, err
+	}
+	hash, err := decodeHash(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	if tx, loc, ok := a.chain.Transaction(hash); ok {
+		receipts := a.chain.Receipts(loc.BlockHash)
+		h := a.chain.HeaderByHash(loc.BlockHash)
+		if h == nil || loc.Index >= uint64(len(receipts)) {
+			return nullResult, nil
+		}
+		signer := types.MakeSigner(a.config, h.Number, h.Time)
+		return json.RawMessage(appendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))), nil
+	}
+	if snap := a.pending(); snap != nil {
+		if i, ok := snap.TxIndex(hash); ok {
+			return json.RawMessage(pendingReceiptJSON(nil, snap, i, a)), nil
+		}
+	}
+	return nullResult, nil
+}
+
+// pendingReceiptJSON appends receipt i of the block in progress: blockHash is the zero hash.
+func pendingReceiptJSON(dst []byte, snap *preconf.Snapshot, i int, a *API) []byte {
+	h := snap.Block.Header()
+	signer := types.MakeSigner(a.config, h.Number, h.Time)
+	return appendReceipt(dst, snap.Receipts[i], snap.Block.Transactions()[i], common.Hash{}, h.Number.Uint64(), signer, i)
+}
+
+func (a *API) getBlockReceipts(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 1); err != nil {
+		return nil, err
+	}
+	b, err := decodeBlockNumberOrHash(p, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	h, snap, err := a.headerByNumberOrHash(b)
+	if snap != nil {
+		out := []byte{'['}
+		for i := range snap.Receipts {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = pendingReceiptJSON(out, snap, i, a)
+		}
+		return json.RawMessage(append(out, ']')), nil
+	}
+	if err != nil || h == nil {
+		return nullResult, nil // geth answers null for unknown blocks here
+	}
+	block := a.chain.BlockByHash(h.Hash())
+	receipts := a.chain.Receipts(h.Hash())
+	if block == nil || len(receipts) != len(block.Transactions()) {
+		return nullResult, nil
+	}
+	signer := types.MakeSigner(a.config, h.Number, h.Time)
+	out := []byte{'['}
+	for i, tx := range block.Transactions() {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendReceipt(out, receipts[i], tx, block.Hash(), block.NumberU64(), signer, i)
+	}
+	return json.RawMessage(append(out, ']')), nil
+}
