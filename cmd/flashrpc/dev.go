@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/flashrpc/flashrpc/internal/api"
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/devaccounts"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/sequencer"
+	"github.com/flashrpc/flashrpc/internal/txpool"
+)
+
+// runDev runs the embedded dev chain until SIGINT or SIGTERM.
+func runDev(args []string, stdout, stderr io.Writer) error {
+	fs, o := devFlags(helpOutput(args, stdout, stderr))
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "flashrpc dev: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	if o.blockTime < 0 || o.preconfInterval < 0 {
+		return errors.New("--block-time and --preconf-interval must not be negative")
+	}
+	logger, err := o.logger(stderr)
+	if err != nil {
+		return err
+	}
+	n, err := startDev(o, logger)
+	if err != nil {
+		return err
+	}
+	defer n.close()
+	printDevBanner(stdout, o, n)
+	return serveUntilSignal(logger, n.endpoints)
+}
+
+// devNode is a running dev chain: chain, sequencer and both endpoints (listening, not yet
+// serving: serveUntilSignal or serve does that).
+type devNode struct {
+	chain     *chain.Chain
+	seq       *sequencer.Sequencer
+	endpoints []*endpoint
+	accounts  []devaccounts.Account
+	mnemonic  string
+}
+
+// startDev opens the dev chain, starts the sequencer and opens both endpoints' sockets.
+func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
+	n = &devNode{mnemonic: o.mnemonic}
+	if n.mnemonic == "" {
+		n.mnemonic = devaccounts.TestMnemonic
+	}
+	if n.accounts, err = devaccounts.Derive(n.mnemonic, o.accounts); err != nil {
+		return nil, fmt.Errorf("dev accounts: %w", err)
+	}
+	funded := make([]common.Address, len(n.accounts))
+	for i, acc := range n.accounts {
+		funded[i] = acc.Address
+	}
+	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: chain.DevGenesis(o.chainID, funded), Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	n.chain = c
+	pre := preconf.New(c)
+	pool := txpool.New(c.Config(), 0)
+	n.seq = sequencer.New(sequencer.Config{
+		BlockTime:       o.blockTime,
+		PreconfInterval: o.preconfInterval,
+		ExtraData:       []byte("flashrpc"),
+		Logger:          logger,
+	}, c, pre, pool)
+	// Every sealed block of a single-sequencer dev chain is final.
+	c.OnHead(func(ev chain.HeadEvent) {
+		c.SetSafe(ev.Block.Header())
+		c.SetFinalized(ev.Block.Header())
+	})
+	backend := api.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: n.seq}
+	stdCfg, preCfg := o.apiConfig(false, logger), o.apiConfig(true, logger)
+	stdCfg.Dev, preCfg.Dev = true, true
+	if n.endpoints, err = listen(&o.serverFlags, logger, api.New(stdCfg, backend), api.New(preCfg, backend)); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := n.seq.Start(context.Background()); err != nil {
+		for _, ep := range n.endpoints {
+			ep.ln.Close()
+		}
+		c.Close()
+		return nil, err
+	}
+	return n, nil
+}
+
+// close stops the sequencer and closes the chain. The endpoints must be shut down first.
+func (n *devNode) close() error {
+	n.seq.Close()
+	return n.chain.Close()
+}
+
+func printDevBanner(w io.Writer, o *devOptions, n *devNode) {
+	c, eps, accounts, mnemonic := n.chain, n.endpoints, n.accounts, n.mnemonic
+	var b strings.Builder
+	fmt.Fprintf(&b, "flashrpc dev chain (chain id %d, head block %d)\n\n", c.Config().ChainID, c.Head().Number)
+	for _, ep := range eps {
+		fmt.Fprintf(&b, "  %-14s %s  (WebSocket: ws://%s)\n", ep.name, ep.url(), ep.ln.Addr())
+	}
+	timing := func(d interface{ String() string }, zero string) string {
+		if d.String() == "0s" {
+			return zero
+		}
+		return "every " + d.String()
+	}
+	fmt.Fprintf(&b, "\n  pre-confirmations %s, blocks sealed %s\n", timing(o.preconfInterval, "on request (dev_preconfirm)"), timing(o.blockTime, "on request (dev_seal)"))
+	if o.dataDir == "" {
+		fmt.Fprintf(&b, "  chain data: temporary, removed on exit (use --datadir to keep it)\n")
+	} else {
+		fmt.Fprintf(&b, "  chain data: %s\n", o.dataDir)
+	}
+	fmt.Fprintf(&b, "\nDev accounts (10,000 ETH each at genesis):\n\n")
+	for i, acc := range accounts {
+		fmt.Fprintf(&b, "  (%d) %s  private key %s\n", i, acc.Address.Hex(), hexutil.Encode(crypto.FromECDSA(acc.Key)))
+	}
+	fmt.Fprintf(&b, "\nMnemonic: %s\nDerivation path: m/44'/60'/0'/0/<index>\n\nPress Ctrl-C to stop.\n", mnemonic)
+	fmt.Fprint(w, b.String())
+}

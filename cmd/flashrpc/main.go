@@ -1,0 +1,95 @@
+// Command flashrpc is a JSON-RPC node for chains that pre-confirm transactions every ~200 ms
+// before sealing a block. It serves a standard endpoint (sealed blocks) and a pre-confirmed
+// endpoint (`pending` = the block in progress).
+//
+//	flashrpc [dev] [flags]   run the embedded dev chain (the default)
+//	flashrpc serve [flags]   serve a stored chain without a sequencer
+//	flashrpc import [flags] chain.rlp   import an RLP chain file
+//
+// Run `flashrpc <command> --help` for the flags of each command.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+const usage = `flashrpc: a JSON-RPC node for chains that pre-confirm transactions before sealing a block.
+
+Usage:
+  flashrpc [dev] [flags]    run the embedded dev chain: a sequencer that pre-confirms every
+                            200 ms and seals every 2 s (the default command)
+  flashrpc serve [flags]    serve a stored chain (--datadir) without a sequencer; pending is
+                            the latest sealed block on both endpoints
+  flashrpc import [flags] chain.rlp
+                            import an RLP chain file into a datadir, executing every block
+
+Every command serves two JSON-RPC endpoints (HTTP POST and WebSocket at "/"):
+  standard       http://127.0.0.1:8545  sealed blocks only
+  pre-confirmed  http://127.0.0.1:8547  also the block in progress under the "pending" tag
+
+Run "flashrpc <command> --help" for the flags of a command.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns the process exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := "dev"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprint(stdout, usage)
+		fmt.Fprintln(stdout, "\nFlags of the default command, dev:")
+		fs, _ := devFlags(stdout)
+		fs.PrintDefaults()
+		return 0
+	}
+	var err error
+	switch cmd {
+	case "dev":
+		err = runDev(args, stdout, stderr)
+	case "serve":
+		err = runServe(args, stdout, stderr)
+	case "import":
+		err = runImport(args, stdout, stderr)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "flashrpc: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	default:
+		fmt.Fprintf(stderr, "flashrpc: %v\n", err)
+		return 1
+	}
+}
+
+// errUsage reports bad flags; the flag package has already printed why.
+var errUsage = errors.New("usage")
+
+// helpOutput is where a command's flag set prints: stdout when help was asked for, so that
+// "flashrpc dev --help | less" works, stderr for usage errors.
+func helpOutput(args []string, stdout, stderr io.Writer) io.Writer {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help", "--h":
+			return stdout
+		}
+	}
+	return stderr
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/flashrpc/flashrpc/internal/api"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// shutdownTimeout bounds how long a clean shutdown waits for requests in flight.
+const shutdownTimeout = 5 * time.Second
+
+// endpoint is one listening JSON-RPC server.
+type endpoint struct {
+	name   string
+	server *rpc.Server
+	ln     net.Listener
+}
+
+// listen opens both endpoints' sockets before anything is served, so a port conflict fails the
+// start with a clear message instead of half a node.
+func listen(f *serverFlags, logger *slog.Logger, standard, preconfirmed *api.API) ([]*endpoint, error) {
+	specs := []struct {
+		name string
+		port int
+		api  *api.API
+	}{{"standard", f.httpPort, standard}, {"pre-confirmed", f.preconfPort, preconfirmed}}
+	var eps []*endpoint
+	for _, s := range specs {
+		addr := net.JoinHostPort(f.httpAddr, strconv.Itoa(s.port))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, ep := range eps {
+				ep.ln.Close()
+			}
+			return nil, fmt.Errorf("%s endpoint: listen on %s: %w", s.name, addr, err)
+		}
+		eps = append(eps, &endpoint{name: s.name, server: rpc.NewServer(f.rpcConfig(logger.With("endpoint", s.name)), s.api.Service()), ln: ln})
+	}
+	return eps, nil
+}
+
+// url returns the endpoint's HTTP URL.
+func (ep *endpoint) url() string { return "http://" + ep.ln.Addr().String() }
+
+// serveUntilSignal serves every endpoint until SIGINT or SIGTERM (or a server failure), then
+// shuts them down cleanly.
+func serveUntilSignal(logger *slog.Logger, eps []*endpoint) error {
+	errc := make(chan error, len(eps))
+	for _, ep := range eps {
+		go func() {
+			if err := ep.server.Serve(ep.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("%s endpoint: %w", ep.name, err)
+			}
+		}()
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	var err error
+	select {
+	case s := <-sig:
+		logger.Info("shutting down", "signal", s.String())
+	case err = <-errc:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	for _, ep := range eps {
+		if serr := ep.server.Shutdown(ctx); serr != nil {
+			err = errors.Join(err, fmt.Errorf("%s endpoint: shutdown: %w", ep.name, serr))
+		}
+	}
+	return err
+}

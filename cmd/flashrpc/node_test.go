@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/params"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/flashrpc/flashrpc/internal/devaccounts"
+)
+
+// testNode is a dev node on loopback ports 0 in manual mode (dev_preconfirm / dev_seal), with
+// clients for both endpoints.
+type testNode struct {
+	*devNode
+	std, pre       *ethclient.Client
+	stdRaw, preRaw *gethrpc.Client
+	stdURL, preURL string
+}
+
+func testOptions(dataDir string) *devOptions {
+	_, o := devFlags(io.Discard)
+	o.dataDir = dataDir
+	o.httpPort, o.preconfPort = 0, 0
+	o.blockTime, o.preconfInterval = 0, 0
+	return o
+}
+
+func startTestNode(t *testing.T, o *devOptions) *testNode {
+	t.Helper()
+	logger := slog.New(slog.DiscardHandler)
+	n, err := startDev(o, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ep := range n.endpoints {
+		go ep.server.Serve(ep.ln)
+	}
+	tn := &testNode{devNode: n, stdURL: n.endpoints[0].url(), preURL: n.endpoints[1].url()}
+	if tn.stdRaw, err = gethrpc.Dial(tn.stdURL); err != nil {
+		t.Fatal(err)
+	}
+	if tn.preRaw, err = gethrpc.Dial(tn.preURL); err != nil {
+		t.Fatal(err)
+	}
+	tn.std, tn.pre = ethclient.NewClient(tn.stdRaw), ethclient.NewClient(tn.preRaw)
+	t.Cleanup(tn.stop)
+	return tn
+}
+
+// stop shuts the node down cleanly; a second call does nothing.
+func (tn *testNode) stop() {
+	if tn.devNode == nil {
+		return
+	}
+	tn.std.Close()
+	tn.pre.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, ep := range tn.endpoints {
+		ep.server.Shutdown(ctx)
+	}
+	tn.close()
+	tn.devNode = nil
+}
+
+func (tn *testNode) preconfirm(t *testing.T) {
+	t.Helper()
+	var res map[string]any
+	if err := tn.preRaw.Call(&res, "dev_preconfirm"); err != nil {
+		t.Fatalf("dev_preconfirm: %v", err)
+	}
+}
+
+func (tn *testNode) seal(t *testing.T) {
+	t.Helper()
+	var res map[string]any
+	if err := tn.stdRaw.Call(&res, "dev_seal"); err != nil {
+		t.Fatalf("dev_seal: %v", err)
+	}
+}
+
+// logEmitter is hand-assembled init code whose runtime emits LOG1(logTopic) with the word 42
+// as data on every call:
+//
+//	runtime: PUSH1 42 PUSH1 0 MSTORE PUSH32 <topic> PUSH1 32 PUSH1 0 LOG1 STOP   (44 bytes)
+//	init:    PUSH1 44 PUSH1 12 PUSH1 0 CODECOPY PUSH1 44 PUSH1 0 RETURN          (12 bytes)
+var (
+	logTopic   = common.HexToHash("0x00000000000000000000000000000000000000000000000000000000000f1a54")
+	logRuntime = common.FromHex("602a600052" + "7f" + hex.EncodeToString(logTopic[:]) + "60206000a100")
+	logInit    = append(common.FromHex("602c600c600039602c6000f3"), logRuntime...)
+)
+
+func signTx(t *testing.T, key *ecdsa.PrivateKey, chainID *big.Int, nonce uint64, to *common.Address, value *big.Int, gas uint64, data []byte) *types.Transaction {
+	t.Helper()
+	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{
+		ChainID: chainID, Nonce: nonce, To: to, Value: value, Gas: gas, Data: data,
+		GasFeeCap: big.NewInt(10 * params.GWei), GasTipCap: big.NewInt(params.GWei),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+func addressOf(key *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(key.PublicKey) }
+
+// testOptionsAccounts returns the dev accounts' keys, as the node derives them by default.
+func testOptionsAccounts(t *testing.T) []*ecdsa.PrivateKey {
+	t.Helper()
+	accs, err := devaccounts.Derive(devaccounts.TestMnemonic, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]*ecdsa.PrivateKey, len(accs))
+	for i, a := range accs {
+		keys[i] = a.Key
+	}
+	return keys
+}

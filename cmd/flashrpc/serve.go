@@ -1,0 +1,53 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/flashrpc/flashrpc/internal/api"
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/txpool"
+)
+
+// runServe serves a stored chain without a sequencer until SIGINT or SIGTERM.
+func runServe(args []string, stdout, stderr io.Writer) error {
+	f := new(serverFlags)
+	fs := flag.NewFlagSet("flashrpc serve", flag.ContinueOnError)
+	fs.SetOutput(helpOutput(args, stdout, stderr))
+	f.register(fs, "directory of the chain to serve (required; see flashrpc dev --datadir)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: flashrpc serve --datadir DIR [flags]\n\nServes a stored chain without a sequencer: nothing is pre-confirmed, so the pending tag is the\nlatest sealed block on both endpoints. Transactions sent are validated and held, never included.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if f.dataDir == "" {
+		fmt.Fprintln(stderr, "flashrpc serve: --datadir is required")
+		return errUsage
+	}
+	logger, err := f.logger(stderr)
+	if err != nil {
+		return err
+	}
+	c, err := chain.Open(chain.Config{DataDir: f.dataDir, Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), 0)}
+	eps, err := listen(f, logger, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "flashrpc serving %s (chain id %d, head block %d)\n", f.dataDir, c.Config().ChainID, c.Head().Number)
+	for _, ep := range eps {
+		fmt.Fprintf(stdout, "  %-14s %s\n", ep.name, ep.url())
+	}
+	return serveUntilSignal(logger, eps)
+}
