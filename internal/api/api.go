@@ -70,8 +70,9 @@ type API struct {
 	seq    *sequencer.Sequencer
 	log    *slog.Logger
 
-	blocks blockCache
-	subs   *hub
+	blocks    blockCache
+	headState headState
+	subs      *hub
 }
 
 // New returns the API of one endpoint.

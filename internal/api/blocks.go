@@ -25,6 +25,7 @@ type blockCache struct {
 }
 
 type encodedBlock struct {
+	header *types.Header     // sealed head header (head entry): compared by pointer, no hashing
 	hash   common.Hash       // sealed block's hash (head entry)
 	snap   *preconf.Snapshot // snapshot encoded (pending entry)
 	hashes json.RawMessage   // fullTx == false
@@ -38,7 +39,10 @@ func (a *API) blockJSON(block *types.Block, fullTx bool) json.RawMessage {
 	}
 	e := a.blocks.head.Load()
 	if e == nil || e.hash != block.Hash() {
-		e = &encodedBlock{hash: block.Hash(), hashes: appendBlock(nil, block, false, a.config, blockJSONOptions{})}
+		e = &encodedBlock{header: a.chain.Head(), hash: block.Hash(), hashes: appendBlock(nil, block, false, a.config, blockJSONOptions{})}
+		if e.header.Hash() != e.hash { // the head moved meanwhile: key by hash only
+			e.header = nil
+		}
 		a.blocks.head.Store(e)
 	}
 	return e.get(fullTx, func() json.RawMessage { return appendBlock(nil, block, true, a.config, blockJSONOptions{}) })
@@ -92,8 +96,8 @@ func (a *API) getBlockByNumber(ctx context.Context, p rpc.Params) (any, error) {
 	if h == nil {
 		return nullResult, nil
 	}
-	if head := a.blocks.head.Load(); head != nil && head.hash == h.Hash() && !fullTx {
-		return head.hashes, nil // the hot path: latest, without reading the block again
+	if head := a.blocks.head.Load(); head != nil && head.header == h && !fullTx {
+		return head.hashes, nil // the hot path: latest, without hashing or reading the block
 	}
 	block := a.chain.BlockByHash(h.Hash())
 	if block == nil {

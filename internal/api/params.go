@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,12 +76,29 @@ func jsonError(err error) error {
 
 func decodeAddress(p rpc.Params, i int) (common.Address, error) {
 	var a common.Address
+	if quotedHex(p.At(i), a[:]) { // the common case, without encoding/json
+		return a, nil
+	}
 	return a, decodeArg(p, i, &a)
 }
 
 func decodeHash(p rpc.Params, i int) (common.Hash, error) {
 	var h common.Hash
+	if quotedHex(p.At(i), h[:]) {
+		return h, nil
+	}
 	return h, decodeArg(p, i, &h)
+}
+
+// quotedHex decodes raw when it is exactly a quoted, 0x-prefixed hex string of len(dst) bytes;
+// anything else reports false and is left to encoding/json, which also produces the errors.
+func quotedHex(raw []byte, dst []byte) bool {
+	n := 2*len(dst) + 4
+	if len(raw) != n || raw[0] != '"' || raw[n-1] != '"' || raw[1] != '0' || (raw[2] != 'x' && raw[2] != 'X') {
+		return false
+	}
+	_, err := hex.Decode(dst, raw[3:n-1])
+	return err == nil
 }
 
 func decodeBool(p rpc.Params, i int) (bool, error) {

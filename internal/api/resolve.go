@@ -91,6 +91,9 @@ func (a *API) readState(b gethrpc.BlockNumberOrHash, fn func(*state.StateDB)) er
 	if h == nil {
 		return errHeaderNotFound
 	}
+	if h == a.chain.Head() {
+		return a.headState.read(a.chain, h, fn)
+	}
 	st, err := a.chain.StateAt(h)
 	if err != nil {
 		return err
