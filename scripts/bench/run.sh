@@ -16,7 +16,8 @@
 #   FLASHRPC_CMD    command starting the flashrpc side instead of building
 #                   ./cmd/flashrpc and running `.tools/flashrpc dev --http.port
 #                   18645 --preconf.port 18647` (e.g. a second anvil as stand-in)
-#   FLASHRPC_URL    URL measured for the flashrpc side (default http://127.0.0.1:18645)
+#   FLASHRPC_URL    URL measured for the flashrpc side (default http://127.0.0.1:18647,
+#                   the pre-confirmed endpoint: it serves every method, eth_simulateV1 included)
 #   FLASHRPC_LABEL  server name printed for the flashrpc side (default flashrpc)
 #   ANVIL_PORT      anvil's port (default 18545)
 #   SERVER_CPUS     taskset CPU list for both servers (default 1)
@@ -33,7 +34,7 @@ CAST=$FOUNDRY_DIR/node_modules/@foundry-rs/cast-linux-amd64/bin/cast
 LUA=scripts/bench/rpc.lua
 ANVIL_PORT=${ANVIL_PORT:-18545}
 ANVIL_URL=http://127.0.0.1:$ANVIL_PORT
-FLASHRPC_URL=${FLASHRPC_URL:-http://127.0.0.1:18645}
+FLASHRPC_URL=${FLASHRPC_URL:-http://127.0.0.1:18647}
 FLASHRPC_LABEL=${FLASHRPC_LABEL:-flashrpc}
 SERVER_CPUS=${SERVER_CPUS:-1}
 WRK_CPUS=${WRK_CPUS:-0}
@@ -52,14 +53,25 @@ BYTECODE=0x600c80600b6000396000f336600060003733366000a100
 # here and a function body_<name> that prints the JSON request on one line.
 # The functions may use $CONTRACT (the deployed contract on the server being
 # checked or measured) and $DEV0 (dev account 0).
-BODIES=(getBlockByNumber getCode)
+BODIES=(getBlockByNumber getCode estimateGas simulateV1_1x1 simulateV1_1x100)
 
 DEV0=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
 CONTRACT=
 
 body_getBlockByNumber() { rpc eth_getBlockByNumber '["latest",false]'; }
 body_getCode() { rpc eth_getCode "[\"$CONTRACT\",\"latest\"]"; }
-# Planned (same shape): estimateGas, simulateV1_1x1, simulateV1_1x100.
+# The call of reference/peers.md §6: the contract's LOG1 runs.
+call_json() { printf '{"from":"%s","to":"%s","data":"0x01"}' "$DEV0" "$CONTRACT"; }
+body_estimateGas() { rpc eth_estimateGas "[$(call_json)]"; }
+# simulate_body N: one block of N calls on latest.
+simulate_body() {
+	local calls i
+	calls=$(call_json)
+	for ((i = 1; i < $1; i++)); do calls+=",$(call_json)"; done
+	rpc eth_simulateV1 "[{\"blockStateCalls\":[{\"calls\":[$calls]}]},\"latest\"]"
+}
+body_simulateV1_1x1() { simulate_body 1; }
+body_simulateV1_1x100() { simulate_body 100; }
 
 # rpc METHOD PARAMS prints a JSON-RPC 2.0 request with id 1.
 rpc() { printf '{"jsonrpc":"2.0","id":1,"method":"%s","params":%s}' "$1" "$2"; }
