@@ -19,6 +19,7 @@ type serverFlags struct {
 	httpPort    int
 	preconfPort int
 	logLevel    string
+	pprofAddr   string
 
 	gasCap         uint64
 	evmTimeout     time.Duration
@@ -40,6 +41,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.IntVar(&f.httpPort, "http.port", 8545, "port of the standard endpoint (sealed blocks)")
 	fs.IntVar(&f.preconfPort, "preconf.port", 8547, "port of the pre-confirmed endpoint (where the pending tag is the block in progress)")
 	fs.StringVar(&f.logLevel, "log.level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&f.pprofAddr, "pprof.addr", "", "serve Go's profiler (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (default: off)")
 
 	fs.Uint64Var(&f.gasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
 	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call (0 = none beyond --rpc.timeout)")

@@ -30,6 +30,9 @@ type endpoint struct {
 // listen opens both endpoints' sockets before anything is served, so a port conflict fails the
 // start with a clear message instead of half a node.
 func listen(f *serverFlags, logger *slog.Logger, standard, preconfirmed *api.API) ([]*endpoint, error) {
+	if err := startPprof(f.pprofAddr, logger); err != nil {
+		return nil, fmt.Errorf("--pprof.addr: %w", err)
+	}
 	specs := []struct {
 		name string
 		port int
