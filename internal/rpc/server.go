@@ -173,8 +173,8 @@ func (s *Server) callContext(parent context.Context) (context.Context, context.C
 	if timeout <= 0 {
 		return parent, nil, 0
 	}
-	ctx, cancel := context.WithTimeout(parent, timeout)
-	return ctx, cancel, timeout
+	ctx := newLazyDeadline(parent, timeout)
+	return ctx, ctx.stop, timeout
 }
 
 // outcome is the answer to one message, before it is framed.
