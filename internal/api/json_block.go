@@ -20,6 +20,9 @@ type blockJSONOptions struct {
 	// inProgress marks the block in progress: its full transactions carry "blockHash": null
 	// while blockNumber, blockTimestamp and transactionIndex are set (decisions.md).
 	inProgress bool
+	// senders, when set, are the full transactions' "from" values, in order, instead of the
+	// senders recovered from signatures (eth_simulateV1's unsigned transactions).
+	senders []common.Address
 }
 
 // appendBlock appends block as go-ethereum's RPCMarshalBlock with inclTx = true marshals it.
@@ -40,7 +43,7 @@ func appendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 	dst = appendHeaderSecond(dst, h)
 	dst = append(dst, `,"transactions":`...)
 	if fullTx {
-		dst = appendBlockFullTxs(dst, block, h, hash, config, opts.inProgress)
+		dst = appendBlockFullTxs(dst, block, h, hash, config, opts)
 	} else {
 		dst = appendBlockTxHashes(dst, block.Transactions())
 	}
@@ -77,7 +80,7 @@ func appendBlockTxHashes(dst []byte, txs types.Transactions) []byte {
 // appendBlockFullTxs appends the block's transactions as full objects, located at their index
 // in the block. One signer serves the whole block, as geth's per-transaction MakeSigner with
 // the block's number and time would pick the same one.
-func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash common.Hash, config *params.ChainConfig, inProgress bool) []byte {
+func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash common.Hash, config *params.ChainConfig, opts blockJSONOptions) []byte {
 	signer := types.MakeSigner(config, h.Number, h.Time)
 	loc := txLocation{
 		located:     true,
@@ -86,7 +89,7 @@ func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash co
 		blockTime:   h.Time,
 		baseFee:     h.BaseFee,
 	}
-	if inProgress {
+	if opts.inProgress {
 		loc.blockHash = nil
 	}
 	dst = append(dst, '[')
@@ -95,6 +98,9 @@ func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash co
 			dst = append(dst, ',')
 		}
 		loc.index = uint64(i)
+		if i < len(opts.senders) {
+			loc.sender = &opts.senders[i]
+		}
 		dst = appendTransactionSigner(dst, tx, loc, signer)
 	}
 	return append(dst, ']')

@@ -31,6 +31,9 @@ type txLocation struct {
 	// price min(maxPriorityFeePerGas + baseFee, maxFeePerGas); otherwise it is maxFeePerGas,
 	// as geth prints pending transactions.
 	baseFee *big.Int
+	// sender, when set, is written as "from" instead of the sender recovered from the
+	// signature: eth_simulateV1's transactions are unsigned.
+	sender *common.Address
 }
 
 // appendTransaction appends tx as go-ethereum's newRPCTransaction marshals it, at location loc.
@@ -51,7 +54,12 @@ func appendTransaction(dst []byte, tx *types.Transaction, loc txLocation, config
 
 // appendTransactionSigner is appendTransaction with the signer chosen by the caller.
 func appendTransactionSigner(dst []byte, tx *types.Transaction, loc txLocation, signer types.Signer) []byte {
-	from, _ := types.Sender(signer, tx)
+	var from common.Address
+	if loc.sender != nil {
+		from = *loc.sender
+	} else {
+		from, _ = types.Sender(signer, tx)
+	}
 	txType := tx.Type()
 
 	dst = append(dst, `{"blockHash":`...)

@@ -51,11 +51,7 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, simulateError(err)
 	}
-	out, err := json.Marshal(blocks)
-	if err != nil {
-		return nil, err
-	}
-	return json.RawMessage(out), nil
+	return json.RawMessage(appendSimBlocks(nil, blocks, a.config)), nil
 }
 
 // simErrorCodes maps request-level eth_simulateV1 failures to the execution-apis codes.

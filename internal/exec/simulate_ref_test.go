@@ -10,41 +10,17 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
-// Per-call error codes inside an eth_simulateV1 result. They are part of the result's
-// shape (data, not a JSON-RPC error response), so they live with the encoder.
+// This file is a test-only reference encoding of eth_simulateV1 results, a transcription of
+// go-ethereum's (RPCMarshalBlock, newRPCTransaction, the simulator's call result). It lets
+// this package's tests compare whole results with go-ethereum's node and the execution-apis
+// fixtures; the node's encoder is internal/api's (json_simulate.go), which the conformance
+// suite checks against the same fixtures.
+
+// Per-call error codes inside an eth_simulateV1 result.
 const (
 	simCallRevertCode  = 3      // execution reverted
 	simCallVMErrorCode = -32015 // any other failed execution
 )
-
-// SimBlock is the result of one simulated block. Its MarshalJSON writes go-ethereum's
-// eth_simulateV1 block object: the RPC block (transaction hashes, or full transactions
-// when FullTx) plus "calls".
-type SimBlock struct {
-	// Block is the assembled block; its transactions are unsigned (v = r = s = 0).
-	Block *types.Block
-	// Calls[i] is the result of the i-th call (Block.Transactions()[i]).
-	Calls []SimCallResult
-	// Senders[i] is the sender of Block.Transactions()[i], which the unsigned transaction
-	// cannot tell.
-	Senders []common.Address
-	// FullTx selects full transaction objects in the JSON (returnFullTransactions).
-	FullTx bool
-}
-
-// SimCallResult is the result of one simulated call.
-type SimCallResult struct {
-	ReturnData []byte
-	// Logs are the call's logs with block hash, number, timestamp, transaction hash and
-	// block-wide log index set; with traceTransfers they include the synthetic transfer
-	// logs. Empty for failed calls.
-	Logs       []*types.Log
-	GasUsed    uint64
-	MaxUsedGas uint64
-	Status     uint64 // types.ReceiptStatusSuccessful or types.ReceiptStatusFailed
-	// Err is nil for a successful call, a *RevertError or a *VMError otherwise.
-	Err error
-}
 
 // simCallError is the "error" object of a failed call.
 type simCallError struct {

@@ -1,0 +1,78 @@
+package api
+
+// This file encodes eth_simulateV1 results the way go-ethereum does: each simulated block is its
+// RPC block (json_block.go) plus "calls", one result per call.
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// appendSimBlocks appends the eth_simulateV1 result array.
+func appendSimBlocks(dst []byte, blocks []exec.SimBlock, config *params.ChainConfig) []byte {
+	dst = append(dst, '[')
+	for i, b := range blocks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendBlock(dst, b.Block, b.FullTx, config, blockJSONOptions{senders: b.Senders})
+		dst = dst[:len(dst)-1] // reopen the block object for "calls"
+		dst = append(dst, `,"calls":[`...)
+		for j := range b.Calls {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendSimCall(dst, &b.Calls[j])
+		}
+		dst = append(dst, "]}"...)
+	}
+	return append(dst, ']')
+}
+
+// appendSimCall appends one call result: returnData, logs, gasUsed, maxUsedGas, status and, for
+// a failed call, error: code 3 with the revert data for a revert, -32015 for other EVM errors.
+func appendSimCall(dst []byte, c *exec.SimCallResult) []byte {
+	dst = append(dst, `{"returnData":`...)
+	dst = appendHexBytes(dst, c.ReturnData)
+	dst = append(dst, `,"logs":`...)
+	dst = appendLogs(dst, c.Logs)
+	dst = append(dst, `,"gasUsed":`...)
+	dst = appendQuantity(dst, c.GasUsed)
+	dst = append(dst, `,"maxUsedGas":`...)
+	dst = appendQuantity(dst, c.MaxUsedGas)
+	dst = append(dst, `,"status":`...)
+	dst = appendQuantity(dst, c.Status)
+	if c.Err != nil {
+		code, data := rpc.CodeVMError, []byte(nil)
+		var revert *exec.RevertError
+		if errors.As(c.Err, &revert) {
+			code, data = rpc.CodeReverted, revert.Data
+		}
+		dst = append(dst, `,"error":{"message":`...)
+		dst = appendString(dst, c.Err.Error())
+		dst = append(dst, `,"code":`...)
+		dst = appendInt(dst, code)
+		if code == rpc.CodeReverted {
+			dst = append(dst, `,"data":`...)
+			dst = appendHexBytes(dst, data)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// appendString appends s as a JSON string escaped as encoding/json escapes it (go-ethereum's
+// output). Only error messages go through it, so encoding/json's cost does not matter.
+func appendString(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s)
+	return append(dst, b...)
+}
+
+// appendInt appends v as a JSON number.
+func appendInt(dst []byte, v int) []byte { return strconv.AppendInt(dst, int64(v), 10) }

@@ -1,0 +1,35 @@
+package exec
+
+import (
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// SimBlock is the result of one simulated block. The API layer encodes it as
+// go-ethereum's eth_simulateV1 block object: the RPC block (transaction hashes, or full
+// transactions when FullTx) plus "calls".
+type SimBlock struct {
+	// Block is the assembled block; its transactions are unsigned (v = r = s = 0).
+	Block *types.Block
+	// Calls[i] is the result of the i-th call (Block.Transactions()[i]).
+	Calls []SimCallResult
+	// Senders[i] is the sender of Block.Transactions()[i], which the unsigned transaction
+	// cannot tell.
+	Senders []common.Address
+	// FullTx selects full transaction objects in the JSON (returnFullTransactions).
+	FullTx bool
+}
+
+// SimCallResult is the result of one simulated call.
+type SimCallResult struct {
+	ReturnData []byte
+	// Logs are the call's logs with block hash, number, timestamp, transaction hash and
+	// block-wide log index set; with traceTransfers they include the synthetic transfer
+	// logs. Empty for failed calls.
+	Logs       []*types.Log
+	GasUsed    uint64
+	MaxUsedGas uint64
+	Status     uint64 // types.ReceiptStatusSuccessful or types.ReceiptStatusFailed
+	// Err is nil for a successful call, a *RevertError or a *VMError otherwise.
+	Err error
+}
