@@ -22,7 +22,8 @@ import (
 type exchange struct {
 	srv    *Server
 	conn   *wsConn             // WebSocket connection; nil over HTTP
-	w      http.ResponseWriter // HTTP response; nil over WebSocket
+	w      http.ResponseWriter // HTTP response on net/http; nil otherwise
+	fc     *fastConn           // HTTP connection on the fast path; nil otherwise
 	reqs   []request
 	batch  bool
 	one    [1]request         // backing array for single messages
@@ -59,7 +60,7 @@ func (s *Server) putExchange(x *exchange) {
 	}
 	clear(x.subs)
 	clear(x.params[:])
-	x.conn, x.w, x.batch, x.subs = nil, nil, false, x.subs[:0]
+	x.conn, x.w, x.fc, x.batch, x.subs = nil, nil, nil, false, x.subs[:0]
 	x.out, x.items, x.next, x.size, x.sent = nil, 0, 0, 0, false
 	s.exchanges.Put(x)
 }
@@ -84,9 +85,10 @@ func (x *exchange) run(ctx context.Context) (reusable bool) {
 	// The deadline is enforced twice: the context's own timer cancels the methods, and
 	// x.timer answers for them if they do not return. A pooled timer is cheaper than
 	// context.AfterFunc.
-	ctx, cancel, timeout := x.srv.callContext(ctx)
-	if cancel != nil {
-		defer cancel()
+	ld, timeout := x.srv.callContext(ctx)
+	if ld != nil {
+		ctx = ld
+		defer ld.stop()
 		if x.timer == nil {
 			x.timer = time.AfterFunc(timeout, x.expire)
 		} else {
@@ -111,7 +113,7 @@ func (x *exchange) run(ctx context.Context) (reusable bool) {
 		}
 	}
 	// A timer that already fired may still be running expire on its goroutine.
-	reusable = cancel == nil || x.timer.Stop()
+	reusable = ld == nil || x.timer.Stop()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if ctx.Err() != nil {
@@ -242,9 +244,13 @@ func (x *exchange) sendLocked(late bool) {
 	if x.batch {
 		out.b = append(out.b, ']')
 	}
-	if x.conn != nil {
+	switch {
+	case x.conn != nil:
 		x.conn.reply(out)
-	} else {
+	case x.fc != nil:
+		x.fc.respond(out.b, late)
+		x.srv.putBuf(out)
+	default:
 		writeHTTP(x.w, out.b, late)
 		x.srv.putBuf(out)
 	}

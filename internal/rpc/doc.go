@@ -60,11 +60,25 @@
 // carries the subscription ID. eth_unsubscribe(id) returns true, or false when the ID is
 // unknown on the connection. Over HTTP both return -32601 "notifications not supported".
 //
+// # HTTP
+//
+// [Server.ServeHTTP] serves the endpoint inside any http.Server. [Server.Serve] serves a
+// listener with a fast path in front of its own http.Server: the JSON-RPC requests of
+// ordinary clients (POST, HTTP/1.1, Content-Length within the body limit, a JSON content
+// type, no Expect, Transfer-Encoding or Upgrade) are read, answered and written by a
+// minimal HTTP/1.1 loop per connection, one read and one write per request. The first
+// request of any other kind (health checks, WebSocket upgrades, chunked bodies, curl's
+// Expect: 100-continue, errors such as 405, 413 and 415, malformed requests) hands the
+// connection, with the bytes already read, to the http.Server for good. Both paths give
+// the same answers byte for byte, Date aside, and apply the same limits and timeouts. The
+// fast path does not watch a connection while a method runs: a client that goes away is
+// noticed at the next read or write, not by cancelling the call.
+//
 // # Concurrency
 //
-// A [Server] is safe for concurrent use. Over HTTP a request is handled on its net/http
-// goroutine. Methods and SubscribeFuncs are called concurrently and must synchronise
-// their own state. [Subscription] methods may be called from any goroutine.
-// [Server.Shutdown] stops the http.Server and closes every WebSocket connection, which
-// http.Server.Shutdown does not do.
+// A [Server] is safe for concurrent use. Over HTTP a request is handled on its
+// connection's goroutine (net/http's or the fast path's). Methods and SubscribeFuncs are
+// called concurrently and must synchronise their own state. [Subscription] methods may
+// be called from any goroutine. [Server.Shutdown] stops both HTTP paths and closes every
+// WebSocket connection, which http.Server.Shutdown does not do.
 package rpc

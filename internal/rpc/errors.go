@@ -19,8 +19,9 @@ const (
 	CodeResponseTooLarge = -32003 // result or batch response over its limit
 	CodeLimitExceeded    = -32005 // a query limit was hit (e.g. eth_getLogs range)
 
-	CodeReverted = 3      // execution reverted; Data holds the revert bytes as hex
-	CodeVMError  = -32015 // EVM error other than revert
+	CodeReverted      = 3      // execution reverted; Data holds the revert bytes as hex
+	CodeTxSyncTimeout = 4      // eth_sendRawTransactionSync waited in vain; Data holds the tx hash
+	CodeVMError       = -32015 // EVM error other than revert
 
 	// Transaction validation and eth_simulateV1 codes (go-ethereum internal/ethapi).
 	CodeNonceTooLow         = -38010

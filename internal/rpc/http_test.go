@@ -1,11 +1,14 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,29 +178,34 @@ func BenchmarkServeHTTP(b *testing.B) {
 	}
 }
 
-// BenchmarkHTTPLoopback measures full round trips over loopback with net/http's client,
-// against a handler that writes the same body without JSON-RPC (the floor).
+// BenchmarkHTTPLoopback measures full round trips over loopback: against a net/http
+// handler that writes the same body without JSON-RPC (the floor of net/http), against the
+// Server mounted in net/http (ServeHTTP) and against Server.Serve (the fast path). The
+// clients are net/http's and a minimal one that writes a prepared request and reads the
+// response by its Content-Length, which leaves most of the time to the server.
 func BenchmarkHTTPLoopback(b *testing.B) {
 	resp := []byte(`{"jsonrpc":"2.0","id":1,"result":` + string(blockJSON) + `}`)
-	handlers := []struct {
-		name string
-		h    http.Handler
+	constant := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(resp)
+	})
+	servers := []struct {
+		name  string
+		start func(b *testing.B) string // returns the URL
 	}{
-		{"handler=constant", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(resp)
-		})},
-		{"handler=rpc", NewServer(Config{}, benchService())},
+		{"constant", func(b *testing.B) string { return startHTTPTest(b, constant) }},
+		{"rpc-nethttp", func(b *testing.B) string { return startHTTPTest(b, NewServer(Config{}, benchService())) }},
+		{"rpc-fast", startServe},
 	}
-	for _, hc := range handlers {
-		b.Run(hc.name, func(b *testing.B) {
-			hs := httptest.NewServer(hc.h)
-			defer hs.Close()
-			client := hs.Client()
+	for _, sc := range servers {
+		b.Run("server="+sc.name+"/client=go", func(b *testing.B) {
+			url := sc.start(b)
+			client := &http.Client{Transport: &http.Transport{}}
+			defer client.CloseIdleConnections()
 			b.ReportAllocs()
 			for b.Loop() {
-				r, err := client.Post(hs.URL, "application/json", strings.NewReader(benchRequest))
+				r, err := client.Post(url, "application/json", strings.NewReader(benchRequest))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -208,5 +216,65 @@ func BenchmarkHTTPLoopback(b *testing.B) {
 				}
 			}
 		})
+		b.Run("server="+sc.name+"/client=raw", func(b *testing.B) {
+			c := dialRaw(b, sc.start(b))
+			req := []byte(rawRequest(benchRequest, ""))
+			buf := make([]byte, 64<<10)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.nc.Write(req); err != nil {
+					b.Fatal(err)
+				}
+				if n := readRawBody(b, c.nc, buf); n != len(resp) {
+					b.Fatalf("got %d bytes, want %d", n, len(resp))
+				}
+			}
+		})
+	}
+}
+
+// startHTTPTest serves h with httptest until the benchmark ends and returns its URL.
+func startHTTPTest(b *testing.B, h http.Handler) string {
+	hs := httptest.NewServer(h)
+	b.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// startServe runs Server.Serve with the benchmark service until the benchmark ends and
+// returns its URL.
+func startServe(b *testing.B) string {
+	srv := NewServer(Config{}, benchService())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go srv.Serve(ln)
+	b.Cleanup(func() { srv.Shutdown(context.Background()) })
+	return "http://" + ln.Addr().String()
+}
+
+// readRawBody reads one response from nc into buf, without allocating, and returns its
+// body length. The response must fit buf and arrive in order (no pipelining).
+func readRawBody(b *testing.B, nc net.Conn, buf []byte) int {
+	n := 0
+	for {
+		m, err := nc.Read(buf[n:])
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += m
+		head := bytes.Index(buf[:n], []byte("\r\n\r\n"))
+		if head < 0 {
+			continue
+		}
+		i := bytes.Index(buf[:head], []byte("Content-Length: "))
+		if i < 0 {
+			b.Fatalf("no Content-Length in %q", buf[:head])
+		}
+		j := bytes.IndexByte(buf[i:head+2], '\r')
+		size, _ := strconv.Atoi(string(buf[i+16 : i+j]))
+		if n >= head+4+size {
+			return size
+		}
 	}
 }

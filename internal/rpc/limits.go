@@ -49,8 +49,9 @@ type Config struct {
 	// until a call finishes. Zero or negative means 256.
 	WSInFlight int
 
-	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout configure the
-	// http.Server that [Server.Serve] runs; they do not apply when the Server is mounted
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout apply, as in
+	// http.Server, to the connections [Server.Serve] accepts, on the fast path and in the
+	// http.Server it hands connections to; they do not apply when the Server is mounted
 	// in another http.Server. Zero means 5 s, 30 s, 35 s and 120 s; a negative value
 	// means no timeout. WriteTimeout should stay above RequestTimeout so that a slow call
 	// is answered with -32002 rather than a dropped connection. Hijacked WebSocket

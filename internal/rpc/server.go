@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"log/slog"
 	"net"
 	"net/http"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,8 +23,10 @@ import (
 // stack and sent as [CodeInternal].
 //
 // ctx carries the call's deadline ([Config.RequestTimeout]) and is cancelled when it
-// expires or the client goes away. Methods may run concurrently with each other. See
-// [Params] for how long the parameters may be used.
+// expires, when a request served by net/http loses its client, or when [Server.Shutdown]
+// gives up waiting. On the fast path a client that went away is noticed only at the
+// connection's next read or write, after the call. Methods may run concurrently with
+// each other. See [Params] for how long the parameters may be used.
 type Method func(ctx context.Context, params Params) (any, error)
 
 // Service is the method table of one endpoint. It is read, never modified, by the server;
@@ -36,15 +40,21 @@ type Service struct {
 }
 
 // Server is a JSON-RPC 2.0 server for HTTP POST and WebSocket on one path. It is an
-// http.Handler and can also run its own http.Server ([Server.Serve]). It is safe for
-// concurrent use.
+// http.Handler, and it can serve listeners itself ([Server.Serve]) with a fast path for
+// JSON-RPC POST requests in front of its own http.Server. It is safe for concurrent use.
 type Server struct {
 	cfg     Config
 	methods map[string]Method
 	kinds   map[string]SubscribeFunc
 	log     *slog.Logger
 	newID   func() string // subscription IDs; random, or sequential in tests
-	http    *http.Server  // run by Serve, stopped by Shutdown
+	http    *http.Server  // serves what the fast path hands over; stopped by Shutdown
+
+	// fastCtx is the parent context of calls on the fast path. It carries http, whose
+	// WriteTimeout bounds a call's deadline as over net/http, and is cancelled when
+	// Shutdown gives up waiting.
+	fastCtx    context.Context
+	fastCancel context.CancelFunc
 
 	// contentType is the Content-Type header value of responses, shared by all of them
 	// to save an allocation per request; net/http only reads it.
@@ -53,10 +63,17 @@ type Server struct {
 	bufs      sync.Pool // *buffer
 	exchanges sync.Pool // *exchange
 
-	mu       sync.Mutex
-	shutdown bool                 // guarded by mu; no new WebSocket connections
-	conns    map[*wsConn]struct{} // guarded by mu; open WebSocket connections
-	connWG   sync.WaitGroup       // one per tracked WebSocket connection
+	// fastRequests counts requests served by the fast path, handoffs the connections it
+	// handed to net/http.
+	fastRequests, handoffs atomic.Uint64
+
+	mu        sync.Mutex
+	shutdown  atomic.Bool               // set with mu held: no new connections
+	conns     map[*wsConn]struct{}      // guarded by mu; open WebSocket connections
+	connWG    sync.WaitGroup            // one per tracked WebSocket connection
+	fast      map[*fastConn]struct{}    // guarded by mu; connections on the fast path
+	fastWG    sync.WaitGroup            // one per tracked fast-path connection
+	listeners map[net.Listener]struct{} // guarded by mu; listeners of running Serve calls
 }
 
 // NewServer returns a Server for svc with cfg's limits (zero fields take their defaults).
@@ -75,6 +92,8 @@ func newServer(cfg Config, svc Service, newID func() string) *Server {
 		newID:   newID,
 		conns:   make(map[*wsConn]struct{}),
 
+		fast:        make(map[*fastConn]struct{}),
+		listeners:   make(map[net.Listener]struct{}),
 		contentType: []string{contentType},
 	}
 	s.http = &http.Server{
@@ -85,30 +104,81 @@ func newServer(cfg Config, svc Service, newID func() string) *Server {
 		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
 	}
+	s.fastCtx, s.fastCancel = context.WithCancel(context.WithValue(context.Background(), http.ServerContextKey, s.http))
 	return s
 }
 
-// Serve accepts connections on ln and serves them with an http.Server configured with
-// the Config's timeouts. It blocks; after [Server.Shutdown] it returns
-// http.ErrServerClosed. It may be called for several listeners.
+// Serve accepts connections on ln and serves them until [Server.Shutdown], then returns
+// http.ErrServerClosed. JSON-RPC POST requests are answered on a fast path of its own
+// (fastpath.go); a connection's first request of any other kind hands the connection to
+// an http.Server, which serves it from then on. Both apply the Config's timeouts. TLS
+// connections (from a tls.NewListener) all go to the http.Server. Serve may be called for
+// several listeners; it closes ln before returning.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.http.Serve(ln)
+	defer ln.Close()
+	hl := newHandoffListener(ln.Addr())
+	if !s.trackListener(ln, true) {
+		return http.ErrServerClosed
+	}
+	defer s.trackListener(ln, false)
+	httpDone := make(chan struct{})
+	go func() {
+		s.http.Serve(hl)
+		hl.Close() // http.Server stopped taking connections: fail further hand-overs
+		close(httpDone)
+	}()
+	err := s.accept(ln, hl)
+	hl.Close()
+	<-httpDone
+	if s.shutdown.Load() {
+		return http.ErrServerClosed
+	}
+	return err
 }
 
-// Shutdown stops the http.Server gracefully (no new connections, in-flight HTTP calls
-// finish) and closes every WebSocket connection with status 1001, ending their
-// subscriptions. It waits for the connections to close or ctx to end, whichever is first,
-// and returns ctx's error in the latter case. WebSocket connections accepted through
-// ServeHTTP on another http.Server are closed too.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	s.shutdown = true
-	conns := make([]*wsConn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
+// accept accepts connections until ln fails, retrying temporary errors as net/http does,
+// and starts a fast-path goroutine for each.
+func (s *Server) accept(ln net.Listener, hl *handoffListener) error {
+	var delay time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if ne, ok := err.(interface{ Temporary() bool }); ok && ne.Temporary() && !s.shutdown.Load() {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				s.log.Debug("rpc accept error; retrying", "err", err, "delay", delay)
+				time.Sleep(delay)
+				continue
+			}
+			return err
+		}
+		delay = 0
+		if _, ok := nc.(*tls.Conn); ok {
+			// net/http does the handshake and HTTP/2; the fast path is for plain TCP.
+			s.handoffs.Add(1)
+			if !hl.handOver(nc) {
+				nc.Close()
+			}
+			continue
+		}
+		fc := &fastConn{srv: s, nc: nc, buf: make([]byte, 0, fastReadBuffer)}
+		if !s.trackFast(fc) {
+			nc.Close()
+			continue
+		}
+		go s.serveFast(fc, hl)
 	}
-	s.mu.Unlock()
+}
 
+// Shutdown stops the server gracefully: it closes the listeners and idle connections,
+// lets requests in flight finish (their responses ask the client to close the
+// connection), stops the http.Server and closes every WebSocket connection with status
+// 1001, ending their subscriptions. It waits for the connections to close or ctx to end,
+// whichever is first; in the latter case it closes the remaining fast-path and WebSocket
+// connections, cancels the contexts of fast-path calls still running and returns ctx's
+// error (net/http's connections are left as http.Server.Shutdown leaves them). WebSocket
+// connections accepted through ServeHTTP on another http.Server are closed too.
+func (s *Server) Shutdown(ctx context.Context) error {
+	conns := s.stopAccepting()
 	for _, c := range conns {
 		go c.close()
 	}
@@ -117,8 +187,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		s.connWG.Wait()
+		s.fastWG.Wait()
 		close(done)
 	}()
+	defer s.fastCancel()
 	select {
 	case <-done:
 		return httpErr
@@ -126,6 +198,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		for _, c := range conns {
 			c.stop("server shutdown", nil)
 		}
+		s.mu.Lock()
+		for fc := range s.fast {
+			fc.nc.Close()
+		}
+		s.mu.Unlock()
 		if httpErr == nil {
 			httpErr = ctx.Err()
 		}
@@ -133,11 +210,66 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 }
 
+// stopAccepting marks the server as shut down, closes the listeners and the idle
+// fast-path connections, and returns the open WebSocket connections.
+func (s *Server) stopAccepting() []*wsConn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shutdown.Store(true)
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	for fc := range s.fast {
+		fc.closeIfIdle()
+	}
+	conns := make([]*wsConn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	return conns
+}
+
+// trackListener registers (add) or removes ln; it reports false for an addition after
+// Shutdown.
+func (s *Server) trackListener(ln net.Listener, add bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !add {
+		delete(s.listeners, ln)
+		return true
+	}
+	if s.shutdown.Load() {
+		return false
+	}
+	s.listeners[ln] = struct{}{}
+	return true
+}
+
+// trackFast registers a fast-path connection; it reports false after Shutdown.
+func (s *Server) trackFast(fc *fastConn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdown.Load() {
+		return false
+	}
+	s.fast[fc] = struct{}{}
+	s.fastWG.Add(1)
+	return true
+}
+
+// untrackFast removes a connection registered by trackFast: closed, or handed over.
+func (s *Server) untrackFast(fc *fastConn) {
+	s.mu.Lock()
+	delete(s.fast, fc)
+	s.mu.Unlock()
+	s.fastWG.Done()
+}
+
 // track registers a WebSocket connection; it reports false after Shutdown.
 func (s *Server) track(c *wsConn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.shutdown {
+	if s.shutdown.Load() {
 		return false
 	}
 	s.conns[c] = struct{}{}
@@ -155,9 +287,9 @@ func (s *Server) untrack(c *wsConn) {
 
 // callContext returns the context for one call or batch and its timeout: parent with
 // Config.RequestTimeout, kept 100 ms below the WriteTimeout of the http.Server serving the
-// request, and never past parent's own deadline. Without any of these it returns parent,
-// a nil cancel and zero.
-func (s *Server) callContext(parent context.Context) (context.Context, context.CancelFunc, time.Duration) {
+// request, and never past parent's own deadline. Without any of these it returns nil and
+// zero: the call runs under parent. The caller must stop the context it gets.
+func (s *Server) callContext(parent context.Context) (*lazyDeadline, time.Duration) {
 	timeout := s.cfg.RequestTimeout
 	if hs, ok := parent.Value(http.ServerContextKey).(*http.Server); ok && hs.WriteTimeout > 0 {
 		wt := max(hs.WriteTimeout-writeTimeoutMargin, hs.WriteTimeout/2)
@@ -171,10 +303,9 @@ func (s *Server) callContext(parent context.Context) (context.Context, context.C
 		}
 	}
 	if timeout <= 0 {
-		return parent, nil, 0
+		return nil, 0
 	}
-	ctx := newLazyDeadline(parent, timeout)
-	return ctx, ctx.stop, timeout
+	return newLazyDeadline(parent, timeout), timeout
 }
 
 // outcome is the answer to one message, before it is framed.

@@ -71,7 +71,8 @@ func loadScript(t *testing.T, file string) script {
 }
 
 // TestScripts runs every testdata script against a fresh server (sequential subscription
-// IDs, testConfig limits).
+// IDs, testConfig limits). Over HTTP it runs twice: with plain requests, which the fast
+// path serves, and with chunked ones, which it hands to net/http.
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("testdata/*.txt")
@@ -84,7 +85,11 @@ func TestScripts(t *testing.T) {
 		if sc.http {
 			t.Run("http/"+name, func(t *testing.T) {
 				t.Parallel()
-				runHTTPScript(t, file, sc)
+				runHTTPScript(t, file, sc, false)
+			})
+			t.Run("http-chunked/"+name, func(t *testing.T) {
+				t.Parallel()
+				runHTTPScript(t, file, sc, true)
 			})
 		}
 		if sc.ws {
@@ -96,13 +101,21 @@ func TestScripts(t *testing.T) {
 	}
 }
 
-func runHTTPScript(t *testing.T, file string, sc script) {
+// runHTTPScript runs a script over HTTP, with plain requests (fast path) or chunked ones
+// (net/http), and checks that the intended path served them.
+func runHTTPScript(t *testing.T, file string, sc script, chunked bool) {
 	ts := startServer(t, testConfig())
 	for _, st := range sc.steps {
 		if len(st.want) > 1 {
 			t.Fatalf("%s:%d: HTTP gives one response, script wants %d", file, st.line, len(st.want))
 		}
-		status, got := post(t, ts.url, st.send)
+		var status int
+		var got string
+		if chunked {
+			status, got = postChunked(t, ts.url, st.send)
+		} else {
+			status, got = post(t, ts.url, st.send)
+		}
 		if status != http.StatusOK {
 			t.Errorf("%s:%d: status %d, want 200", file, st.line, status)
 		}
@@ -110,6 +123,13 @@ func runHTTPScript(t *testing.T, file string, sc script) {
 		if got != want {
 			t.Errorf("%s:%d: wrong response\n got: %s\nwant: %s", file, st.line, got, want)
 		}
+	}
+	fast, handoffs := ts.srv.fastRequests.Load(), ts.srv.handoffs.Load()
+	switch {
+	case !chunked && (fast != uint64(len(sc.steps)) || handoffs != 0):
+		t.Errorf("fast path served %d of %d requests, %d connections handed off", fast, len(sc.steps), handoffs)
+	case chunked && (fast != 0 || handoffs == 0):
+		t.Errorf("fast path served %d chunked requests, %d connections handed off", fast, handoffs)
 	}
 }
 
@@ -140,6 +160,21 @@ func runWSScript(t *testing.T, file string, sc script) {
 func post(t testing.TB, url, body string) (int, string) {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// postChunked is post with a chunked body, which the fast path hands to net/http.
+func postChunked(t testing.TB, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", io.MultiReader(strings.NewReader(body)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,10 +47,7 @@ const reasonSlowConsumer = "slow consumer"
 
 // serveWebSocket upgrades the request and serves the connection until it ends.
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	down := s.shutdown
-	s.mu.Unlock()
-	if down {
+	if s.shutdown.Load() {
 		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
 		return
 	}
