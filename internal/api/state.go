@@ -32,6 +32,9 @@ func (a *API) getTransactionCount(ctx context.Context, p rpc.Params) (any, error
 	if err != nil {
 		return nil, err
 	}
+	if isPendingTag(b) && a.pool != nil {
+		return json.RawMessage(quantity(a.nextNonce(addr))), nil // clientcompat.go
+	}
 	var out json.RawMessage
 	err = a.readState(b, func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
 	return out, err

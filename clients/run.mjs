@@ -1,0 +1,101 @@
+// run.mjs runs the client suite: it builds ./cmd/flashrpc, then drives fresh dev nodes with
+// viem, ethers and cast, and runs the go-ethereum ethclient scenarios (Go tests), each scenario
+// against both endpoints. It prints PASS / FAIL per scenario, a summary line per client and
+// `clients: N passed, M failed`, and exits 1 on any failure.
+//
+//   node run.mjs                   every client
+//   node run.mjs viem cast         some of them (viem, ethers, cast, ethclient)
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { compile, artifactJSON } from './compile.mjs';
+import { build, repoRoot, start, binary } from './lib/node.mjs';
+import { Report } from './lib/report.mjs';
+import { scenarioNames } from './lib/scenarios.mjs';
+import { runViem } from './viem.mjs';
+import { runEthers } from './ethers.mjs';
+
+const here = join(repoRoot, 'clients');
+const all = ['viem', 'ethers', 'cast', 'ethclient'];
+const selected = process.argv.slice(2).length ? process.argv.slice(2) : all;
+for (const c of selected) {
+  if (!all.includes(c)) {
+    console.error(`unknown client ${c}; want some of ${all.join(', ')}`);
+    process.exit(2);
+  }
+}
+
+const report = new Report();
+const t0 = Date.now();
+
+// The committed artifact is what the Go scenarios deploy; it must match the source.
+const fresh = compile();
+if (readFileSync(join(here, 'contracts', 'ClientSuite.json'), 'utf8') !== artifactJSON(fresh)) {
+  console.error('clients/contracts/ClientSuite.json is stale: run `node compile.mjs` in clients/');
+  process.exit(1);
+}
+console.log(`client suite: ${fresh.compiler}; building ./cmd/flashrpc`);
+build();
+const ctx = { start, artifact: fresh };
+
+// A client whose setup fails (a node that does not start, say) counts as a failed scenario.
+for (const [client, runClient] of [
+  ['viem', runViem],
+  ['ethers', runEthers],
+]) {
+  if (!selected.includes(client)) continue;
+  try {
+    await runClient(report, ctx);
+  } catch (err) {
+    report.add(client, 'setup', false, 0, err);
+  }
+}
+if (selected.includes('cast')) await runScript('cast', 'bash', [join(here, 'cast.sh')], { FLASHRPC_BIN: binary });
+if (selected.includes('ethclient')) {
+  await runScript('ethclient', 'go', ['test', '-count=1', '-run', '^TestClientSuite', '-v', './cmd/flashrpc/'], {});
+}
+
+const failed = report.summary(selected, Date.now() - t0, scenarioNames);
+process.exit(failed > 0 ? 1 : 0);
+
+// runScript runs a command whose output reports scenarios as lines `PASS name (N ms)` /
+// `FAIL name …` (cast.sh) or as go test's `--- PASS: TestClientSuite/name (0.12s)`; it
+// records each one under client and echoes the rest of the output, indented.
+function runScript(client, cmd, args, env) {
+  return new Promise((done) => {
+    const p = spawn(cmd, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let buf = '';
+    let seen = 0;
+    const onLine = (line) => {
+      let m = line.match(/^(PASS|FAIL)\s+(\S+)\s+\((\d+) ms\)/);
+      if (!m) {
+        const g = line.match(/^\s+--- (PASS|FAIL): TestClientSuite\/(\S+) \(([\d.]+)s\)/);
+        if (g) m = [g[0], g[1], g[2], Math.round(Number(g[3]) * 1000)];
+      }
+      if (m) {
+        seen++;
+        report.add(client, m[2], m[1] === 'PASS', Number(m[3]), m[1] === 'FAIL' ? new Error('see the output above') : undefined);
+      } else if (line.trim() !== '') {
+        console.log('        ' + line);
+      }
+    };
+    const onData = (chunk) => {
+      buf += chunk;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        onLine(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+      }
+    };
+    p.stdout.on('data', onData);
+    p.stderr.on('data', onData);
+    p.on('close', (code) => {
+      if (buf) onLine(buf);
+      if (code !== 0 && report.results.every((r) => r.client !== client || r.ok)) {
+        report.add(client, 'exit-status', false, 0, new Error(`${cmd} exited ${code}`));
+      }
+      done();
+    });
+  });
+}
