@@ -31,7 +31,7 @@ func TestSealedBlockSurvivesKill(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "dev", "--datadir", dir, "--http.port", "0", "--preconf.port", "0", "--block-time", "0", "--preconf-interval", "0")
+	cmd := exec.Command(bin, "dev", "--datadir", dir, "--http.port", "0", "--preconf.port", "0", "--feed.port", "0", "--block-time", "0", "--preconf-interval", "0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

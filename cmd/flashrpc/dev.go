@@ -16,6 +16,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/devaccounts"
+	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
 	"github.com/flashrpc/flashrpc/internal/txpool"
@@ -54,8 +55,11 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 // serving: serveUntilSignal or serve does that).
 type devNode struct {
 	chain     *chain.Chain
+	logs      *logs.Index // nil with --logs.index=false
+	pre       *preconf.Preconf
 	seq       *sequencer.Sequencer
 	endpoints []*endpoint
+	feed      *feed // nil with --feed.port -1
 	accounts  []devaccounts.Account
 	mnemonic  string
 }
@@ -73,12 +77,13 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	for i, acc := range n.accounts {
 		funded[i] = acc.Address
 	}
-	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: chain.DevGenesis(o.chainID, funded), Logger: logger})
+	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: chain.DevGenesis(o.chainID, funded), CacheMB: o.dbCache, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
 	n.chain = c
 	pre := preconf.New(c)
+	n.pre = pre
 	pool := txpool.New(c.Config(), 0)
 	n.seq = sequencer.New(sequencer.Config{
 		BlockTime:       o.blockTime,
@@ -91,17 +96,36 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 		c.SetSafe(ev.Block.Header())
 		c.SetFinalized(ev.Block.Header())
 	})
-	backend := api.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: n.seq}
+	// The head at start (genesis or a restored head) is final too: `safe` and `finalized`
+	// answer it before the first block is sealed (viem and ethers ask for them).
+	c.SetSafe(c.Head())
+	c.SetFinalized(c.Head())
+	if n.logs, err = openLogIndex(&o.serverFlags, c, logger); err != nil {
+		c.Close()
+		return nil, err
+	}
+	backend := api.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: n.seq, Logs: n.logs}
 	stdCfg, preCfg := o.apiConfig(false, logger), o.apiConfig(true, logger)
 	stdCfg.Dev, preCfg.Dev = true, true
 	if n.endpoints, err = listen(&o.serverFlags, logger, api.New(stdCfg, backend), api.New(preCfg, backend)); err != nil {
+		n.logs.Close()
+		c.Close()
+		return nil, err
+	}
+	if n.feed, err = startFeed(&o.feed, pre, logger); err != nil {
+		for _, ep := range n.endpoints {
+			ep.ln.Close()
+		}
+		n.logs.Close()
 		c.Close()
 		return nil, err
 	}
 	if err := n.seq.Start(context.Background()); err != nil {
+		n.feed.close()
 		for _, ep := range n.endpoints {
 			ep.ln.Close()
 		}
+		n.logs.Close()
 		c.Close()
 		return nil, err
 	}
@@ -111,6 +135,8 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 // close stops the sequencer and closes the chain. The endpoints must be shut down first.
 func (n *devNode) close() error {
 	n.seq.Close()
+	n.feed.close()
+	n.logs.Close()
 	return n.chain.Close()
 }
 
@@ -120,6 +146,9 @@ func printDevBanner(w io.Writer, o *devOptions, n *devNode) {
 	fmt.Fprintf(&b, "flashrpc dev chain (chain id %d, head block %d)\n\n", c.Config().ChainID, c.Head().Number)
 	for _, ep := range eps {
 		fmt.Fprintf(&b, "  %-14s %s  (WebSocket: ws://%s)\n", ep.name, ep.url(), ep.ln.Addr())
+	}
+	if n.feed != nil {
+		fmt.Fprintf(&b, "  %-14s %s  (flashblocks, %s)\n", "feed", n.feed.url(), n.feed.encoding())
 	}
 	timing := func(d interface{ String() string }, zero string) string {
 		if d.String() == "0s" {

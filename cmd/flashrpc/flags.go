@@ -20,11 +20,14 @@ type serverFlags struct {
 	preconfPort int
 	logLevel    string
 	pprofAddr   string
+	dbCache     int
 
 	gasCap         uint64
 	evmTimeout     time.Duration
 	logsMaxResults int
 	logsMaxRange   uint64
+	logsTimeout    time.Duration
+	logsIndex      bool
 
 	bodyLimit          int64
 	batchItemLimit     int
@@ -41,12 +44,15 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.IntVar(&f.httpPort, "http.port", 8545, "port of the standard endpoint (sealed blocks)")
 	fs.IntVar(&f.preconfPort, "preconf.port", 8547, "port of the pre-confirmed endpoint (where the pending tag is the block in progress)")
 	fs.StringVar(&f.logLevel, "log.level", "info", "log level: debug, info, warn or error")
+	fs.IntVar(&f.dbCache, "db.cache", 64, "block cache of the chain database (Pebble) in MB; wide eth_getLogs queries read receipts through it")
 	fs.StringVar(&f.pprofAddr, "pprof.addr", "", "serve Go's profiler (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (default: off)")
 
 	fs.Uint64Var(&f.gasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
 	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call (0 = none beyond --rpc.timeout)")
 	fs.IntVar(&f.logsMaxResults, "rpc.logs.max-results", api.DefaultLogsMaxResult, "most logs one eth_getLogs returns; more gives error -32005 naming a block range that fits")
 	fs.Uint64Var(&f.logsMaxRange, "rpc.logs.max-range", api.DefaultLogsMaxRange, "widest block range one eth_getLogs accepts; wider gives error -32602")
+	fs.DurationVar(&f.logsTimeout, "rpc.logs.timeout", api.DefaultLogsTimeout, "time limit of one eth_getLogs; past it error -32005 \"query timeout exceeded\" names the blocks searched in time")
+	fs.BoolVar(&f.logsIndex, "logs.index", true, "keep the log index behind eth_getLogs (false: every query scans header blooms and receipts; for comparison)")
 
 	fs.Int64Var(&f.bodyLimit, "rpc.body-limit", rpc.DefaultBodyLimit, "largest HTTP request body in bytes (HTTP 413 beyond)")
 	fs.IntVar(&f.batchItemLimit, "rpc.batch-limit", rpc.DefaultBatchItemLimit, "most calls in one batch request")
@@ -79,6 +85,7 @@ func (f *serverFlags) apiConfig(pending bool, logger *slog.Logger) api.Config {
 		EVMTimeout:     f.evmTimeout,
 		LogsMaxResults: f.logsMaxResults,
 		LogsMaxRange:   f.logsMaxRange,
+		LogsTimeout:    f.logsTimeout,
 		Logger:         logger,
 	}
 }
@@ -99,6 +106,7 @@ type devOptions struct {
 	preconfInterval time.Duration
 	accounts        int
 	mnemonic        string
+	feed            feedFlags // feed.go
 }
 
 func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
@@ -110,6 +118,7 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	fs.DurationVar(&o.blockTime, "block-time", 2*time.Second, "how often a block is sealed (0 = only on request: dev_seal)")
 	fs.DurationVar(&o.preconfInterval, "preconf-interval", 200*time.Millisecond, "how often the block in progress is pre-confirmed (0 = only on request: dev_preconfirm)")
 	fs.IntVar(&o.accounts, "accounts", 10, "number of dev accounts funded with 10,000 ETH at genesis")
+	o.feed.register(fs)
 	fs.StringVar(&o.mnemonic, "mnemonic", "", "BIP-39 mnemonic the dev accounts derive from (default: the well-known test mnemonic \"test test … junk\")")
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: flashrpc dev [flags]\n\nRuns the embedded dev chain: a sequencer that pre-confirms the pool's transactions every\n--preconf-interval and seals a block every --block-time, and both JSON-RPC endpoints.\n\nFlags:\n")

@@ -5,6 +5,7 @@
 //	flashrpc [dev] [flags]   run the embedded dev chain (the default)
 //	flashrpc serve [flags]   serve a stored chain without a sequencer
 //	flashrpc import [flags] chain.rlp   import an RLP chain file
+//	flashrpc generate [flags]           generate a large chain for benchmarks
 //
 // Run `flashrpc <command> --help` for the flags of each command.
 package main
@@ -27,6 +28,8 @@ Usage:
                             the latest sealed block on both endpoints
   flashrpc import [flags] chain.rlp
                             import an RLP chain file into a datadir, executing every block
+  flashrpc generate --datadir DIR [--blocks N]
+                            generate a large, realistic chain of token transfers (benchmarks)
 
 Every command serves two JSON-RPC endpoints (HTTP POST and WebSocket at "/"):
   standard       http://127.0.0.1:8545  sealed blocks only
@@ -59,6 +62,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runServe(args, stdout, stderr)
 	case "import":
 		err = runImport(args, stdout, stderr)
+	case "generate":
+		err = runGenerate(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -32,7 +32,7 @@ type testNode struct {
 func testOptions(dataDir string) *devOptions {
 	_, o := devFlags(io.Discard)
 	o.dataDir = dataDir
-	o.httpPort, o.preconfPort = 0, 0
+	o.httpPort, o.preconfPort, o.feed.port = 0, 0, 0
 	o.blockTime, o.preconfInterval = 0, 0
 	return o
 }

@@ -35,12 +35,17 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c, err := chain.Open(chain.Config{DataDir: f.dataDir, Logger: logger})
+	c, err := chain.Open(chain.Config{DataDir: f.dataDir, CacheMB: f.dbCache, Logger: logger})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), 0)}
+	ix, err := openLogIndex(f, c, logger)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), 0), Logs: ix}
 	eps, err := listen(f, logger, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
 	if err != nil {
 		return err

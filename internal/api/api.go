@@ -8,6 +8,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
@@ -20,6 +21,7 @@ const (
 	DefaultEVMTimeout    = 5 * time.Second
 	DefaultLogsMaxResult = 10_000
 	DefaultLogsMaxRange  = 1_000_000
+	DefaultLogsTimeout   = 10 * time.Second
 )
 
 // Config is one endpoint's configuration.
@@ -31,9 +33,11 @@ type Config struct {
 	Dev bool
 	// ClientVersion is web3_clientVersion's answer.
 	ClientVersion string
-	// GasCap bounds the gas of eth_call and eth_estimateGas; zero means DefaultGasCap.
+	// GasCap bounds the gas of eth_call and eth_estimateGas and is the shared budget of one
+	// eth_simulateV1; zero means unlimited (the command's default is DefaultGasCap).
 	GasCap uint64
-	// EVMTimeout bounds one eth_call; zero means DefaultEVMTimeout.
+	// EVMTimeout bounds one eth_call or eth_simulateV1; zero means no limit beyond the request
+	// timeout (the command's default is DefaultEVMTimeout).
 	EVMTimeout time.Duration
 	// LogsMaxResults is the most logs eth_getLogs returns before it refuses with -32005;
 	// zero means DefaultLogsMaxResult.
@@ -41,6 +45,9 @@ type Config struct {
 	// LogsMaxRange is the widest block range eth_getLogs accepts (-32602 beyond); zero means
 	// DefaultLogsMaxRange.
 	LogsMaxRange uint64
+	// LogsTimeout bounds one eth_getLogs; past it the answer is -32005 "query timeout
+	// exceeded" naming the blocks searched in time. Zero means DefaultLogsTimeout.
+	LogsTimeout time.Duration
 	// SimLimits bound eth_simulateV1 requests; zero fields take go-ethereum's defaults (256
 	// blocks, 5,000 calls per block, 10,000 calls). GasCap is the request's shared gas budget
 	// and EVMTimeout its time limit.
@@ -58,6 +65,9 @@ type Backend struct {
 	Pool *txpool.Pool
 	// Sequencer drives dev_preconfirm and dev_seal; nil outside the dev chain.
 	Sequencer *sequencer.Sequencer
+	// Logs is the log index behind eth_getLogs; nil makes every query scan header blooms and
+	// receipts.
+	Logs *logs.Index
 }
 
 // API serves one endpoint. It is safe for concurrent use.
@@ -68,34 +78,35 @@ type API struct {
 	pre    *preconf.Preconf
 	pool   *txpool.Pool
 	seq    *sequencer.Sequencer
+	index  *logs.Index
 	log    *slog.Logger
 
 	blocks    blockCache
 	headState headState
 	subs      *hub
+	psubs     *preconfHub     // pre-confirmation subscriptions; nil on the standard endpoint
+	waits     *receiptWaiters // eth_sendRawTransactionSync
 }
 
 // New returns the API of one endpoint.
 func New(cfg Config, b Backend) *API {
-	if cfg.GasCap == 0 {
-		cfg.GasCap = DefaultGasCap
-	}
-	if cfg.EVMTimeout == 0 {
-		cfg.EVMTimeout = DefaultEVMTimeout
-	}
 	if cfg.LogsMaxResults == 0 {
 		cfg.LogsMaxResults = DefaultLogsMaxResult
 	}
 	if cfg.LogsMaxRange == 0 {
 		cfg.LogsMaxRange = DefaultLogsMaxRange
 	}
+	if cfg.LogsTimeout == 0 {
+		cfg.LogsTimeout = DefaultLogsTimeout
+	}
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, log: logger}
+	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, log: logger}
 	a.subs = newHub(a)
 	b.Chain.OnHead(a.subs.onHead)
+	a.startStreams(b)
 	return a
 }
 
@@ -134,6 +145,7 @@ func (a *API) Service() rpc.Service {
 		"eth_estimateGas":                         a.estimateGas,
 		"eth_getLogs":                             a.getLogs,
 		"eth_sendRawTransaction":                  a.sendRawTransaction,
+		"eth_sendRawTransactionSync":              a.sendRawTransactionSync,
 	}
 	if a.cfg.Pending {
 		m["eth_simulateV1"] = a.simulateV1
@@ -142,11 +154,12 @@ func (a *API) Service() rpc.Service {
 		m["dev_preconfirm"] = a.devPreconfirm
 		m["dev_seal"] = a.devSeal
 	}
-	return rpc.Service{
-		Methods: m,
-		Subscriptions: map[string]rpc.SubscribeFunc{
-			"newHeads": a.subs.subscribeNewHeads,
-			"logs":     a.subs.subscribeLogs,
-		},
+	kinds := map[string]rpc.SubscribeFunc{
+		"newHeads": a.subs.subscribeNewHeads,
+		"logs":     a.subs.subscribeLogs,
 	}
+	if a.psubs != nil {
+		a.psubs.register(kinds)
+	}
+	return rpc.Service{Methods: m, Subscriptions: kinds}
 }

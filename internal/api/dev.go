@@ -2,11 +2,14 @@ package api
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/rpc"
+	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
 // The dev_ methods drive the dev sequencer on request, so tests and scripts control time
@@ -42,12 +45,34 @@ type sealResult struct {
 	Transactions int            `json:"transactions"`
 }
 
-// devSeal seals the block in progress now, with what it has pre-confirmed.
+// sealOptions is dev_seal's optional parameter.
+type sealOptions struct {
+	// Transactions, when present, are the pre-confirmed transactions to seal, in this order:
+	// pre-confirmed transactions left out are dropped and their logs retracted, and a changed
+	// order retracts the moved transactions' logs (sequencer.SealSelected).
+	Transactions *[]common.Hash `json:"transactions"`
+}
+
+// devSeal seals the block in progress now, with what it has pre-confirmed, or with the
+// pre-confirmed transactions its parameter lists.
 func (a *API) devSeal(ctx context.Context, p rpc.Params) (any, error) {
-	if err := checkCount(p, 0); err != nil {
+	if err := checkCount(p, 1); err != nil {
 		return nil, err
 	}
-	block, err := a.seq.Seal(ctx)
+	var opts sealOptions
+	if _, err := decodeOptional(p, 0, &opts); err != nil {
+		return nil, err
+	}
+	var block *types.Block
+	var err error
+	if opts.Transactions != nil {
+		block, err = a.seq.SealSelected(ctx, *opts.Transactions)
+		if errors.Is(err, sequencer.ErrNotPreconfirmed) {
+			return nil, rpc.InvalidParams("invalid argument 0: %v", err)
+		}
+	} else {
+		block, err = a.seq.Seal(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}

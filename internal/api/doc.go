@@ -9,6 +9,11 @@
 // and reused. Domain errors from chain, exec, txpool and preconf are mapped to JSON-RPC codes in
 // one place, errors.go.
 //
+// Streams (streams.go): newHeads and logs follow the sealed chain (removed logs on a
+// reorganisation); the pre-confirmed endpoint adds pendingLogs, newFlashblockTransactions and
+// newFlashblocks, fed by preconf's snapshots and retractions and sent off the sequencer's
+// goroutine (preconf_subscriptions.go); eth_sendRawTransactionSync waits on the same events.
+//
 // Concurrency: an *API is safe for concurrent use. A request takes the preconf snapshot once and
 // sees one pre-confirmation index throughout.
 //

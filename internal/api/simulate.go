@@ -42,10 +42,9 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	case h == nil:
 		return nil, errHeaderNotFound
 	default:
-		if env.State, err = a.chain.StateAt(h); err != nil {
+		if env.State, env.Header, err = a.stateAndHeader(b); err != nil {
 			return nil, err
 		}
-		env.Header = h
 	}
 	blocks, err := exec.Simulate(ctx, env, opts)
 	if err != nil {

@@ -50,6 +50,7 @@ type Chain struct {
 
 	mu        sync.Mutex // guards listeners
 	listeners []func(HeadEvent)
+	reorgs    reorgListeners // OnReorg, reorg.go
 }
 
 // Open opens (or creates) the chain database in cfg.DataDir and loads the head.

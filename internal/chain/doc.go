@@ -11,9 +11,14 @@
 // fsync and buffers its write-ahead log briefly in memory, so Insert ends with one synced log
 // write: a block is durable when Insert returns.
 //
+// Derived data flashrpc owns lives in the same database under its own key prefix: the log index
+// (LogIndexStore), whose layout belongs to internal/logs. BulkWriter appends pre-built blocks
+// without executing them, for the chain generator (internal/chaingen).
+//
 // Concurrency: a *Chain is safe for concurrent use. Insert is called by one writer at a time (the
 // sequencer, or an import); reads may run concurrently with it. Head listeners registered with
-// OnHead run synchronously on the inserting goroutine and must not block.
+// OnHead run synchronously on the inserting goroutine and must not block; so do OnReorg
+// listeners, told of canonical blocks that a rewind or a side chain dropped (reorg.go).
 //
 // Imports: go-ethereum only. Nothing in flashrpc is imported here.
 package chain

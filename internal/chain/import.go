@@ -88,7 +88,7 @@ func (c *Chain) rewind(before *types.Header) error {
 	if c.Head().Hash() == before.Hash() {
 		return nil
 	}
-	if err := c.bc.SetHead(before.Number.Uint64()); err != nil {
+	if err := c.setHead(before.Number.Uint64()); err != nil { // reorg.go: announces the dropped blocks
 		return fmt.Errorf("rewind to block %d: %w", before.Number.Uint64(), err)
 	}
 	return c.db.SyncKeyValue()
@@ -105,7 +105,7 @@ func (c *Chain) SetForkchoice(head, safe, finalized common.Hash) error {
 		return fmt.Errorf("forkchoice: head block %s is not canonical", head)
 	}
 	if c.Head().Hash() != head {
-		if err := c.bc.SetHead(h.Number.Uint64()); err != nil {
+		if err := c.setHead(h.Number.Uint64()); err != nil { // reorg.go: announces the dropped blocks
 			return fmt.Errorf("forkchoice: set head to %d: %w", h.Number.Uint64(), err)
 		}
 	}

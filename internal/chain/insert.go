@@ -34,6 +34,7 @@ func (c *Chain) InsertBlocks(blocks types.Blocks) error {
 	if len(blocks) == 0 {
 		return nil
 	}
+	before := c.Head()
 	n, err := c.bc.InsertChain(blocks)
 	if n > 0 {
 		// Pebble writes without fsync and buffers its log in memory for a moment; a kill right
@@ -42,6 +43,9 @@ func (c *Chain) InsertBlocks(blocks types.Blocks) error {
 		if serr := c.db.SyncKeyValue(); serr != nil {
 			return fmt.Errorf("sync chain database after block %d: %w", blocks[n-1].NumberU64(), serr)
 		}
+	}
+	if n > 0 {
+		c.announceDropped(before) // reorg.go: a side chain took over
 	}
 	for _, b := range blocks[:n] {
 		c.announce(b)

@@ -9,10 +9,17 @@
 // the last pre-confirmed transaction. Seal assembles the final block from everything committed;
 // its hash equals the last snapshot's.
 //
+// Retraction: a block may be sealed with other transactions than were pre-confirmed (SealWith;
+// later, a sealed block from a remote sequencer). The block is then built again on the parent's
+// state, the pre-confirmed state is discarded, and the difference is published to OnRetract
+// listeners: the pre-confirmed logs the sealed block does not carry (compared by transaction,
+// position and content, not only by transaction hash), the sealed logs that were not
+// pre-confirmed, and the dropped transactions.
+//
 // Concurrency: readers take the current snapshot with one atomic load (Current) and never block
 // the writer; a request that holds a snapshot sees one pre-confirmation index from start to end.
-// Writers are serialised by an internal mutex. Listeners registered with OnSnapshot run on the
-// writer's goroutine after each publication and must not block.
+// Writers are serialised by an internal mutex. Listeners registered with OnSnapshot and
+// OnRetract run on the writer's goroutine after each publication and must not block.
 //
 // Imports: chain and go-ethereum.
 package preconf

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
@@ -66,6 +67,7 @@ type Preconf struct {
 	mu        sync.Mutex // serialises writers; guards work and listeners
 	work      *work      // the mutable block in progress; nil between blocks
 	listeners []func(*Snapshot)
+	retracts  []func(*Retraction) // guarded by mu
 }
 
 // New returns a Preconf building on c's head.
@@ -74,8 +76,16 @@ func New(c *chain.Chain) *Preconf {
 }
 
 // Current returns the newest published snapshot, or nil when no block is in progress (then
-// `pending` means the sealed head).
-func (p *Preconf) Current() *Snapshot { return p.current.Load() }
+// `pending` means the sealed head). A snapshot whose block has just been sealed (the chain's
+// head has reached its number while Seal finishes) is not returned: a reader never sees one
+// block both sealed and pending.
+func (p *Preconf) Current() *Snapshot {
+	snap := p.current.Load()
+	if snap == nil || snap.Number() <= p.chain.Head().Number.Uint64() {
+		return nil
+	}
+	return snap
+}
 
 // OnSnapshot registers fn to run after every published snapshot, on the writer's goroutine. fn
 // must return quickly.
@@ -150,10 +160,16 @@ func (b *Batch) Commit(ctx context.Context) (*Snapshot, error) {
 func (p *Preconf) Seal(ctx context.Context) (*types.Block, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	w := p.work
-	if w == nil {
+	if p.work == nil {
 		return nil, ErrNoBlock
 	}
+	return p.sealLocked(ctx)
+}
+
+// sealLocked seals what was pre-confirmed, on the pre-confirmed state. p.mu must be held and a
+// block be in progress.
+func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
+	w := p.work
 	block, err := w.assemble(ctx, w.state)
 	if err != nil {
 		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
@@ -191,6 +207,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, e
 		txIndex:  maps.Clone(w.txIndex), // the writer keeps adding to its own
 		state:    w.state.Copy(),
 	}
+	snap.Published = time.Now()
 	w.index++
 	p.current.Store(snap)
 	for _, fn := range p.listeners {

@@ -2,6 +2,7 @@ package preconf
 
 import (
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -26,6 +27,9 @@ type Snapshot struct {
 	// FirstNew is the position of the first transaction this pre-confirmation added; the
 	// transactions from FirstNew on are this pre-confirmation's own.
 	FirstNew int
+	// Published is when the snapshot was built, just before readers could see it: the
+	// moment latency measurements start from (docs/benchmarks.md).
+	Published time.Time
 
 	txIndex map[common.Hash]int // transaction hash → position
 

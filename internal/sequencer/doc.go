@@ -3,7 +3,8 @@
 // pre-confirmation every interval (highest effective tip first, nonce order per sender, within the
 // block gas limit), and seals the block every block time. An interval or block time of zero means
 // "only on request": Preconfirm and Seal (the dev_preconfirm and dev_seal methods) drive it, so
-// tests are deterministic.
+// tests are deterministic. SealSelected (dev_seal with a transaction list) seals a chosen
+// selection of the pre-confirmed transactions instead, so that tests can exercise retraction.
 //
 // Concurrency: one mutex serialises the timer loop and the on-request calls; readers of the block
 // in progress go through preconf and never wait for it.

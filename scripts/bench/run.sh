@@ -315,7 +315,7 @@ machine_info() {
 - date: $(date -u +%Y-%m-%dT%H:%M:%SZ)
 - machine: $(nproc) CPUs, ${cpu:-unknown CPU}, $(uname -sr)
 - $go_v; $anvil_v; wrk $wrk_v; flashrpc $rev
-$([[ $ONLY == anvil ]] || echo "- $FLASHRPC_LABEL: ${FLASHRPC_CMD:-.tools/flashrpc dev --http.port 18645 --preconf.port 18647}, measured at $FLASHRPC_URL")
+$([[ $ONLY == anvil ]] || echo "- $FLASHRPC_LABEL: ${FLASHRPC_CMD:-.tools/flashrpc dev --http.port 18645 --preconf.port 18647 --feed.port 18648}, measured at $FLASHRPC_URL")
 $([[ $ONLY == flashrpc ]] || echo "- anvil: anvil --port $ANVIL_PORT --block-time 1")
 - wrk -t$WRK_THREADS -c$WRK_CONNS -d${DURATION}s --latency, $ROUNDS rounds per server and body, servers alternating, ${GAP} s gap
 - CPU pinning: $([[ -n $PIN ]] && echo "servers on CPU $SERVER_CPUS, wrk on CPU $WRK_CPUS (taskset); one server loaded at a time" || echo "none")
@@ -400,7 +400,7 @@ main() {
 		if [[ -z $cmd ]]; then
 			echo "building ./cmd/flashrpc …"
 			go build -o .tools/flashrpc ./cmd/flashrpc
-			cmd=".tools/flashrpc dev --http.port 18645 --preconf.port 18647"
+			cmd=".tools/flashrpc dev --http.port 18645 --preconf.port 18647 --feed.port 18648"
 		fi
 		start "$FLASHRPC_LABEL" "$FLASHRPC_URL" "$cmd"
 		SERVERS+=("$FLASHRPC_LABEL")

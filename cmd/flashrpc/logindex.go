@@ -1,0 +1,23 @@
+package main
+
+import (
+	"log/slog"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/logs"
+)
+
+// openLogIndex opens the log index over c and has it follow every new head, unless
+// --logs.index=false; then it returns nil and eth_getLogs scans. Close it before c.
+func openLogIndex(f *serverFlags, c *chain.Chain, logger *slog.Logger) (*logs.Index, error) {
+	if !f.logsIndex {
+		logger.Info("log index disabled: eth_getLogs scans header blooms and receipts")
+		return nil, nil
+	}
+	ix, err := logs.OpenIndex(logs.IndexConfig{Store: c.LogIndexStore(), Chain: c, Logger: logger.With("component", "logindex")})
+	if err != nil {
+		return nil, err
+	}
+	c.OnHead(func(chain.HeadEvent) { ix.Notify() })
+	return ix, nil
+}

@@ -1,0 +1,94 @@
+package chain
+
+import (
+	"bytes"
+	"math/big"
+	"reflect"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rlp"
+)
+
+// TestMatchStoredLogsDecodesAsGoEthereum walks stored receipts with every shape of log and
+// compares with go-ethereum's own decoding, nil-versus-empty included (JSON tells them apart).
+func TestMatchStoredLogsDecodesAsGoEthereum(t *testing.T) {
+	t.Parallel()
+	topics := func(n int) []common.Hash {
+		out := make([]common.Hash, n)
+		for i := range out {
+			out[i] = common.Hash{byte(i + 1)}
+		}
+		return out
+	}
+	receipts := []*types.ReceiptForStorage{
+		{Status: 1, CumulativeGasUsed: 1, Logs: []*types.Log{
+			{Address: common.Address{1}, Topics: topics(0), Data: nil},
+			{Address: common.Address{2}, Topics: topics(4), Data: bytes.Repeat([]byte{7}, 300)},
+		}},
+		{Status: 0, CumulativeGasUsed: 2},
+		{Status: 1, CumulativeGasUsed: 3, Logs: []*types.Log{{Address: common.Address{3}, Topics: topics(1), Data: []byte{1}}}},
+	}
+	enc, err := rlp.EncodeToBytes(receipts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded []*types.ReceiptForStorage
+	if err := rlp.DecodeBytes(enc, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	var want []*types.Log
+	for _, r := range decoded {
+		want = append(want, r.Logs...)
+	}
+	hash := common.Hash{0xbb}
+	got, err := matchStoredLogs(enc, hash, 9, func(*types.Log) bool { return true })
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("got %d logs (%v), want %d", len(got), err, len(want))
+	}
+	txOf := []uint{0, 0, 2}
+	for i, l := range got {
+		w := want[i]
+		if l.Address != w.Address || !reflect.DeepEqual(l.Topics, w.Topics) || !reflect.DeepEqual(l.Data, w.Data) {
+			t.Errorf("log %d: got %v %#v %x, want %v %#v %x", i, l.Address, l.Topics, l.Data, w.Address, w.Topics, w.Data)
+		}
+		if l.BlockHash != hash || l.BlockNumber != 9 || l.Index != uint(i) || l.TxIndex != txOf[i] {
+			t.Errorf("log %d: position %+v", i, l)
+		}
+	}
+	if _, err := matchStoredLogs(enc[:len(enc)-3], hash, 9, func(*types.Log) bool { return true }); err == nil {
+		t.Error("truncated receipts decoded")
+	}
+}
+
+// TestFillTxHashes takes transaction hashes from a body's encoding for legacy and typed
+// transactions and compares with go-ethereum's.
+func TestFillTxHashes(t *testing.T) {
+	t.Parallel()
+	key, _ := crypto.GenerateKey()
+	signer := types.LatestSignerForChainID(big.NewInt(1))
+	to := common.Address{9}
+	txs := []*types.Transaction{
+		types.MustSignNewTx(key, types.HomesteadSigner{}, &types.LegacyTx{Nonce: 0, Gas: 21000, GasPrice: big.NewInt(1), To: &to}),
+		types.MustSignNewTx(key, signer, &types.DynamicFeeTx{ChainID: big.NewInt(1), Nonce: 1, Gas: 21000, GasFeeCap: big.NewInt(1), GasTipCap: big.NewInt(1), To: &to, Data: []byte{1, 2}}),
+		types.MustSignNewTx(key, signer, &types.AccessListTx{ChainID: big.NewInt(1), Nonce: 2, Gas: 21000, GasPrice: big.NewInt(1), To: &to}),
+	}
+	body, err := rlp.EncodeToBytes(&types.Body{Transactions: txs, Withdrawals: []*types.Withdrawal{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := []*types.Log{{TxIndex: 0}, {TxIndex: 0}, {TxIndex: 1}, {TxIndex: 2}}
+	if err := fillTxHashes(logs, body); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range logs {
+		if want := txs[l.TxIndex].Hash(); l.TxHash != want {
+			t.Errorf("log %d (tx %d): hash %s, want %s", i, l.TxIndex, l.TxHash, want)
+		}
+	}
+	if err := fillTxHashes([]*types.Log{{TxIndex: 3}}, body); err == nil {
+		t.Error("a log of a transaction the body does not hold got a hash")
+	}
+}

@@ -1,0 +1,21 @@
+// Package flashblocks speaks Base's pre-confirmation wire format, FlashblocksPayloadV1
+// (reference/flashblocks.md §1): one JSON object per pre-confirmation, with the block's fixed
+// header fields ("base") at index 0, the transactions each pre-confirmation adds and the
+// cumulative roots, gas used and partial block hash ("diff"), and free-form "metadata" whose
+// block_number consumers read.
+//
+// It owns the message types ([Payload], [Base], [Diff], [Metadata]), their encodings (JSON
+// text, or brotli-compressed JSON in binary frames as Base's public streams send it) and the
+// decoder that accepts both ([Decode]), the conversion of a partial block into a payload
+// ([FromBlock]), the WebSocket server that publishes payloads to any number of consumers
+// ([Publisher]) and a WebSocket consumer ([Client]). The dev sequencer's pre-confirmations are
+// published through it today; a follower replica will read a remote feed through the same
+// decoder and client.
+//
+// Concurrency: a [Publisher] is safe for concurrent use. [Publisher.Publish] never waits for a
+// consumer: each consumer has a bounded queue, and one that falls further behind is
+// disconnected with a logged reason. A [Client] is used by one goroutine.
+//
+// Imports: go-ethereum, github.com/coder/websocket and github.com/andybalholm/brotli; nothing
+// from flashrpc, so preconf, the sequencer and a future follower can all use it.
+package flashblocks
