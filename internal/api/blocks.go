@@ -136,6 +136,24 @@ func (a *API) blockByNumber(n gethrpc.BlockNumber) (*types.Block, *preconf.Snaps
 }
 
 func (a *API) getBlockTransactionCountByNumber(ctx context.Context, p rpc.Params) (any, error) {
+	return a.countByNumber(p, func(b *types.Block) int { return len(b.Transactions()) })
+}
+
+func (a *API) getBlockTransactionCountByHash(ctx context.Context, p rpc.Params) (any, error) {
+	return a.countByHash(p, func(b *types.Block) int { return len(b.Transactions()) })
+}
+
+func (a *API) getUncleCountByBlockNumber(ctx context.Context, p rpc.Params) (any, error) {
+	return a.countByNumber(p, func(b *types.Block) int { return len(b.Uncles()) })
+}
+
+func (a *API) getUncleCountByBlockHash(ctx context.Context, p rpc.Params) (any, error) {
+	return a.countByHash(p, func(b *types.Block) int { return len(b.Uncles()) })
+}
+
+// countByNumber answers the *CountByBlockNumber methods: count of the block a number or tag
+// names, the block in progress included (it has no uncles); null when there is no such block.
+func (a *API) countByNumber(p rpc.Params, count func(*types.Block) int) (any, error) {
 	if err := checkCount(p, 1); err != nil {
 		return nil, err
 	}
@@ -153,10 +171,11 @@ func (a *API) getBlockTransactionCountByNumber(ctx context.Context, p rpc.Params
 	if block == nil {
 		return nullResult, nil
 	}
-	return quantity(uint64(len(block.Transactions()))), nil
+	return quantity(uint64(count(block))), nil
 }
 
-func (a *API) getBlockTransactionCountByHash(ctx context.Context, p rpc.Params) (any, error) {
+// countByHash answers the *CountByBlockHash methods; null for an unknown hash.
+func (a *API) countByHash(p rpc.Params, count func(*types.Block) int) (any, error) {
 	if err := checkCount(p, 1); err != nil {
 		return nil, err
 	}
@@ -168,43 +187,7 @@ func (a *API) getBlockTransactionCountByHash(ctx context.Context, p rpc.Params) 
 	if block == nil {
 		return nullResult, nil
 	}
-	return quantity(uint64(len(block.Transactions()))), nil
-}
-
-func (a *API) getUncleCountByBlockNumber(ctx context.Context, p rpc.Params) (any, error) {
-	if err := checkCount(p, 1); err != nil {
-		return nil, err
-	}
-	n, err := decodeBlockNumber(p, 0, 0, true)
-	if err != nil {
-		return nil, err
-	}
-	block, snap, err := a.blockByNumber(n)
-	if err != nil {
-		return nil, err
-	}
-	if snap != nil {
-		return quantity(0), nil
-	}
-	if block == nil {
-		return nullResult, nil
-	}
-	return quantity(uint64(len(block.Uncles()))), nil
-}
-
-func (a *API) getUncleCountByBlockHash(ctx context.Context, p rpc.Params) (any, error) {
-	if err := checkCount(p, 1); err != nil {
-		return nil, err
-	}
-	hash, err := decodeHash(p, 0)
-	if err != nil {
-		return nil, err
-	}
-	block := a.chain.BlockByHash(hash)
-	if block == nil {
-		return nullResult, nil
-	}
-	return quantity(uint64(len(block.Uncles()))), nil
+	return quantity(uint64(count(block))), nil
 }
 
 // quantity returns v as a pre-encoded JSON hex quantity.
