@@ -7,7 +7,8 @@ import (
 	"github.com/flashrpc/flashrpc/internal/logs"
 )
 
-// openLogIndex opens the log index over c and has it follow every new head, unless
+// openLogIndex opens the log index over c and has it follow every new head and rewind (the
+// index would notice a rewind by block hash anyway, at the next block or query), unless
 // --logs.index=false; then it returns nil and eth_getLogs scans. Close it before c.
 func openLogIndex(f *serverFlags, c *chain.Chain, logger *slog.Logger) (*logs.Index, error) {
 	if !f.logsIndex {
@@ -19,5 +20,6 @@ func openLogIndex(f *serverFlags, c *chain.Chain, logger *slog.Logger) (*logs.In
 		return nil, err
 	}
 	c.OnHead(func(chain.HeadEvent) { ix.Notify() })
+	c.OnReorg(func(chain.ReorgEvent) { ix.Notify() })
 	return ix, nil
 }
