@@ -39,7 +39,12 @@ func testOptions(dataDir string) *devOptions {
 
 func startTestNode(t *testing.T, o *devOptions) *testNode {
 	t.Helper()
-	logger := slog.New(slog.DiscardHandler)
+	return startTestNodeWithLogger(t, o, slog.New(slog.DiscardHandler))
+}
+
+// startTestNodeWithLogger starts a test node whose log lines go to logger.
+func startTestNodeWithLogger(t *testing.T, o *devOptions, logger *slog.Logger) *testNode {
+	t.Helper()
 	n, err := startDev(o, logger)
 	if err != nil {
 		t.Fatal(err)

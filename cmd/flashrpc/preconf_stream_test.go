@@ -389,22 +389,7 @@ func (l *lockedBuffer) String() string {
 func startLoggedTestNode(t *testing.T, o *devOptions) (*testNode, *lockedBuffer) {
 	t.Helper()
 	logs := new(lockedBuffer)
-	n, err := startDev(o, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ep := range n.endpoints {
-		go ep.server.Serve(ep.ln)
-	}
-	tn := &testNode{devNode: n, stdURL: n.endpoints[0].url(), preURL: n.endpoints[1].url()}
-	if tn.stdRaw, err = gethrpc.Dial(tn.stdURL); err != nil {
-		t.Fatal(err)
-	}
-	if tn.preRaw, err = gethrpc.Dial(tn.preURL); err != nil {
-		t.Fatal(err)
-	}
-	tn.std, tn.pre = ethclient.NewClient(tn.stdRaw), ethclient.NewClient(tn.preRaw)
-	t.Cleanup(tn.stop)
+	tn := startTestNodeWithLogger(t, o, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	return tn, logs
 }
 

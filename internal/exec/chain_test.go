@@ -12,6 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+
+	devchain "github.com/flashrpc/flashrpc/internal/chain"
 )
 
 // Test accounts and contracts shared by the tests of this package.
@@ -83,35 +85,8 @@ func proxyCode() []byte {
 	return append(code, common.FromHex("0x5af1602857600080fd5b00")...)
 }
 
-// testConfig has every fork through Osaka active at genesis.
-func testConfig() *params.ChainConfig {
-	zero := uint64(0)
-	return &params.ChainConfig{
-		ChainID:                 big.NewInt(1337),
-		HomesteadBlock:          big.NewInt(0),
-		EIP150Block:             big.NewInt(0),
-		EIP155Block:             big.NewInt(0),
-		EIP158Block:             big.NewInt(0),
-		ByzantiumBlock:          big.NewInt(0),
-		ConstantinopleBlock:     big.NewInt(0),
-		PetersburgBlock:         big.NewInt(0),
-		IstanbulBlock:           big.NewInt(0),
-		MuirGlacierBlock:        big.NewInt(0),
-		BerlinBlock:             big.NewInt(0),
-		LondonBlock:             big.NewInt(0),
-		ArrowGlacierBlock:       big.NewInt(0),
-		GrayGlacierBlock:        big.NewInt(0),
-		TerminalTotalDifficulty: big.NewInt(0),
-		ShanghaiTime:            &zero,
-		CancunTime:              &zero,
-		PragueTime:              &zero,
-		OsakaTime:               &zero,
-		BlobScheduleConfig: &params.BlobScheduleConfig{
-			Cancun: params.DefaultCancunBlobConfig,
-			Prague: params.DefaultPragueBlobConfig,
-		},
-	}
-}
+// testConfig has every fork through Osaka active at genesis: the dev chain's configuration.
+func testConfig() *params.ChainConfig { return devchain.DevConfig(1337) }
 
 // testAlloc returns the genesis accounts (without the system contracts).
 func testAlloc() types.GenesisAlloc {
