@@ -47,6 +47,7 @@ type Chain struct {
 	engine  consensus.Engine
 	tempDir string // removed by Close when the chain lives in a temporary directory
 	log     *slog.Logger
+	readers sharedReaders // state readers shared by the StateDBs of recent roots
 
 	mu        sync.Mutex // guards listeners
 	listeners []func(HeadEvent)

@@ -59,11 +59,24 @@ func (c *Chain) Transaction(hash common.Hash) (tx *types.Transaction, loc TxLoca
 }
 
 // StateAt opens the state after the block with this header. Every sealed block's state is
-// kept (archive mode). The returned StateDB belongs to the caller.
+// kept (archive mode). The returned StateDB belongs to the caller; it reads through the
+// shared reader of its root (statereader.go), so what one request read, the next finds.
 func (c *Chain) StateAt(header *types.Header) (*state.StateDB, error) {
-	st, err := c.bc.StateAt(header.Root, header.Number, header.Time)
+	st, err := c.stateAt(header)
 	if err != nil {
 		return nil, fmt.Errorf("state of block %d: %w", header.Number.Uint64(), err)
 	}
 	return st, nil
+}
+
+func (c *Chain) stateAt(header *types.Header) (*state.StateDB, error) {
+	if c.bc.Config().IsUBT(header.Number, header.Time) {
+		return c.bc.StateAt(header.Root, header.Number, header.Time)
+	}
+	db := state.NewMPTDatabase(c.bc.TrieDB(), c.bc.CodeDB()).WithSnapshot(c.bc.Snapshots())
+	reader, err := c.readers.get(header.Root, func() (state.Reader, error) { return db.Reader(header.Root) })
+	if err != nil {
+		return nil, err
+	}
+	return state.NewWithReader(header.Root, db, reader)
 }

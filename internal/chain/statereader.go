@@ -1,0 +1,144 @@
+package chain
+
+import (
+	"sync"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// Shared state readers. Every eth_call, eth_estimateGas and eth_simulateV1 opens a StateDB of
+// the head (or the block being built on it) and reads the same few accounts and slots again:
+// the sender, the called contract, the system contracts the block's pre- and post-execution
+// calls touch. A StateDB remembers what it read, but only for itself, and each cold read goes
+// through the snapshot's diff layers and a Keccak-256 of the key: about a quarter of an
+// eth_estimateGas. The readers here are shared by all StateDBs opened on one state root and
+// remember every account and slot they read, so that only the first request after a new head
+// pays for them. A state root names immutable state, so nothing cached can go stale; readers
+// of older roots are dropped as new heads arrive.
+const (
+	// sharedReaderRoots is how many state roots keep a shared reader: the head, its parent (the
+	// base of the block being built) and a spare for requests that began before a new head.
+	sharedReaderRoots = 3
+	// sharedReaderEntries bounds the accounts plus slots one shared reader remembers (a few
+	// MB); reads past it still work, uncached.
+	sharedReaderEntries = 1 << 16
+)
+
+// sharedReaders hands out the shared reader of a state root.
+type sharedReaders struct {
+	mu     sync.Mutex
+	recent []*sharedReader // most recently requested first
+}
+
+// get returns the shared reader of root, opening it with open when it is not among the
+// recent ones.
+func (s *sharedReaders) get(root common.Hash, open func() (state.Reader, error)) (*sharedReader, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, r := range s.recent {
+		if r.root == root {
+			copy(s.recent[1:i+1], s.recent[:i])
+			s.recent[0] = r
+			return r, nil
+		}
+	}
+	inner, err := open()
+	if err != nil {
+		return nil, err
+	}
+	r := newSharedReader(root, inner)
+	if len(s.recent) < sharedReaderRoots {
+		s.recent = append(s.recent, nil)
+	}
+	copy(s.recent[1:], s.recent)
+	s.recent[0] = r
+	return r, nil
+}
+
+// sharedReader is a state.Reader of one state root that is safe for concurrent use and
+// remembers the accounts and slots it read. Code reads go straight to go-ethereum's code
+// reader, which has its own cache and is safe for concurrent use.
+type sharedReader struct {
+	state.Reader // code reads; its Account and Storage are called under missMu only
+	root         common.Hash
+
+	mu       sync.RWMutex // guards accounts, slots
+	accounts map[common.Address]*types.StateAccount
+	slots    map[slotKey]common.Hash
+
+	// missMu serialises reads that reach the inner reader: go-ethereum's trie reader, the
+	// fallback when the snapshot cannot answer, is not safe for concurrent use.
+	missMu sync.Mutex
+}
+
+type slotKey struct {
+	addr common.Address
+	slot common.Hash
+}
+
+func newSharedReader(root common.Hash, inner state.Reader) *sharedReader {
+	return &sharedReader{
+		Reader:   inner,
+		root:     root,
+		accounts: make(map[common.Address]*types.StateAccount),
+		slots:    make(map[slotKey]common.Hash),
+	}
+}
+
+// Account returns the account at addr, nil when it does not exist. The result is the
+// caller's to modify, as state.StateReader requires.
+func (r *sharedReader) Account(addr common.Address) (*types.StateAccount, error) {
+	r.mu.RLock()
+	acct, ok := r.accounts[addr]
+	r.mu.RUnlock()
+	if !ok {
+		r.missMu.Lock()
+		read, err := r.Reader.Account(addr)
+		r.missMu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		acct = read
+		r.mu.Lock()
+		if r.full() {
+			r.mu.Unlock()
+			return read, nil // not kept, so the caller may have it
+		}
+		r.accounts[addr] = acct
+		r.mu.Unlock()
+	}
+	if acct == nil {
+		return nil, nil
+	}
+	return acct.Copy(), nil
+}
+
+// Storage returns the value of a storage slot, zero when it is empty.
+func (r *sharedReader) Storage(addr common.Address, slot common.Hash) (common.Hash, error) {
+	key := slotKey{addr, slot}
+	r.mu.RLock()
+	value, ok := r.slots[key]
+	r.mu.RUnlock()
+	if ok {
+		return value, nil
+	}
+	r.missMu.Lock()
+	value, err := r.Reader.Storage(addr, slot)
+	r.missMu.Unlock()
+	if err != nil {
+		return common.Hash{}, err
+	}
+	r.mu.Lock()
+	if !r.full() {
+		r.slots[key] = value
+	}
+	r.mu.Unlock()
+	return value, nil
+}
+
+// full reports whether the reader holds as many entries as it may. r.mu must be held.
+func (r *sharedReader) full() bool {
+	return len(r.accounts)+len(r.slots) >= sharedReaderEntries
+}
