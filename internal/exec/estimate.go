@@ -8,11 +8,10 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/vm"
-	"github.com/ethereum/go-ethereum/eth/gasestimator"
 )
 
 // EstimateGas returns the lowest gas limit (within 1.5%) at which args succeed in env, like
-// geth's DoEstimateGas with eth/gasestimator. Overrides are applied as for Call. The upper
+// geth's DoEstimateGas with eth/gasestimator (the search is gasSearch, estimate_search.go). Overrides are applied as for Call. The upper
 // bound is the user's gas (if at least 21000) or the block gas limit, capped by EIP-7825's
 // per-transaction limit under Osaka, by what the sender can pay at its fee cap, and by
 // env.GasCap. A plain transfer to an account without code is answered from one run at 21000.
@@ -39,19 +38,13 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 	if err := so.apply(env.State, precompiles); err != nil {
 		return 0, err
 	}
-	var blobBaseFee *big.Int
+	// Like geth's estimator, the trials run in a context made from the overridden header (so
+	// the overrides' block hashes do not reach it), with the blob base fee override on top.
+	trialCtx := core.NewEVMBlockContext(header, env.Chain, nil)
 	if bo != nil && bo.BlobBaseFee != nil {
-		blobBaseFee = bo.BlobBaseFee.ToInt()
+		trialCtx.BlobBaseFee = new(big.Int).Set(bo.BlobBaseFee.ToInt())
 	}
-	opts := &gasestimator.Options{
-		Config:      env.Config,
-		Chain:       env.Chain,
-		Header:      header,
-		State:       env.State,
-		BlobBaseFee: blobBaseFee,
-		ErrorRatio:  estimateErrorRatio,
-	}
-	// Keep the gas at 0 when the user gave none, so the estimator takes the block's limit.
+	// Keep the gas at 0 when the user gave none, so the search starts at the block's limit.
 	if args.Gas == nil {
 		args.Gas = new(hexutil.Uint64)
 	}
@@ -59,7 +52,8 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 		return 0, err
 	}
 	msg := args.toMessage(header.BaseFee, true)
-	estimate, revert, err := gasestimator.Estimate(ctx, msg, opts, env.GasCap)
+	search := newGasSearch(trialCtx, env.State, env.Config, msg)
+	estimate, revert, err := search.estimate(ctx, env.Config, header, env.GasCap)
 	if cerr := ctx.Err(); cerr != nil {
 		// A cancelled EVM stops at its next jump as if it had succeeded; never report that.
 		return 0, fmt.Errorf("estimate gas: %w", cerr)

@@ -1,0 +1,170 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/holiman/uint256"
+)
+
+// gasSearch is go-ethereum's eth/gasestimator.Estimate (v1.17.10), step for step: the same
+// bounds, the same plain-transfer shortcut, the same optimistic first guess and the same
+// bisection with its 1.5% stop, so it finds the same number and fails with the same errors.
+// Only the way each trial runs differs. go-ethereum copies the StateDB and builds a block
+// context, an EVM and a watcher goroutine for every trial, and each copy loads every account
+// again. Here one EVM runs all trials on one StateDB, and each trial is rolled back through
+// the StateDB's journal (every state change of a message is journaled until Finalise, which
+// a message run never calls), so accounts, code and slots stay loaded between trials. A
+// search makes five to eight trials; that made it about half of an eth_estimateGas.
+type gasSearch struct {
+	evm   *vm.EVM
+	state *state.StateDB
+	msg   *core.Message
+}
+
+// newGasSearch prepares trials of msg on st in the block of blockCtx, with go-ethereum's
+// per-trial adjustments of the context: base fee 0 for a zero gas price, blob base fee 0 for
+// a zero blob fee cap.
+func newGasSearch(blockCtx vm.BlockContext, st *state.StateDB, cfg *params.ChainConfig, msg *core.Message) *gasSearch {
+	if msg.GasPrice.Sign() == 0 {
+		blockCtx.BaseFee = new(big.Int)
+	}
+	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
+		blockCtx.BlobBaseFee = new(big.Int)
+	}
+	return &gasSearch{evm: vm.NewEVM(blockCtx, st, cfg, vm.Config{NoBaseFee: true}), state: st, msg: msg}
+}
+
+// estimate runs the search: it returns the gas, or the revert data and error of a call that
+// fails at the highest gas. header is the block the message runs in.
+func (s *gasSearch) estimate(ctx context.Context, cfg *params.ChainConfig, header *types.Header, gasCap uint64) (uint64, []byte, error) {
+	defer s.evm.Release()
+	// One watcher for all trials: a cancelled EVM stays cancelled, and the caller reports
+	// ctx's error whatever the search returned.
+	stop := context.AfterFunc(ctx, s.evm.Cancel)
+	defer stop()
+
+	call := s.msg
+	var lo, hi uint64 // highest gas known to fail, lowest known to succeed
+	hi = header.GasLimit
+	if call.GasLimit >= params.TxGas {
+		hi = call.GasLimit
+	}
+	isOsaka := cfg.IsOsaka(header.Number, header.Time)
+	isAmsterdam := cfg.IsAmsterdam(header.Number, header.Time)
+	if hi > params.MaxTxGas && isOsaka && !isAmsterdam {
+		hi = params.MaxTxGas
+	}
+	var feeCap *uint256.Int
+	switch {
+	case call.GasFeeCap != nil:
+		feeCap = call.GasFeeCap
+	case call.GasPrice != nil:
+		feeCap = call.GasPrice
+	default:
+		feeCap = uint256.NewInt(0)
+	}
+	if feeCap.BitLen() != 0 {
+		available := s.state.GetBalance(call.From).Clone()
+		if call.Value != nil {
+			if call.Value.Cmp(available) >= 0 {
+				return 0, nil, core.ErrInsufficientFundsForTransfer
+			}
+			available.Sub(available, call.Value)
+		}
+		if cfg.IsCancun(header.Number, header.Time) && len(call.BlobHashes) > 0 {
+			usage := uint256.NewInt(uint64(len(call.BlobHashes)))
+			usage.Mul(usage, uint256.NewInt(params.BlobTxBlobGasPerBlob))
+			usage.Mul(usage, call.BlobGasFeeCap)
+			if usage.Cmp(available) >= 0 {
+				return 0, nil, core.ErrInsufficientFunds
+			}
+			available.Sub(available, usage)
+		}
+		allowance := new(uint256.Int).Div(available, feeCap)
+		if allowance.IsUint64() && hi > allowance.Uint64() {
+			hi = allowance.Uint64()
+		}
+	}
+	if gasCap != 0 && hi > gasCap {
+		hi = gasCap
+	}
+	// A plain transfer to an account without code costs exactly 21000.
+	if len(call.Data) == 0 && call.To != nil && s.state.GetCodeSize(*call.To) == 0 {
+		failed, result, err := s.try(params.TxGas)
+		if !failed && err == nil {
+			return result.UsedGas, nil, nil
+		}
+	}
+	failed, result, err := s.try(hi)
+	if err != nil {
+		return 0, nil, err
+	}
+	if failed {
+		if result != nil && !errors.Is(result.Err, vm.ErrOutOfGas) {
+			return 0, result.Revert(), result.Err
+		}
+		return 0, nil, fmt.Errorf("gas required exceeds allowance (%d)", hi)
+	}
+	lo = result.UsedGas - 1
+	// Most calls need little more than they used, plus the stipend and the 63/64 rule.
+	if optimistic := (result.MaxUsedGas + params.CallStipend) * 64 / 63; optimistic < hi {
+		failed, _, err = s.try(optimistic)
+		if err != nil {
+			return 0, nil, err
+		}
+		if failed {
+			lo = optimistic
+		} else {
+			hi = optimistic
+		}
+	}
+	for lo+1 < hi {
+		if float64(hi-lo)/float64(hi) < estimateErrorRatio {
+			break
+		}
+		mid := lo + (hi-lo)/2
+		if mid > lo*2 {
+			mid = lo * 2 // most calls succeed with little more than they used
+		}
+		failed, _, err = s.try(mid)
+		if err != nil {
+			return 0, nil, err
+		}
+		if failed {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, nil, nil
+}
+
+// try runs the message with gas and rolls the state back. It reports whether the run failed
+// (intrinsic gas too low and gas above the block's limit count as failures), the result, and
+// errors that end the search.
+func (s *gasSearch) try(gas uint64) (bool, *core.ExecutionResult, error) {
+	defer func(saved uint64) { s.msg.GasLimit = saved }(s.msg.GasLimit)
+	s.msg.GasLimit = gas
+
+	snapshot := s.state.Snapshot()
+	result, err := core.ApplyMessage(s.evm, s.msg, nil)
+	s.state.RevertToSnapshot(snapshot)
+	if serr := s.state.Error(); serr != nil {
+		return true, nil, serr
+	}
+	if err != nil {
+		if errors.Is(err, core.ErrIntrinsicGas) || errors.Is(err, core.ErrGasLimitTooHigh) {
+			return true, nil, nil
+		}
+		return true, nil, fmt.Errorf("failed with %d gas: %w", gas, err)
+	}
+	return result.Failed(), result, nil
+}
