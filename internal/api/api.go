@@ -83,6 +83,7 @@ type API struct {
 
 	blocks    blockCache
 	headState headState
+	simBases  simBaseCache // prepared eth_simulateV1 bases
 	subs      *hub
 	psubs     *preconfHub     // pre-confirmation subscriptions; nil on the standard endpoint
 	waits     *receiptWaiters // eth_sendRawTransactionSync

@@ -36,17 +36,30 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 		Env:    exec.Env{Config: a.config, Chain: a.chain.Context(), GasCap: a.cfg.GasCap, EVMTimeout: a.cfg.EVMTimeout},
 		Limits: a.cfg.SimLimits,
 	}
+	// Simulations start from a prepared base, one per base state (simbase.go).
+	var base *exec.SimBase
 	switch {
 	case snap != nil:
-		env.Header, env.State, env.Pending = snap.Parent, snap.CopyState(), snap.Header()
+		base, err = a.simBases.get(snap, func() (*exec.SimBase, error) {
+			env.Header, env.State, env.Pending = snap.Parent, snap.CopyState(), snap.Header()
+			return exec.NewSimBase(ctx, env), nil
+		})
 	case h == nil:
 		return nil, errHeaderNotFound
 	default:
-		if env.State, env.Header, err = a.stateAndHeader(b); err != nil {
-			return nil, err
-		}
+		base, err = a.simBases.get(h.Hash(), func() (*exec.SimBase, error) {
+			st, err := a.chain.StateAt(h)
+			if err != nil {
+				return nil, err
+			}
+			env.Header, env.State = h, st
+			return exec.NewSimBase(ctx, env), nil
+		})
 	}
-	blocks, err := exec.Simulate(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := exec.Simulate(ctx, base.Env(), opts)
 	if err != nil {
 		return nil, simulateError(err)
 	}

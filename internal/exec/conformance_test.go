@@ -219,7 +219,13 @@ func serveFixture(t *testing.T, bc *core.BlockChain, req rpcRequest) (any, error
 		if err != nil {
 			return nil, err
 		}
-		return Simulate(ctx, SimEnv{Env: env}, opts)
+		return simulateBothWays(ctx, t, SimEnv{Env: env}, func() SimOpts {
+			var again SimOpts
+			if err := decode(0, &again); err != nil {
+				t.Fatal(err)
+			}
+			return again
+		})
 	case "eth_call", "eth_estimateGas":
 		var (
 			args Args

@@ -96,6 +96,9 @@ type SimEnv struct {
 	Pending *types.Header
 	// Limits bound the request; zero fields take the defaults.
 	Limits SimLimits
+	// Base, when set, is the prepared base the environment came from (SimBase.Env); State is
+	// then nil and taken from Base.
+	Base *SimBase
 }
 
 // CheckSimOpts rejects requests over the limits: no blocks (SimInvalidParams "empty

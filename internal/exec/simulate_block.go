@@ -49,6 +49,12 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	// A fresh precompile set per block: moves and removals do not carry over.
 	rules := cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time)
 	precompiles := vm.ActivePrecompiledContracts(rules)
+	// On a prepared base the first block's state comes from it, maybe with the system calls
+	// already run (simulate_base.go).
+	prepared := false
+	if sim.env.State == nil {
+		sim.env.State, prepared = sim.env.Base.firstState(header, block.StateOverrides)
+	}
 	if err := block.StateOverrides.apply(sim.env.State, precompiles); err != nil {
 		return SimBlock{}, err
 	}
@@ -70,7 +76,12 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks})
 	defer run.evm.Release()
 	run.evm.SetPrecompiles(precompiles)
-	run.accessList.Merge(core.PreExecution(ctx, header.ParentBeaconRoot, parent, cfg, run.evm, header.Number, header.Time))
+	if prepared {
+		// What the system calls would have ended with, now that the overrides are in.
+		run.hooked.Finalise(run.evm.GetRules())
+	} else {
+		run.accessList.Merge(core.PreExecution(ctx, header.ParentBeaconRoot, parent, cfg, run.evm, header.Number, header.Time))
+	}
 
 	for i := range block.Calls {
 		if err := ctx.Err(); err != nil {

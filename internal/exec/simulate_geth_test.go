@@ -130,11 +130,14 @@ func TestGethSimulateDifferential(t *testing.T) {
 // simOutcome runs a simulate request with this package and maps errors like geth.
 func simOutcome(ctx context.Context, t *testing.T, env Env, req string) wireOutcome {
 	t.Helper()
-	var opts SimOpts
-	if err := json.Unmarshal([]byte(req), &opts); err != nil {
-		t.Fatalf("decode request: %v", err)
+	decode := func() SimOpts {
+		var opts SimOpts
+		if err := json.Unmarshal([]byte(req), &opts); err != nil {
+			t.Fatalf("decode request: %v", err)
+		}
+		return opts
 	}
-	blocks, err := Simulate(ctx, SimEnv{Env: env}, opts)
+	blocks, err := simulateBothWays(ctx, t, SimEnv{Env: env}, decode)
 	if err != nil {
 		e := wireError("eth_simulateV1", err)
 		return wireOutcome{Code: e["code"].(int), Message: e["message"].(string)}

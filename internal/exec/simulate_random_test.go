@@ -100,6 +100,15 @@ func TestGethSimulateRandomBundles(t *testing.T) {
 	chain := newTestChain(t, 0)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(7, 11)) // fixed seed: failures reproduce
+	prepared := preparedRuns.Load()
+	defer func() {
+		// simOutcome also runs each bundle on a prepared SimBase; some must have taken its state.
+		if n := preparedRuns.Load() - prepared; n == 0 && !t.Failed() {
+			t.Error("no bundle ran on a prepared base's state")
+		} else {
+			t.Logf("%d bundles ran on a prepared base's state too", n)
+		}
+	}()
 	for i := range 60 {
 		req := randomBundle(r)
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
