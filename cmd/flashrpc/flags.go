@@ -36,6 +36,7 @@ type serverFlags struct {
 	requestTimeout     time.Duration
 	wsReadLimit        int64
 	wsSendQueue        int
+	wsSendQueueBytes   int64
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
@@ -61,6 +62,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.DurationVar(&f.requestTimeout, "rpc.timeout", rpc.DefaultRequestTimeout, "time limit of one request or batch (error -32002 beyond); the HTTP write timeout is set just above it")
 	fs.Int64Var(&f.wsReadLimit, "ws.read-limit", rpc.DefaultWSReadLimit, "largest WebSocket message in bytes")
 	fs.IntVar(&f.wsSendQueue, "ws.send-queue", rpc.DefaultWSSendQueue, "messages buffered per WebSocket connection; a client that falls further behind is disconnected")
+	fs.Int64Var(&f.wsSendQueueBytes, "ws.send-queue-bytes", rpc.DefaultWSSendQueueBytes, "bytes buffered per WebSocket connection; a subscriber further behind is disconnected (a message always fits an empty queue)")
 }
 
 func (f *serverFlags) rpcConfig(logger *slog.Logger) rpc.Config {
@@ -72,6 +74,7 @@ func (f *serverFlags) rpcConfig(logger *slog.Logger) rpc.Config {
 		RequestTimeout:     f.requestTimeout,
 		WSReadLimit:        f.wsReadLimit,
 		WSSendQueue:        f.wsSendQueue,
+		WSSendQueueBytes:   f.wsSendQueueBytes,
 		WriteTimeout:       f.requestTimeout + 5*time.Second,
 		Logger:             logger,
 	}

@@ -44,6 +44,13 @@ type Config struct {
 	// or negative means 1024.
 	WSSendQueue int
 
+	// WSSendQueueBytes bounds the bytes of the outbound messages buffered per WebSocket
+	// connection, so that a stalled client of large notifications (a newFlashblocks message
+	// can be tens of KB) holds a bounded amount of memory. A notification that would take the
+	// queue past it closes the connection as a slow consumer; a message always fits an empty
+	// queue. Zero or negative means 16 MiB.
+	WSSendQueueBytes int64
+
 	// WSInFlight is the number of calls (or batches) one WebSocket connection may have
 	// running at once. When it is reached the server stops reading from that connection
 	// until a call finishes. Zero or negative means 256.
@@ -73,6 +80,7 @@ const (
 	DefaultRequestTimeout     = 30 * time.Second
 	DefaultWSReadLimit        = 32 << 20
 	DefaultWSSendQueue        = 1024
+	DefaultWSSendQueueBytes   = 16 << 20
 	defaultWSInFlight         = 256
 	defaultReadHeaderTimeout  = 5 * time.Second
 	defaultReadTimeout        = 30 * time.Second
@@ -123,6 +131,9 @@ func (c Config) withDefaults() Config {
 	c.IdleTimeout = timeout(c.IdleTimeout, defaultIdleTimeout)
 	if c.WSSendQueue <= 0 {
 		c.WSSendQueue = DefaultWSSendQueue
+	}
+	if c.WSSendQueueBytes <= 0 {
+		c.WSSendQueueBytes = DefaultWSSendQueueBytes
 	}
 	if c.WSInFlight <= 0 {
 		c.WSInFlight = defaultWSInFlight

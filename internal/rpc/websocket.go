@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -18,7 +19,7 @@ import (
 //     message, at most Config.WSInFlight at a time; so calls on one connection run
 //     concurrently and may be answered out of order, as in go-ethereum;
 //   - the writer is the only goroutine writing data frames; it takes messages from send,
-//     a queue of Config.WSSendQueue entries;
+//     a queue of at most Config.WSSendQueue messages and Config.WSSendQueueBytes bytes;
 //   - the pinger pings every wsPingInterval.
 //
 // Responses wait for room in the queue (the client's own requests are throttled by its
@@ -32,6 +33,7 @@ type wsConn struct {
 	ctx      context.Context // parent of every call; cancelled when the connection ends
 	cancel   context.CancelFunc
 	send     chan *buffer  // outbound messages, owned by the writer once queued
+	queued   atomic.Int64  // bytes of the messages in send
 	quit     chan struct{} // closed by stop
 	inflight chan struct{} // one token per running call
 	stopOnce sync.Once
@@ -146,10 +148,15 @@ func (c *wsConn) handle(msg *buffer) {
 }
 
 // reply queues a response, waiting for room; it gives up when the connection stops.
+// Responses count towards the queued bytes but are not refused for them: the client's own
+// calls are bounded by Config.WSInFlight and its reading.
 func (c *wsConn) reply(b *buffer) {
+	n := int64(len(b.b))
+	c.queued.Add(n)
 	select {
 	case c.send <- b:
 	case <-c.quit:
+		c.queued.Add(-n)
 		c.srv.putBuf(b)
 	}
 }
@@ -163,10 +170,18 @@ func (c *wsConn) notify(b *buffer) bool {
 		return false
 	default:
 	}
+	n := int64(len(b.b))
+	if queued := c.queued.Add(n); queued > n && queued > c.srv.cfg.WSSendQueueBytes {
+		c.queued.Add(-n)
+		c.srv.putBuf(b)
+		c.stop(reasonSlowConsumer, nil)
+		return false
+	}
 	select {
 	case c.send <- b:
 		return true
 	default:
+		c.queued.Add(-n)
 		c.srv.putBuf(b)
 		c.stop(reasonSlowConsumer, nil)
 		return false
@@ -184,6 +199,7 @@ func (c *wsConn) writeLoop() {
 			ctx, cancel := context.WithTimeout(c.ctx, wsWriteTimeout)
 			err := c.ws.Write(ctx, websocket.MessageText, b.b)
 			cancel()
+			c.queued.Add(-int64(len(b.b)))
 			c.srv.putBuf(b)
 			if err != nil {
 				c.stop("write failed", err)

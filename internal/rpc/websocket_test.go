@@ -96,6 +96,38 @@ func TestWebSocketSlowConsumer(t *testing.T) {
 	}
 }
 
+// TestWebSocketSlowConsumerBytes: a client that stops reading large notifications is
+// disconnected once they add up to WSSendQueueBytes, long before the message count limit.
+func TestWebSocketSlowConsumerBytes(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.WSSendQueue = 1 << 20 // never the limit here
+	cfg.WSSendQueueBytes = 1 << 20
+	ts := startServer(t, cfg)
+	slow := dialWS(t, ts.url)
+	if got, want := wsCall(t, slow, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["manual"]}`), `{"jsonrpc":"2.0","id":1,"result":"0x1"}`; got != want {
+		t.Fatalf("subscribe: got %s, want %s", got, want)
+	}
+	sub := ts.svc.sub("0x1")
+	// 64 KB each: socket buffers take a few MB, then 1 MiB of queue, so a few hundred at most.
+	payload := json.RawMessage(`"` + strings.Repeat("x", 64<<10) + `"`)
+	n := 0
+	for n < 2_000 && sub.Notify(payload) {
+		n++
+	}
+	if n == 2_000 {
+		t.Fatal("Notify never reported a full queue")
+	}
+	select {
+	case <-sub.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("subscription not ended after slow-consumer disconnect")
+	}
+	if !strings.Contains(ts.logs.String(), "reason=\"slow consumer\"") {
+		t.Errorf("log does not name the slow consumer:\n%s", ts.logs.String())
+	}
+}
+
 // TestWebSocketNotifyRace checks that notifications sent from another goroutine while
 // eth_subscribe is being answered never overtake the response, and keep their order.
 func TestWebSocketNotifyRace(t *testing.T) {
