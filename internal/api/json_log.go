@@ -35,6 +35,13 @@ func appendLog(dst []byte, l *types.Log) []byte {
 	return append(dst, '}')
 }
 
+// maxLogJSON is at least the length of appendLog's encoding of l: its fixed part (409 bytes
+// with the widest quantities) rounded up, 69 bytes per topic and two per byte of data. It
+// presizes buffers; nothing depends on it for correctness.
+func maxLogJSON(l *types.Log) int {
+	return 512 + 69*len(l.Topics) + 2*len(l.Data)
+}
+
 // appendLogs appends logs as a JSON array; it is [] when logs is empty or nil, never null.
 func appendLogs(dst []byte, logs []*types.Log) []byte {
 	dst = append(dst, '[')

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/chaingen"
@@ -230,6 +232,159 @@ func TestIndexedLogsAcrossRewinds(t *testing.T) {
 		t.Fatalf("the index covers %d (%v), want 1500", last, ok)
 	}
 	compareWithScan(t, rng, n, 100)
+}
+
+// TestIndexedLogsSurviveDamage damages log records of the index (docs/format/logindex.md:
+// keys "l" ‖ number): the query that reads one answers from a scan, exactly, and the index is
+// rebuilt.
+func TestIndexedLogsSurviveDamage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	generateInto(t, dir, 600, 3)
+	n := openLogsNode(t, dir, Config{LogsMaxResults: 100_000})
+	n.sync(t)
+	store := n.chain.LogIndexStore()
+	it := store.NewIterator([]byte("l"), nil)
+	damaged := 0
+	for i := 0; it.Next(); i++ {
+		if i%50 == 0 {
+			val := append([]byte{}, it.Value()...)
+			val[len(val)/2] ^= 0x40
+			if err := store.Put(append([]byte{}, it.Key()...), val); err != nil {
+				t.Fatal(err)
+			}
+			damaged++
+		}
+	}
+	it.Release()
+	if damaged < 5 {
+		t.Fatalf("damaged %d records", damaged)
+	}
+	filter := map[string]any{"fromBlock": "earliest", "toBlock": "latest", "topics": []any{chaingen.TransferTopic.Hex()}}
+	if got, want := getLogs(t, n.indexed, filter), getLogs(t, n.scanned, filter); got != want {
+		t.Fatalf("over damaged records:\nindexed %.600s\nscanned %.600s", got, want)
+	}
+	n.sync(t) // rebuilt
+	compareWithScan(t, rand.New(rand.NewPCG(5, 5)), n, 50)
+}
+
+// TestMaxLogJSON checks that maxLogJSON, which sizes the fetch workers' arenas, bounds
+// appendLog's encoding, widest quantities included.
+func TestMaxLogJSON(t *testing.T) {
+	t.Parallel()
+	for topics := range 6 {
+		for _, size := range []int{0, 1, 32, 1000} {
+			l := &types.Log{Topics: make([]common.Hash, topics), Data: make([]byte, size), BlockNumber: math.MaxUint64,
+				TxIndex: math.MaxUint, Index: math.MaxUint, BlockTimestamp: math.MaxUint64, Removed: true}
+			if got, bound := len(appendLog(nil, l)), maxLogJSON(l); got > bound {
+				t.Errorf("%d topics, %d bytes of data: %d bytes of JSON, bound %d", topics, size, got, bound)
+			}
+		}
+	}
+}
+
+// TestJSONArenaKeepsRuns writes runs of every size into a jsonArena, some moved to a new chunk
+// half-written: every run handed out keeps its bytes.
+func TestJSONArenaKeepsRuns(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(8, 8))
+	var (
+		a    jsonArena
+		runs [][]byte
+		want []string
+	)
+	for i := range 2_000 {
+		start := len(a.buf)
+		var w []byte
+		for range rng.IntN(5) {
+			piece := strings.Repeat(string(rune('a'+i%26)), rng.IntN(arenaChunk/8))
+			start = a.reserve(start, len(piece))
+			a.buf = append(a.buf, piece...)
+			w = append(w, piece...)
+		}
+		runs = append(runs, a.buf[start:len(a.buf):len(a.buf)])
+		want = append(want, string(w))
+	}
+	for i := range runs {
+		if string(runs[i]) != want[i] {
+			t.Fatalf("run %d: %d bytes %.20q…, want %d bytes %.20q…", i, len(runs[i]), runs[i], len(want[i]), want[i])
+		}
+	}
+	a.release()
+}
+
+// benchLogsBlocks is the length of BenchmarkGetLogs's generated chain: chaingen's default
+// population (1,000 tokens), as in docs/benchmarks.md's million-block chain.
+const benchLogsBlocks = 20_000
+
+// BenchmarkGetLogs measures eth_getLogs through the index over the whole of a generated chain,
+// up to the JSON result: a middling token's logs (one log in each of a few thousand blocks,
+// the shape of the benchmark chain's "contract" query) and a busy token's Approval events.
+// The per-block cost is ns/op divided by blocks/op.
+func BenchmarkGetLogs(b *testing.B) {
+	dir := b.TempDir()
+	w, err := chain.OpenBulk(chain.Config{DataDir: dir, Genesis: chaingen.Genesis(chain.DefaultChainID)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := chaingen.Generate(context.Background(), chaingen.Config{Blocks: benchLogsBlocks, Seed: 1}, w); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	c, err := chain.Open(chain.Config{DataDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ix, err := logs.OpenIndex(logs.IndexConfig{Store: c.LogIndexStore(), Chain: c})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := ix.Sync(ctx); err != nil {
+		b.Fatal(err)
+	}
+	a := New(Config{}, Backend{Chain: c, Logs: ix})
+	queries := []struct {
+		name   string
+		filter string
+	}{
+		{"contract", `{"fromBlock":"earliest","address":"` + chaingen.Token(3).Hex() + `"}`},
+		{"contract+topic", `{"fromBlock":"earliest","address":"` + chaingen.Token(1).Hex() + `","topics":["` + chaingen.ApprovalTopic.Hex() + `"]}`},
+	}
+	for _, q := range queries {
+		b.Run("query="+q.name, func(b *testing.B) {
+			var crit logs.Criteria
+			if err := json.Unmarshal([]byte(q.filter), &crit); err != nil {
+				b.Fatal(err)
+			}
+			s := ix.Search(&crit, 0, benchLogsBlocks)
+			blocks := 0
+			for s.Blocks.Next() {
+				blocks++
+			}
+			s.Close()
+			b.ReportAllocs()
+			var res json.RawMessage
+			for b.Loop() {
+				out, err := a.getLogs(context.Background(), rpc.Params{[]byte(q.filter)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res = out.(json.RawMessage)
+			}
+			var found []json.RawMessage
+			if err := json.Unmarshal(res, &found); err != nil || len(found) == 0 {
+				b.Fatalf("%d logs, %v", len(found), err)
+			}
+			b.ReportMetric(float64(blocks), "blocks/op")
+			b.ReportMetric(float64(len(found)), "logs/op")
+		})
+	}
 }
 
 // TestGetLogsLimits checks the limits' answers (decisions.md "eth_getLogs limits").

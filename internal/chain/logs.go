@@ -48,8 +48,9 @@ func (c *Chain) FilterLogs(header *types.Header, keep func(*types.Log) bool) []*
 // keep the pointer. Only the kept logs are allocated. The stored receipts are walked in their
 // RLP form rather than decoded, and only when a log is kept is the block body read, for
 // transaction hashes taken from its encoding without decoding transactions: a block without a
-// match costs one read. This is the per-block cost of eth_getLogs. The result is new and
-// belongs to the caller; nil when nothing is kept or the block's receipts are unknown.
+// match costs one read. This is the per-block cost of eth_getLogs for blocks the log index does
+// not cover (it reads its own copy of the logs for the others). The result is new and belongs
+// to the caller; nil when nothing is kept or the block's receipts are unknown.
 func (c *Chain) FilterBlockLogs(hash common.Hash, number, time uint64, keep func(*types.Log) bool) []*types.Log {
 	data := rawdb.ReadReceiptsRLP(c.db, hash, number)
 	if len(data) == 0 {
@@ -156,15 +157,37 @@ func nextStoredLog(list []byte, l *types.Log) (rest, data []byte, err error) {
 	return rest, data, nil
 }
 
-// fillTxHashes sets each log's TxHash from the block body's encoding: a typed transaction's
-// hash is the Keccak-256 of its envelope (the body holds it as a byte string), a legacy one's
-// of its RLP list. Logs must be in block order.
-func fillTxHashes(logs []*types.Log, body []byte) error {
-	fields, _, err := rlp.SplitList(body)
-	if err != nil {
-		return err
+// TxHashes returns the hashes of the transactions of the block with this hash and number, in
+// block order, taken from the body's encoding without decoding transactions (see nextTx).
+// Nil when the body is unknown or undecodable; empty for a block without transactions. The log
+// index stores them beside the logs, so a query needs no body read. The slice belongs to the
+// caller.
+func (c *Chain) TxHashes(hash common.Hash, number uint64) []common.Hash {
+	body := rawdb.ReadBodyRLP(c.db, hash, number)
+	if len(body) == 0 {
+		return nil
 	}
-	txs, _, err := rlp.SplitList(fields)
+	txs, err := bodyTransactions(body)
+	if err != nil {
+		c.log.Error("undecodable block body", "block", number, "hash", hash, "err", err)
+		return nil
+	}
+	out := []common.Hash{}
+	for len(txs) > 0 {
+		var tx []byte
+		if tx, txs, err = nextTx(txs); err != nil {
+			c.log.Error("undecodable block body", "block", number, "hash", hash, "err", err)
+			return nil
+		}
+		out = append(out, crypto.Keccak256Hash(tx))
+	}
+	return out
+}
+
+// fillTxHashes sets each log's TxHash from the block body's encoding. Logs must be in block
+// order.
+func fillTxHashes(logs []*types.Log, body []byte) error {
+	txs, err := bodyTransactions(body)
 	if err != nil {
 		return err
 	}
@@ -177,21 +200,39 @@ func fillTxHashes(logs []*types.Log, body []byte) error {
 			if len(txs) == 0 {
 				return fmt.Errorf("log of transaction %d, body holds %d", l.TxIndex, index+1)
 			}
-			kind, content, rest, err := rlp.Split(txs)
-			if err != nil {
+			var tx []byte
+			if tx, txs, err = nextTx(txs); err != nil {
 				return err
 			}
-			index++
-			if index == int(l.TxIndex) {
-				if kind == rlp.List {
-					hash = crypto.Keccak256Hash(txs[:len(txs)-len(rest)])
-				} else {
-					hash = crypto.Keccak256Hash(content)
-				}
+			if index++; index == int(l.TxIndex) {
+				hash = crypto.Keccak256Hash(tx)
 			}
-			txs = rest
 		}
 		l.TxHash = hash
 	}
 	return nil
+}
+
+// bodyTransactions returns the content of a stored body's transaction list.
+func bodyTransactions(body []byte) ([]byte, error) {
+	fields, _, err := rlp.SplitList(body)
+	if err != nil {
+		return nil, err
+	}
+	txs, _, err := rlp.SplitList(fields)
+	return txs, err
+}
+
+// nextTx splits the transaction at the head of txs, the content of a body's transaction list,
+// and returns the bytes its hash is the Keccak-256 of, and the rest of the list: a typed
+// transaction's envelope (the body holds it as a byte string), a legacy one's RLP list.
+func nextTx(txs []byte) (hashed, rest []byte, err error) {
+	kind, content, rest, err := rlp.Split(txs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if kind == rlp.List {
+		return txs[:len(txs)-len(rest)], rest, nil
+	}
+	return content, rest, nil
 }

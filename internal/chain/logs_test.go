@@ -2,11 +2,13 @@ package chain
 
 import (
 	"bytes"
+	"log/slog"
 	"math/big"
 	"reflect"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rlp"
@@ -64,7 +66,8 @@ func TestMatchStoredLogsDecodesAsGoEthereum(t *testing.T) {
 }
 
 // TestFillTxHashes takes transaction hashes from a body's encoding for legacy and typed
-// transactions and compares with go-ethereum's.
+// transactions and compares with go-ethereum's, in both of its users: FilterBlockLogs
+// (fillTxHashes) and the log index build (TxHashes).
 func TestFillTxHashes(t *testing.T) {
 	t.Parallel()
 	key, _ := crypto.GenerateKey()
@@ -90,5 +93,30 @@ func TestFillTxHashes(t *testing.T) {
 	}
 	if err := fillTxHashes([]*types.Log{{TxIndex: 3}}, body); err == nil {
 		t.Error("a log of a transaction the body does not hold got a hash")
+	}
+
+	// TxHashes reads the same body from the database, every hash in order.
+	c := &Chain{db: rawdb.NewMemoryDatabase(), log: slog.New(slog.DiscardHandler)}
+	hash := common.Hash{0xbb}
+	rawdb.WriteBodyRLP(c.db, hash, 5, body)
+	got := c.TxHashes(hash, 5)
+	if len(got) != len(txs) {
+		t.Fatalf("TxHashes returned %d hashes, want %d", len(got), len(txs))
+	}
+	for i, tx := range txs {
+		if got[i] != tx.Hash() {
+			t.Errorf("TxHashes[%d] = %s, want %s", i, got[i], tx.Hash())
+		}
+	}
+	if got := c.TxHashes(common.Hash{0xcc}, 5); got != nil {
+		t.Errorf("TxHashes of an unknown body = %v, want nil", got)
+	}
+	empty, err := rlp.EncodeToBytes(&types.Body{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawdb.WriteBodyRLP(c.db, hash, 6, empty)
+	if got := c.TxHashes(hash, 6); got == nil || len(got) != 0 {
+		t.Errorf("TxHashes of a body without transactions = %#v, want empty", got)
 	}
 }

@@ -13,9 +13,11 @@
 // places, iterated through the Postings interface (postings.go: Next, Seek, At, Err;
 // Intersect, Merge, Bound, EmptyPostings) one chunk at a time, so a query's memory does not grow
 // with its range and its cost grows with the blocks the lists name, not with the range. The
-// index names candidate blocks; the caller reads each one's receipts and keeps the logs that
-// Criteria.Match accepts, so results are exactly an unindexed scan's. Block records give each
-// candidate's hash and time, so its header is not read.
+// index names candidate blocks and keeps a log record of each block with logs (logrecord.go):
+// its hash and time, its transactions' indexes and hashes and its logs, everything eth_getLogs
+// returns. The caller reads each candidate's record (Search.BlockLogs: one read, nothing of the
+// chain) and keeps the logs that Criteria.Match accepts, so results are exactly an unindexed
+// scan's.
 //
 // Index (index.go) follows the chain on a goroutine of its own: it indexes every sealed block
 // in order, notices rewinds and reorganisations by block hash and rolls back to a checkpoint,
@@ -23,7 +25,8 @@
 // damaged. Search reports how far the index covers a range; the caller scans the rest, so a
 // query never misses a sealed block while the index catches up.
 //
-// Concurrency: Criteria and Postings values belong to one goroutine. Index is safe for
-// concurrent use: one goroutine writes, queries read the store and an atomically published
-// head. Imports: go-ethereum only (core/types, and the ethdb interfaces for the store).
+// Concurrency: Criteria and Postings values belong to one goroutine, as does a Search but for
+// BlockLogs, which several goroutines may call at once. Index is safe for concurrent use: one
+// goroutine writes, queries read the store and an atomically published head. Imports:
+// go-ethereum only (core/types, and the ethdb interfaces for the store).
 package logs

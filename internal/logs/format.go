@@ -1,7 +1,8 @@
 package logs
 
 // This file is the log index's disk layout, docs/format/logindex.md: keys, the meta record and
-// posting chunks. It encodes and decodes and does nothing else.
+// posting chunks (log records are in logrecord.go). It encodes and decodes and does nothing
+// else.
 
 import (
 	"encoding/binary"
@@ -18,15 +19,14 @@ const (
 	// formatMagic starts the meta record: "FRLI".
 	formatMagic = 0x46524c49
 	// FormatVersion is the version of the layout this code writes and reads. An index of any
-	// other version is deleted and built again.
-	FormatVersion = 1
+	// other version is deleted and built again. Version 2 replaced version 1's block records
+	// (hash and time of 64 blocks) by one log record per block.
+	FormatVersion = 2
 
 	// chunkEntries is the most block numbers one posting chunk holds.
 	chunkEntries = 1024
 	// checkpointEvery is the spacing, in blocks, of the checkpoints a rollback returns to.
 	checkpointEvery = 1024
-	// blockGroup is how many consecutive blocks one block record describes.
-	blockGroup = 64
 
 	metaLen   = 4 + 2 + 8 + common.HashLength + 4
 	crcLen    = 4
@@ -38,7 +38,7 @@ const (
 const (
 	metaKey          = "m"
 	checkpointPrefix = 'c'
-	blocksPrefix     = 'b'
+	logsPrefix       = 'l'
 	postingsPrefix   = 'p'
 )
 
@@ -99,70 +99,6 @@ func (e *versionError) Error() string {
 
 func checkpointKey(number uint64) []byte {
 	return binary.BigEndian.AppendUint64([]byte{checkpointPrefix}, number)
-}
-
-func blocksKey(group uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{blocksPrefix}, group)
-}
-
-// blockInfo is what a block record holds about one block: what a query needs to read the
-// block's receipts and to fill in its logs without reading its header.
-type blockInfo struct {
-	hash common.Hash
-	time uint64
-}
-
-// appendBlocks encodes the block record of consecutive blocks, the first at the start of a
-// group: count, the hashes, the first time and the signed differences of the others.
-func appendBlocks(dst []byte, blocks []blockInfo) []byte {
-	start := len(dst)
-	dst = append(dst, byte(len(blocks)))
-	for _, b := range blocks {
-		dst = append(dst, b.hash[:]...)
-	}
-	dst = binary.AppendUvarint(dst, blocks[0].time)
-	for i := 1; i < len(blocks); i++ {
-		dst = binary.AppendVarint(dst, int64(blocks[i].time-blocks[i-1].time))
-	}
-	return binary.BigEndian.AppendUint32(dst, crc32.Checksum(dst[start:], crcTable))
-}
-
-// decodeBlocks decodes a block record into dst[:0].
-func decodeBlocks(dst []blockInfo, b []byte) ([]blockInfo, error) {
-	if len(b) < 1+crcLen {
-		return dst[:0], fmt.Errorf("%w: block record of %d bytes", ErrCorrupt, len(b))
-	}
-	body := b[:len(b)-crcLen]
-	if binary.BigEndian.Uint32(b[len(body):]) != crc32.Checksum(body, crcTable) {
-		return dst[:0], fmt.Errorf("%w: block record checksum", ErrCorrupt)
-	}
-	count := int(body[0])
-	body = body[1:]
-	if count == 0 || count > blockGroup || len(body) < count*common.HashLength {
-		return dst[:0], fmt.Errorf("%w: block record count %d", ErrCorrupt, count)
-	}
-	dst = dst[:0]
-	for i := range count {
-		dst = append(dst, blockInfo{hash: common.Hash(body[i*common.HashLength:])})
-	}
-	body = body[count*common.HashLength:]
-	t, n := binary.Uvarint(body)
-	for i := range count {
-		if i > 0 {
-			var d int64
-			d, n = binary.Varint(body)
-			t += uint64(d)
-		}
-		if n <= 0 {
-			return dst[:0], fmt.Errorf("%w: block record time %d", ErrCorrupt, i)
-		}
-		body = body[n:]
-		dst[i].time = t
-	}
-	if len(body) != 0 {
-		return dst[:0], fmt.Errorf("%w: block record has %d bytes after its times", ErrCorrupt, len(body))
-	}
-	return dst, nil
 }
 
 // listKey is the key prefix of one posting list: 'p' kind value.

@@ -37,9 +37,12 @@ type Chain interface {
 	HeaderByNumber(number uint64) *types.Header
 	// CanonicalHash returns the canonical block hash at number, zero when there is none.
 	CanonicalHash(number uint64) common.Hash
-	// RawLogs returns a block's logs, one slice per transaction; only Address and Topics are
-	// read.
+	// RawLogs returns a block's logs, one slice per transaction; only Address, Topics and
+	// Data are read.
 	RawLogs(hash common.Hash, number uint64) [][]*types.Log
+	// TxHashes returns the hashes of a block's transactions, in block order; nil when the
+	// body is unknown. It is called only for blocks with logs.
+	TxHashes(hash common.Hash, number uint64) []common.Hash
 }
 
 // IndexConfig configures OpenIndex.
@@ -73,6 +76,10 @@ type Index struct {
 
 	head    atomic.Pointer[meta] // what the store holds; replaced after every write
 	corrupt atomic.Bool          // a reader met damaged data: rebuild, and use nothing meanwhile
+	// strayRecords says that log records at or above head's next may exist, left by a crash
+	// (so it starts true) or a failed update; the next update deletes them first. Only the
+	// index's goroutine uses it.
+	strayRecords bool
 
 	wake   chan struct{} // capacity 1: a pending wake-up
 	mu     sync.Mutex    // guards change
@@ -97,6 +104,8 @@ func OpenIndex(cfg IndexConfig) (*Index, error) {
 		wake:   make(chan struct{}, 1),
 		change: make(chan struct{}),
 		done:   make(chan struct{}),
+
+		strayRecords: true,
 	}
 	m, err := ix.readMeta()
 	if err != nil {
@@ -112,7 +121,7 @@ func OpenIndex(cfg IndexConfig) (*Index, error) {
 
 // readMeta loads the meta record; when it is unusable it deletes the index and starts empty.
 func (ix *Index) readMeta() (meta, error) {
-	val, err := newWriter(ix.store).get([]byte(metaKey))
+	val, err := get(ix.store, []byte(metaKey))
 	if err != nil {
 		return meta{}, err
 	}

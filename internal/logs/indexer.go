@@ -81,6 +81,12 @@ func (ix *Index) step(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	w := newWriter(ix.store)
+	defer w.close()
+	if ix.strayRecords {
+		if err := w.dropRecords(cur.next); err != nil {
+			return false, err
+		}
+	}
 	prev := cur.head
 	for n := cur.next; n <= head && w.entries < flushEntries && ctx.Err() == nil; n++ {
 		h := ix.chain.HeaderByNumber(n)
@@ -88,7 +94,15 @@ func (ix *Index) step(ctx context.Context) (bool, error) {
 			break // rewound or reorganised meanwhile: the next step rolls back
 		}
 		hash := h.Hash()
-		w.add(n, hash, h.Time, ix.chain.RawLogs(hash, n))
+		logs := ix.chain.RawLogs(hash, n)
+		var txHashes []common.Hash
+		if hasLogs(logs) {
+			txHashes = ix.chain.TxHashes(hash, n)
+		}
+		if err := w.add(n, hash, h.Time, logs, txHashes); err != nil {
+			ix.strayRecords = true
+			return false, err
+		}
 		prev = hash
 	}
 	if w.next == 0 {
@@ -96,8 +110,10 @@ func (ix *Index) step(ctx context.Context) (bool, error) {
 	}
 	m, err := w.flush()
 	if err != nil {
+		ix.strayRecords = true
 		return false, err
 	}
+	ix.strayRecords = false
 	ix.publish(m)
 	return true, nil
 }
@@ -134,6 +150,11 @@ func (ix *Index) rollback(cur meta) error {
 	batch := ix.store.NewBatch()
 	defer batch.Close()
 	if err := batch.DeleteRange(checkpointKey(to.number+1), checkpointKey(math.MaxUint64)); err != nil {
+		return err
+	}
+	// The log records of the abandoned blocks go too: a block indexed again in their place
+	// may have no logs, and so no record to replace them.
+	if err := batch.DeleteRange(logKey(to.number+1), logKeysEnd); err != nil {
 		return err
 	}
 	if err := batch.Put([]byte(metaKey), encodeMeta(m)); err != nil {

@@ -1,10 +1,15 @@
 package logs
 
-import "github.com/ethereum/go-ethereum/common"
+import (
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
 
 // Search is one query's view of the index: the candidate blocks of a block range as far as the
-// index covers it, and where the part it does not cover begins. It holds store iterators until
-// Close. It is not safe for concurrent use.
+// index covers it, their logs, and where the part of the range it does not cover begins. It
+// holds store iterators until Close. It is not safe for concurrent use, except BlockLogs.
 type Search struct {
 	// Blocks iterates, in increasing order, over the blocks of the range up to the last
 	// indexed one that may hold a matching log. It may name blocks without a match (after a
@@ -38,16 +43,31 @@ func (ix *Index) Search(crit *Criteria, first, last uint64) *Search {
 	return s
 }
 
-// Block returns the hash and time of block n, one the search named: what reading its logs
-// takes, without reading its header. Blocks of a search are consecutive in the store, so this
-// reads one record per 64 blocks at most. ok is false if the record is missing, in which case
-// the caller looks the block up in the chain.
-func (s *Search) Block(n uint64) (hash common.Hash, time uint64, ok bool) {
-	if s.r == nil {
-		return common.Hash{}, 0, false
+// BlockLogs calls fn with each log of block n, a block the search named, in block order, with
+// every field eth_getLogs returns set (the log index counts all logs of the block). It reads
+// one log record of the index and nothing of the chain: this is the per-block cost of an
+// indexed query. A named block without a record has no logs (the lists may name such a block
+// after a reorganisation): fn is not called.
+//
+// fn gets one *types.Log, reused for the next log: it must not modify it or keep the pointer or
+// its Topics. Data aliases a buffer of this call's own, which fn may keep. An error means fn's
+// logs must be discarded and the block read from the chain; ErrCorrupt also has the index
+// rebuilt. BlockLogs is safe for concurrent use, with itself and with the rest of the search:
+// it reads the store only.
+func (s *Search) BlockLogs(n uint64, fn func(*types.Log)) error {
+	if s.ix == nil {
+		return nil
 	}
-	b, ok := s.r.block(n)
-	return b.hash, b.time, ok
+	val, err := get(s.ix.store, logKey(n))
+	if err != nil || val == nil {
+		return err
+	}
+	if err := decodeLogRecord(val, n, fn); err != nil {
+		err = fmt.Errorf("block %d: %w", n, err)
+		s.ix.reportCorrupt(err)
+		return err
+	}
+	return nil
 }
 
 // Close releases the search's store iterators. When the iteration ended with ErrCorrupt, the

@@ -46,6 +46,7 @@ func benchIndex(b *testing.B) Store {
 		}
 		benchStore = benchPebble(b, dir)
 		w := newWriter(benchStore)
+		defer w.close()
 		for n := range uint64(benchBlocks) {
 			l := &types.Log{Address: common.Address{0xee}, Topics: []common.Hash{benchHot}}
 			if rng.IntN(10) == 0 {
@@ -56,7 +57,9 @@ func benchIndex(b *testing.B) Store {
 			if rng.IntN(50) == 0 {
 				l.Address = benchAddr
 			}
-			w.add(n, common.Hash{}, n, [][]*types.Log{{l}})
+			if err := w.add(n, common.Hash{}, n, [][]*types.Log{{l}}, []common.Hash{{}}); err != nil {
+				b.Fatal(err)
+			}
 			if w.entries >= flushEntries {
 				if _, err := w.flush(); err != nil {
 					b.Fatal(err)

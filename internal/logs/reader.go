@@ -8,7 +8,9 @@ import (
 
 // Store is the key-value space the index is kept in: chain.Chain.LogIndexStore (a table of the
 // chain's Pebble database), or ethdb/memorydb in tests. Any ethdb.KeyValueStore satisfies it.
-// It must be safe for concurrent use: queries read while the indexer writes.
+// It must be safe for concurrent use: queries read while the indexer writes. Get must return a
+// copy of the value that the caller owns, as go-ethereum's stores do: the logs a query returns
+// alias it.
 type Store interface {
 	ethdb.KeyValueReader
 	ethdb.KeyValueRangeDeleter
@@ -25,9 +27,6 @@ const seekSteps = 4
 type reader struct {
 	store Store
 	lists []*chunkPostings
-
-	group  uint64      // the block record in blocks
-	blocks []blockInfo // decoded; empty when none is loaded
 }
 
 func newReader(store Store) *reader { return &reader{store: store} }
@@ -37,27 +36,6 @@ func (r *reader) postings(kind byte, value []byte) *chunkPostings {
 	p := &chunkPostings{store: r.store, list: listKey(kind, value)}
 	r.lists = append(r.lists, p)
 	return p
-}
-
-// block returns the hash and time of indexed block n from its block record; ok is false when
-// the record is missing or damaged.
-func (r *reader) block(n uint64) (blockInfo, bool) {
-	group, offset := n/blockGroup, int(n%blockGroup)
-	if len(r.blocks) == 0 || r.group != group {
-		val, err := r.store.Get(blocksKey(group))
-		if err != nil {
-			r.blocks = r.blocks[:0]
-			return blockInfo{}, false
-		}
-		if r.blocks, err = decodeBlocks(r.blocks, val); err != nil {
-			return blockInfo{}, false
-		}
-		r.group = group
-	}
-	if offset >= len(r.blocks) {
-		return blockInfo{}, false
-	}
-	return r.blocks[offset], true
 }
 
 // Close releases every store iterator the reader's lists hold.

@@ -10,12 +10,18 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb"
 )
 
-// flushBatchBytes is how much one store batch of an update buffers before it is written.
+// flushBatchBytes is how much one store batch of posting chunks buffers before it is written.
 const flushBatchBytes = 32 << 20
 
+// recordBatchBytes is how much one store batch of log records buffers before it is written.
+// Records are most of what a rebuild writes (1.5 GB for a million blocks); batches of 32 MB, as
+// for posting chunks, raised a rebuild's peak memory by 180 MB and made it no faster.
+const recordBatchBytes = 4 << 20
+
 // writer collects the posting entries of consecutive blocks in memory and appends them to the
-// store's lists in one flush (docs/format/logindex.md, "Write order"). Blocks must be added
-// in increasing order. It is used by one goroutine at a time.
+// store's lists in one flush; the log records of the blocks go to the store as they are added,
+// in batches of recordBatchBytes (docs/format/logindex.md, "Write order"). Blocks must be added
+// in increasing order. It is used by one goroutine at a time; close releases it.
 type writer struct {
 	store   Store
 	pending map[string][]uint64 // list key → entries to append, increasing
@@ -23,8 +29,8 @@ type writer struct {
 	next    uint64              // the block after the last one added
 	head    common.Hash         // hash of block next-1
 	checks  []checkpoint        // checkpoints among the added blocks
-	blocks  []blockInfo         // the added blocks, the first being block from
-	from    uint64              // the first block added
+	records ethdb.Batch         // log records not yet written
+	record  []byte              // scratch log record
 	key     []byte              // scratch list key
 	event   []byte              // scratch address ‖ topic
 }
@@ -35,16 +41,39 @@ type checkpoint struct {
 }
 
 func newWriter(store Store) *writer {
-	return &writer{store: store, pending: make(map[string][]uint64)}
+	return &writer{store: store, pending: make(map[string][]uint64), records: store.NewBatch()}
 }
 
-// add collects the entries of block number, whose hash and time are hash and time and whose
-// logs, one slice per transaction, are logs. Only addresses and topics are read.
-func (w *writer) add(number uint64, hash common.Hash, time uint64, logs [][]*types.Log) {
-	if len(w.blocks) == 0 {
-		w.from = number
+// close releases the writer's batch; what was not flushed is dropped.
+func (w *writer) close() { w.records.Close() }
+
+// dropRecords deletes every log record at or above block from, before any record the writer
+// writes: records that a crash or a failed update left above the indexed blocks, where a block
+// added now may have no logs and so would not overwrite them.
+func (w *writer) dropRecords(from uint64) error {
+	return w.records.DeleteRange(logKey(from), logKeysEnd)
+}
+
+// add collects the entries of block number, whose hash and time are hash and time, whose logs,
+// one slice per transaction, are logs and whose transaction hashes are txHashes (nil will do
+// for a block without logs), and adds the block's log record to the records to write. Only
+// Address, Topics and Data of the logs are read.
+func (w *writer) add(number uint64, hash common.Hash, time uint64, logs [][]*types.Log, txHashes []common.Hash) error {
+	if hasLogs(logs) {
+		rec, err := appendLogRecord(w.record[:0], hash, time, logs, txHashes)
+		if err != nil {
+			return fmt.Errorf("log record of block %d: %w", number, err)
+		}
+		w.record = rec
+		if err := w.records.Put(logKey(number), rec); err != nil {
+			return err
+		}
+		if w.records.ValueSize() >= recordBatchBytes {
+			if err := w.writeRecords(); err != nil {
+				return err
+			}
+		}
 	}
-	w.blocks = append(w.blocks, blockInfo{hash: hash, time: time})
 	for _, txLogs := range logs {
 		for _, l := range txLogs {
 			w.addKey(number, kindAny, nil)
@@ -62,6 +91,16 @@ func (w *writer) add(number uint64, hash common.Hash, time uint64, logs [][]*typ
 		w.checks = append(w.checks, checkpoint{number, hash})
 	}
 	w.next, w.head = number+1, hash
+	return nil
+}
+
+// writeRecords writes the log records collected so far.
+func (w *writer) writeRecords() error {
+	if err := w.records.Write(); err != nil {
+		return fmt.Errorf("write log index: %w", err)
+	}
+	w.records.Reset()
+	return nil
 }
 
 func (w *writer) addKey(number uint64, kind byte, value []byte) {
@@ -74,9 +113,13 @@ func (w *writer) addKey(number uint64, kind byte, value []byte) {
 	w.entries++
 }
 
-// flush appends what was collected to the store, then writes the checkpoints and a meta
-// record naming the last block added, and returns that record. The writer is empty after.
+// flush writes the log records not written yet, appends the posting entries collected to the
+// store, then writes the checkpoints and a meta record naming the last block added, and
+// returns that record. The writer is empty after.
 func (w *writer) flush() (meta, error) {
+	if err := w.writeRecords(); err != nil {
+		return meta{}, err
+	}
 	keys := make([]string, 0, len(w.pending))
 	for k := range w.pending {
 		keys = append(keys, k)
@@ -97,9 +140,6 @@ func (w *writer) flush() (meta, error) {
 			batch.Reset()
 		}
 	}
-	if err := w.writeBlocks(batch); err != nil {
-		return meta{}, err
-	}
 	for _, c := range w.checks {
 		if err := batch.Put(checkpointKey(c.number), c.hash[:]); err != nil {
 			return meta{}, err
@@ -113,41 +153,8 @@ func (w *writer) flush() (meta, error) {
 		return meta{}, fmt.Errorf("write log index: %w", err)
 	}
 	clear(w.pending)
-	w.entries, w.checks, w.blocks = 0, w.checks[:0], w.blocks[:0]
+	w.entries, w.checks = 0, w.checks[:0]
 	return m, nil
-}
-
-// writeBlocks writes the block records of the added blocks. A group that the first of them
-// joins keeps the entries before it (dropping any at or after it, left by a rollback or a
-// crash).
-func (w *writer) writeBlocks(batch ethdb.Batch) error {
-	blocks, n := w.blocks, w.from
-	for len(blocks) > 0 {
-		group, offset := n/blockGroup, int(n%blockGroup)
-		var entries []blockInfo
-		if offset > 0 {
-			val, err := w.get(blocksKey(group))
-			if err != nil {
-				return err
-			}
-			if val != nil {
-				if entries, err = decodeBlocks(nil, val); err != nil {
-					return fmt.Errorf("block record %d: %w", group, err)
-				}
-			}
-			if len(entries) < offset {
-				return fmt.Errorf("%w: block record %d holds %d blocks, the next is block %d", ErrCorrupt, group, len(entries), n)
-			}
-			entries = entries[:offset]
-		}
-		take := min(len(blocks), blockGroup-offset)
-		entries = append(entries, blocks[:take]...)
-		if err := batch.Put(blocksKey(group), appendBlocks(nil, entries)); err != nil {
-			return err
-		}
-		blocks, n = blocks[take:], n+uint64(take)
-	}
-	return nil
 }
 
 // appendList appends add to the posting list with key prefix list. The list's newest entries
@@ -155,7 +162,7 @@ func (w *writer) writeBlocks(batch ethdb.Batch) error {
 // entry from add[0] on is dropped first. buf is scratch space, returned for reuse.
 func (w *writer) appendList(batch ethdb.Batch, list []byte, add []uint64, buf []byte) ([]byte, error) {
 	openKey := chunkKey(list, openChunk)
-	val, err := w.get(openKey)
+	val, err := get(w.store, openKey)
 	if err != nil {
 		return buf, err
 	}
@@ -203,14 +210,14 @@ func (w *writer) truncate(batch ethdb.Batch, list []byte, from uint64) ([]uint64
 	return kept, it.Error()
 }
 
-// get returns the value under key, or nil when there is none. ethdb reports a missing key as
-// an error of each store's own type, so a failed Get is confirmed with Has.
-func (w *writer) get(key []byte) ([]byte, error) {
-	val, err := w.store.Get(key)
+// get returns the value under key in store, or nil when there is none. ethdb reports a missing
+// key as an error of each store's own type, so a failed Get is confirmed with Has.
+func get(store Store, key []byte) ([]byte, error) {
+	val, err := store.Get(key)
 	if err == nil {
 		return val, nil
 	}
-	if ok, herr := w.store.Has(key); herr == nil && !ok {
+	if ok, herr := store.Has(key); herr == nil && !ok {
 		return nil, nil
 	}
 	return nil, fmt.Errorf("read log index: %w", err)

@@ -8,8 +8,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
-// BenchmarkAppendBlock measures indexing one sealed block of 10 logs (30 posting entries) on
-// top of lists that already hold entries, as the node does after every block.
+// BenchmarkAppendBlock measures indexing one sealed block of 10 logs (30 posting entries and
+// its log record) on top of lists that already hold entries, as the node does after every
+// block.
 func BenchmarkAppendBlock(b *testing.B) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	addrs := make([]common.Address, 100)
@@ -30,16 +31,22 @@ func BenchmarkAppendBlock(b *testing.B) {
 	store := benchPebble(b, b.TempDir())
 	defer store.(interface{ Close() error }).Close()
 	w := newWriter(store)
+	defer w.close()
 	n := uint64(0)
+	txHashes := []common.Hash{{1}}
 	for ; n < 50_000; n++ {
-		w.add(n, common.Hash{}, n, block())
+		if err := w.add(n, common.Hash{}, n, block(), txHashes); err != nil {
+			b.Fatal(err)
+		}
 	}
 	if _, err := w.flush(); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		w.add(n, common.Hash{}, n, block())
+		if err := w.add(n, common.Hash{}, n, block(), txHashes); err != nil {
+			b.Fatal(err)
+		}
 		if _, err := w.flush(); err != nil {
 			b.Fatal(err)
 		}
