@@ -36,9 +36,13 @@ Every command serves two JSON-RPC endpoints (HTTP POST and WebSocket at "/"):
   pre-confirmed  http://127.0.0.1:8547  also the block in progress under the "pending" tag
 
 Run "flashrpc <command> --help" for the flags of a command.
+
+Environment: GOGC sets the garbage collector's target (default 400 here, not Go's 100:
+the heap is small beside the database caches, which live outside it).
 `
 
 func main() {
+	setGCPercent()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
