@@ -12,8 +12,8 @@ import (
 const simBasesKept = 4
 
 // simBaseCache keeps the prepared bases of eth_simulateV1 (exec.SimBase) of the most recently
-// used bases, keyed by what identifies the state they start from: a sealed block's hash, or the
-// pre-confirmation snapshot. Both are immutable, so an entry never goes stale; it only
+// used bases, keyed by what identifies the state they start from: a sealed block's header (the
+// pointer), or the pre-confirmation snapshot. Both are immutable, so an entry never goes stale; it only
 // falls out when newer bases push it out.
 type simBaseCache struct {
 	mu      sync.Mutex

@@ -47,7 +47,9 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	case h == nil:
 		return nil, errHeaderNotFound
 	default:
-		base, err = a.simBases.get(h.Hash(), func() (*exec.SimBase, error) {
+		// By header pointer: the chain hands out one *types.Header per cached block, and a
+		// header's hash costs a Keccak-256 of its encoding per request.
+		base, err = a.simBases.get(h, func() (*exec.SimBase, error) {
 			st, err := a.chain.StateAt(h)
 			if err != nil {
 				return nil, err

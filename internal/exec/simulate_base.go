@@ -34,6 +34,7 @@ import (
 // pre-confirmation.
 type SimBase struct {
 	env   SimEnv        // the base; env.State is the untouched base state
+	hash  common.Hash   // env.Header's hash, the first block's parent hash
 	first *types.Header // the first block's header as the prepared state assumes it; nil: nothing prepared
 
 	mu   sync.Mutex     // serialises Copy of the states below
@@ -45,7 +46,7 @@ type SimBase struct {
 // calls before Prague, a block-level access list from Amsterdam on) still works: every
 // request then gets a copy of the base state.
 func NewSimBase(ctx context.Context, env SimEnv) *SimBase {
-	b := &SimBase{env: env}
+	b := &SimBase{env: env, hash: env.Header.Hash()}
 	sim := &simulator{env: env, limits: env.Limits.withDefaults()}
 	blocks, err := sim.sanitizeChain([]SimBlockCalls{{}})
 	if err != nil {

@@ -101,7 +101,11 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 // finishHeader sets the header fields that depend on the parent.
 func (sim *simulator) finishHeader(header, parent *types.Header) {
 	cfg := sim.env.Config
-	header.ParentHash = parent.Hash()
+	if b := sim.env.Base; b != nil && parent == sim.env.Header {
+		header.ParentHash = b.hash // known; a header hash is a Keccak-256 of its encoding
+	} else {
+		header.ParentHash = parent.Hash()
+	}
 	if cfg.IsLondon(header.Number) && header.BaseFee == nil {
 		// Without validation the base fee is 0 unless overridden: gas prices of 0 then work.
 		if sim.validate {
