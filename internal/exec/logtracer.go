@@ -30,6 +30,9 @@ type logTracer struct {
 	blockTimestamp uint64
 	txHash         common.Hash
 	txIdx          uint
+	// touchedSystem is set once a call frame of the block was from or to an account of the
+	// system calls (simulate_base.go): its post-block system calls cannot be skipped then.
+	touchedSystem bool
 }
 
 func newLogTracer(traceTransfers bool, blockNumber, blockTimestamp uint64) *logTracer {
@@ -42,6 +45,9 @@ func (t *logTracer) hooks() *tracing.Hooks {
 
 func (t *logTracer) onEnter(depth int, typ byte, from, to common.Address, input []byte, gas uint64, value *big.Int) {
 	t.logs = append(t.logs, make([]*types.Log, 0))
+	if systemCallAccount(from) || systemCallAccount(to) {
+		t.touchedSystem = true
+	}
 	if op := vm.OpCode(typ); op != vm.DELEGATECALL && op != vm.CALLCODE && value != nil && value.Sign() > 0 {
 		t.captureTransfer(from, to, value)
 	}

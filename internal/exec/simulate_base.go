@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"sync"
 
@@ -29,6 +30,12 @@ import (
 // with is done after the overrides instead. The results are the same, byte for byte; the
 // tests run every simulation both ways.
 //
+// The post-block system calls (the EIP-7002 and EIP-7251 queues) are skipped the same way when
+// they provably do nothing: on the prepared state they change nothing and return no requests
+// (empty queues), the contracts run go-ethereum's code (which reads only its own storage, the
+// caller and the call data), and the block's calls, fees and withdrawals leave those accounts
+// and the system address alone. Another sixth of a one-call request.
+//
 // A SimBase is safe for concurrent use. It must not outlive the state it was made from being
 // the one a request at its base should see: the API keeps one per sealed head and one per
 // pre-confirmation.
@@ -39,6 +46,12 @@ type SimBase struct {
 
 	mu   sync.Mutex     // serialises Copy of the states below
 	warm *state.StateDB // the base state after the first block's system calls and a state root
+
+	// postNoop: on warm, the post-block system calls (EIP-7002, EIP-7251) change nothing and
+	// return no requests, and the queue contracts hold the code of go-ethereum's params, which
+	// reads nothing but its own storage, the caller and the call data. A first block whose
+	// calls do not touch those accounts then gets the same from them, and skips them.
+	postNoop bool
 }
 
 // NewSimBase prepares env for simulations; env.State becomes the SimBase's and must not be
@@ -70,7 +83,32 @@ func NewSimBase(ctx context.Context, env SimEnv) *SimBase {
 		return b
 	}
 	b.first, b.warm = header, warm
+	b.postNoop = postExecutionNoop(ctx, env, header, warm)
 	return b
+}
+
+// postExecutionNoop reports whether the post-block system calls of a block with this header
+// leave st as it is and return no requests (the queues are empty), and the queue contracts run
+// go-ethereum's code.
+func postExecutionNoop(ctx context.Context, env SimEnv, header *types.Header, st *state.StateDB) bool {
+	probe := st.Copy()
+	if !bytes.Equal(probe.GetCode(params.WithdrawalQueueAddress), params.WithdrawalQueueCode) ||
+		!bytes.Equal(probe.GetCode(params.ConsolidationQueueAddress), params.ConsolidationQueueCode) {
+		return false
+	}
+	rules := env.Config.Rules(header.Number, true, header.Time)
+	before := probe.IntermediateRoot(rules)
+	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil), probe, env.Config, vm.Config{NoBaseFee: true})
+	defer evm.Release()
+	requests, _, err := core.PostExecution(ctx, env.Config, header.Number, header.Time, nil, types.Withdrawals{}, evm, 1)
+	return err == nil && requests != nil && len(requests) == 0 && probe.IntermediateRoot(rules) == before && probe.Error() == nil
+}
+
+// skipsPostExecution reports whether a first block on the prepared state may skip the
+// post-block system calls: they change nothing on the base, and the block neither touched the
+// system accounts (calls from or to them, fees to them) nor has withdrawals.
+func (b *SimBase) skipsPostExecution(header *types.Header, touched bool, withdrawals types.Withdrawals) bool {
+	return b.postNoop && !touched && len(withdrawals) == 0 && !systemCallAccount(header.Coinbase)
 }
 
 // Env returns the environment of a simulation on this base. Its State is nil: Simulate takes

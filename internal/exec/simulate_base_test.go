@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/params"
 )
 
 // preparedRuns counts the simulations of simulateBothWays that took the prepared state, so
@@ -40,10 +43,15 @@ func simulateBothWays(ctx context.Context, t testing.TB, env SimEnv, decode func
 	return direct, nil
 }
 
-// TestSimBaseOverridesOfSystemContracts: a request that overrides what the system calls read
-// does not get the prepared state, and the result is the one without a base.
-func TestSimBaseOverridesOfSystemContracts(t *testing.T) {
+// TestSimBaseSystemAccounts: a request that overrides what the system calls read does not get
+// the prepared state; one whose block touches the queue contracts or the system address, pays
+// fees to them or has withdrawals gets it but runs the post-block calls. Each result is the one
+// without a base.
+func TestSimBaseSystemAccounts(t *testing.T) {
 	chain := newTestChain(t, 2)
+	if base := NewSimBase(context.Background(), SimEnv{Env: chain.env(t)}); base.first == nil || !base.postNoop {
+		t.Fatalf("the test chain's base prepares nothing (first %v, post-block calls skippable %v)", base.first != nil, base.postNoop)
+	}
 	for name, req := range map[string]string{
 		"default":           `{"blockStateCalls":[{"calls":[{"from":"` + richAddr.Hex() + `","to":"` + logAddr.Hex() + `"}]}]}`,
 		"history storage":   `{"blockStateCalls":[{"stateOverrides":{"0x0000F90827F1C53a10cb7A02335B175320002935":{"stateDiff":{"0x0000000000000000000000000000000000000000000000000000000000000001":"0x00000000000000000000000000000000000000000000000000000000000000ff"}}}}]}`,
@@ -52,6 +60,11 @@ func TestSimBaseOverridesOfSystemContracts(t *testing.T) {
 		"moved precompile":  `{"blockStateCalls":[{"stateOverrides":{"0x0000000000000000000000000000000000000001":{"movePrecompileToAddress":"0x0000000000000000000000000000000000123456"}}}]}`,
 		"beacon root":       `{"blockStateCalls":[{"blockOverrides":{"beaconRoot":"0x0000000000000000000000000000000000000000000000000000000000000007"}}]}`,
 		"two blocks":        `{"blockStateCalls":[{},{"calls":[{"from":"` + richAddr.Hex() + `","to":"` + logAddr.Hex() + `"}]}]}`,
+		// These take the prepared state but must run the post-block system calls.
+		"withdrawal request": `{"blockStateCalls":[{"calls":[{"from":"` + richAddr.Hex() + `","to":"` + params.WithdrawalQueueAddress.Hex() + `","value":"0x10","data":"0x` + strings.Repeat("ab", 48) + `0000000000000001"}]}]}`,
+		"from system":        `{"blockStateCalls":[{"calls":[{"from":"` + params.SystemAddress.Hex() + `","to":"` + logAddr.Hex() + `"}]}]}`,
+		"fees to queue":      `{"blockStateCalls":[{"blockOverrides":{"feeRecipient":"` + params.ConsolidationQueueAddress.Hex() + `"},"calls":[{"from":"` + richAddr.Hex() + `","to":"` + logAddr.Hex() + `","maxPriorityFeePerGas":"0x1","maxFeePerGas":"0x1"}]}]}`,
+		"withdrawals":        `{"blockStateCalls":[{"blockOverrides":{"withdrawals":[{"index":"0x0","validatorIndex":"0x1","address":"` + logAddr.Hex() + `","amount":"0x10"}]}}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := preparedRuns.Load()
@@ -60,7 +73,8 @@ func TestSimBaseOverridesOfSystemContracts(t *testing.T) {
 				t.Fatal(err)
 			}
 			used := preparedRuns.Load() > before
-			if want := name == "default" || name == "two blocks"; used != want {
+			notPrepared := map[string]bool{"history storage": true, "beacon roots code": true, "system address": true, "moved precompile": true, "beacon root": true}
+			if want := !notPrepared[name]; used != want {
 				t.Fatalf("prepared state used: %v, want %v", used, want)
 			}
 		})

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -24,6 +25,7 @@ type blockRun struct {
 	evm         *vm.EVM
 	gp          *core.GasPool
 	tracer      *logTracer
+	prepared    bool       // the block started on a SimBase's prepared state
 	hooked      vm.StateDB // the state seen through the tracer's hooks
 	accessList  *bal.ConstructionBlockAccessList
 	txs         []*types.Transaction
@@ -71,6 +73,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 		calls:      make([]SimCallResult, n),
 		receipts:   make([]*types.Receipt, n),
 	}
+	run.prepared = prepared
 	hooks := run.tracer.hooks()
 	run.hooked = state.NewHookedState(sim.env.State, hooks)
 	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks})
@@ -182,9 +185,23 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 	if cfg.IsShanghai(header.Number, header.Time) {
 		body.Withdrawals = withdrawals
 	}
-	requests, postBAL, err := core.PostExecution(ctx, cfg, header.Number, header.Time, run.allLogs, body.Withdrawals, run.evm, uint32(len(run.txs)+1))
-	if err != nil {
-		return nil, err
+	var (
+		requests [][]byte
+		postBAL  *bal.ConstructionBlockAccessList
+		err      error
+	)
+	if run.prepared && sim.env.Base.skipsPostExecution(header, run.tracer.touchedSystem, body.Withdrawals) {
+		// The queues' system calls would change nothing and add no requests (simulate_base.go);
+		// the deposit requests come from the block's logs.
+		requests = [][]byte{}
+		if err := core.ParseDepositLogs(&requests, run.allLogs, cfg); err != nil {
+			return nil, fmt.Errorf("failed to parse deposit logs: %w", err)
+		}
+	} else {
+		requests, postBAL, err = core.PostExecution(ctx, cfg, header.Number, header.Time, run.allLogs, body.Withdrawals, run.evm, uint32(len(run.txs)+1))
+		if err != nil {
+			return nil, err
+		}
 	}
 	if requests != nil {
 		reqHash := types.CalcRequestsHash(requests)
