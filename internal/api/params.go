@@ -45,10 +45,21 @@ func decodeArg(p rpc.Params, i int, v any) error {
 	if !present(p, i) {
 		return missing(i)
 	}
-	if err := json.Unmarshal(p.At(i), v); err != nil {
+	if err := unmarshalParam(p.At(i), v); err != nil {
 		return argError(i, jsonError(err))
 	}
 	return nil
+}
+
+// unmarshalParam is json.Unmarshal for a parameter. Parameters are valid JSON (the transport's
+// scanner validated the whole body), so a type with its own UnmarshalJSON is handed the bytes
+// directly: json.Unmarshal would validate them once more first, and such types (call
+// arguments, simulation options) decode through json.Unmarshal again inside.
+func unmarshalParam(raw json.RawMessage, v any) error {
+	if u, ok := v.(json.Unmarshaler); ok {
+		return u.UnmarshalJSON(raw)
+	}
+	return json.Unmarshal(raw, v)
 }
 
 // decodeOptional decodes parameter i into v when it is present.
@@ -56,7 +67,7 @@ func decodeOptional(p rpc.Params, i int, v any) (bool, error) {
 	if !present(p, i) {
 		return false, nil
 	}
-	if err := json.Unmarshal(p.At(i), v); err != nil {
+	if err := unmarshalParam(p.At(i), v); err != nil {
 		return true, argError(i, jsonError(err))
 	}
 	return true, nil
