@@ -9,6 +9,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -24,6 +25,7 @@ type serverFlags struct {
 
 	gasCap         uint64
 	evmTimeout     time.Duration
+	simLimits      exec.SimLimits
 	logsMaxResults int
 	logsMaxRange   uint64
 	logsTimeout    time.Duration
@@ -49,7 +51,10 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.StringVar(&f.pprofAddr, "pprof.addr", "", "serve Go's profiler (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (default: off)")
 
 	fs.Uint64Var(&f.gasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
-	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call (0 = none beyond --rpc.timeout)")
+	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call, and of all calls of one eth_simulateV1 (0 = none beyond --rpc.timeout)")
+	fs.IntVar(&f.simLimits.MaxBlocks, "rpc.simulate.max-blocks", exec.DefaultSimMaxBlocks, "most blocks one eth_simulateV1 simulates, and how far past its base block they may go (error -38026 beyond)")
+	fs.IntVar(&f.simLimits.MaxCallsPerBlock, "rpc.simulate.max-calls-per-block", exec.DefaultSimMaxCallsPerBlock, "most calls in one simulated block (error -38026 beyond)")
+	fs.IntVar(&f.simLimits.MaxCalls, "rpc.simulate.max-calls", exec.DefaultSimMaxCalls, "most calls in one eth_simulateV1 request (error -38026 beyond); all of them share the --rpc.gascap budget")
 	fs.IntVar(&f.logsMaxResults, "rpc.logs.max-results", api.DefaultLogsMaxResult, "most logs one eth_getLogs returns; more gives error -32005 naming a block range that fits")
 	fs.Uint64Var(&f.logsMaxRange, "rpc.logs.max-range", api.DefaultLogsMaxRange, "widest block range one eth_getLogs accepts; wider gives error -32602")
 	fs.DurationVar(&f.logsTimeout, "rpc.logs.timeout", api.DefaultLogsTimeout, "time limit of one eth_getLogs; past it error -32005 \"query timeout exceeded\" names the blocks searched in time")
@@ -89,6 +94,7 @@ func (f *serverFlags) apiConfig(pending bool, logger *slog.Logger) api.Config {
 		LogsMaxResults: f.logsMaxResults,
 		LogsMaxRange:   f.logsMaxRange,
 		LogsTimeout:    f.logsTimeout,
+		SimLimits:      f.simLimits,
 		Logger:         logger,
 	}
 }

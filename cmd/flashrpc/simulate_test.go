@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"io"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -74,5 +76,30 @@ func TestSimulatePending(t *testing.T) {
 	err = tn.stdRaw.CallContext(ctx, &blocks, "eth_simulateV1", opts, "pending")
 	if rpcErr, ok := err.(gethrpc.Error); !ok || rpcErr.ErrorCode() != -32601 {
 		t.Fatalf("standard endpoint eth_simulateV1: %v, want -32601", err)
+	}
+}
+
+// TestSimulateLimitFlags: the eth_simulateV1 limit flags reach the API: a request over them is
+// -38026 with go-ethereum's text, one within them runs.
+func TestSimulateLimitFlags(t *testing.T) {
+	fs, o := devFlags(io.Discard)
+	if err := fs.Parse([]string{"--rpc.simulate.max-calls", "2", "--rpc.simulate.max-calls-per-block", "1", "--rpc.simulate.max-blocks", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	base := testOptions(t.TempDir())
+	o.dataDir, o.httpPort, o.preconfPort, o.feed.port = base.dataDir, 0, 0, 0
+	o.blockTime, o.preconfInterval = 0, 0
+	tn := startTestNode(t, o)
+	call := `{"from":"` + addressOf(tn.accounts[0].Key).Hex() + `"}`
+	for _, tc := range []struct{ blocks, want string }{
+		{`[{"calls":[` + call + `]},{"calls":[` + call + `]}]`, `"result"`},
+		{`[{"calls":[` + call + `]},{"calls":[` + call + `]},{"calls":[` + call + `]}]`, `{"code":-38026,"message":"too many calls: 3 \u003e 2"}`},
+		{`[{"calls":[` + call + `,` + call + `]}]`, `{"code":-38026,"message":"too many calls in block: 2 \u003e 1"}`},
+		{`[{},{},{},{}]`, `{"code":-38026,"message":"too many blocks"}`},
+	} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"eth_simulateV1","params":[{"blockStateCalls":` + tc.blocks + `},"latest"]}`
+		if got := string(postJSON(t, tn.preURL, body)); !strings.Contains(got, tc.want) {
+			t.Errorf("%s\n got %s\nwant %s", tc.blocks, got, tc.want)
+		}
 	}
 }
