@@ -10,6 +10,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/recent"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
 	"github.com/flashrpc/flashrpc/internal/txpool"
@@ -83,7 +84,7 @@ type API struct {
 
 	blocks    blockCache
 	headState headState
-	simBases  simBaseCache // prepared eth_simulateV1 bases
+	simBases  *recent.List[any, *exec.SimBase] // prepared eth_simulateV1 bases (simbase.go)
 	subs      *hub
 	psubs     *preconfHub     // pre-confirmation subscriptions; nil on the standard endpoint
 	waits     *receiptWaiters // eth_sendRawTransactionSync
@@ -104,7 +105,7 @@ func New(cfg Config, b Backend) *API {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, log: logger}
+	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, log: logger, simBases: newSimBases()}
 	a.subs = newHub(a)
 	b.Chain.OnHead(a.subs.onHead)
 	a.startStreams(b)

@@ -40,7 +40,7 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	var base *exec.SimBase
 	switch {
 	case snap != nil:
-		base, err = a.simBases.get(snap, func() (*exec.SimBase, error) {
+		base, err = a.simBases.Get(snap, func() (*exec.SimBase, error) {
 			env.Header, env.State, env.Pending = snap.Parent, snap.CopyState(), snap.Header()
 			return exec.NewSimBase(ctx, env), nil
 		})
@@ -49,7 +49,7 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	default:
 		// By header pointer: the chain hands out one *types.Header per cached block, and a
 		// header's hash costs a Keccak-256 of its encoding per request.
-		base, err = a.simBases.get(h, func() (*exec.SimBase, error) {
+		base, err = a.simBases.Get(h, func() (*exec.SimBase, error) {
 			st, err := a.chain.StateAt(h)
 			if err != nil {
 				return nil, err

@@ -17,6 +17,8 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/recent"
 )
 
 // Storage defaults. go-ethereum's node uses a 2 GB database cache; a dev chain or a replica of a
@@ -47,7 +49,7 @@ type Chain struct {
 	engine  consensus.Engine
 	tempDir string // removed by Close when the chain lives in a temporary directory
 	log     *slog.Logger
-	readers sharedReaders // state readers shared by the StateDBs of recent roots
+	readers *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
 
 	mu        sync.Mutex // guards listeners
 	listeners []func(HeadEvent)
@@ -60,7 +62,7 @@ func Open(cfg Config) (*Chain, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Chain{log: logger}
+	c := &Chain{log: logger, readers: newSharedReaders()}
 	dir := cfg.DataDir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "flashrpc-")

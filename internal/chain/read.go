@@ -74,7 +74,13 @@ func (c *Chain) stateAt(header *types.Header) (*state.StateDB, error) {
 		return c.bc.StateAt(header.Root, header.Number, header.Time)
 	}
 	db := state.NewMPTDatabase(c.bc.TrieDB(), c.bc.CodeDB()).WithSnapshot(c.bc.Snapshots())
-	reader, err := c.readers.get(header.Root, func() (state.Reader, error) { return db.Reader(header.Root) })
+	reader, err := c.readers.Get(header.Root, func() (*sharedReader, error) {
+		inner, err := db.Reader(header.Root)
+		if err != nil {
+			return nil, err
+		}
+		return newSharedReader(header.Root, inner), nil
+	})
 	if err != nil {
 		return nil, err
 	}

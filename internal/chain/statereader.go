@@ -6,6 +6,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/recent"
 )
 
 // Shared state readers. Every eth_call, eth_estimateGas and eth_simulateV1 opens a StateDB of
@@ -26,37 +28,6 @@ const (
 	sharedReaderEntries = 1 << 16
 )
 
-// sharedReaders hands out the shared reader of a state root.
-type sharedReaders struct {
-	mu     sync.Mutex
-	recent []*sharedReader // most recently requested first
-}
-
-// get returns the shared reader of root, opening it with open when it is not among the
-// recent ones.
-func (s *sharedReaders) get(root common.Hash, open func() (state.Reader, error)) (*sharedReader, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i, r := range s.recent {
-		if r.root == root {
-			copy(s.recent[1:i+1], s.recent[:i])
-			s.recent[0] = r
-			return r, nil
-		}
-	}
-	inner, err := open()
-	if err != nil {
-		return nil, err
-	}
-	r := newSharedReader(root, inner)
-	if len(s.recent) < sharedReaderRoots {
-		s.recent = append(s.recent, nil)
-	}
-	copy(s.recent[1:], s.recent)
-	s.recent[0] = r
-	return r, nil
-}
-
 // sharedReader is a state.Reader of one state root that is safe for concurrent use and
 // remembers the accounts and slots it read. Code reads go straight to go-ethereum's code
 // reader, which has its own cache and is safe for concurrent use.
@@ -76,6 +47,11 @@ type sharedReader struct {
 type slotKey struct {
 	addr common.Address
 	slot common.Hash
+}
+
+// newSharedReaders returns the list of the shared readers of recent roots.
+func newSharedReaders() *recent.List[common.Hash, *sharedReader] {
+	return recent.New[common.Hash, *sharedReader](sharedReaderRoots)
 }
 
 func newSharedReader(root common.Hash, inner state.Reader) *sharedReader {
