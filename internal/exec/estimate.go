@@ -40,9 +40,12 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 	}
 	// Like geth's estimator, the trials run in a context made from the overridden header (so
 	// the overrides' block hashes do not reach it), with the blob base fee override on top.
-	trialCtx := core.NewEVMBlockContext(header, env.Chain, nil)
-	if bo != nil && bo.BlobBaseFee != nil {
-		trialCtx.BlobBaseFee = new(big.Int).Set(bo.BlobBaseFee.ToInt())
+	trialCtx := blockCtx // without overrides the header is env.Header: the same context
+	if bo != nil {
+		trialCtx = core.NewEVMBlockContext(header, env.Chain, nil)
+		if bo.BlobBaseFee != nil {
+			trialCtx.BlobBaseFee = new(big.Int).Set(bo.BlobBaseFee.ToInt())
+		}
 	}
 	// Keep the gas at 0 when the user gave none, so the search starts at the block's limit.
 	if args.Gas == nil {
