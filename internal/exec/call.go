@@ -130,12 +130,17 @@ func resultError(res *core.ExecutionResult) error {
 }
 
 // applyMessage runs msg on evm, cancelling the EVM when ctx ends, like geth's
-// applyMessageWithEVM. Invalid messages give a *TxError "err: <cause> (supplied gas N)"; an
-// aborted run gives a *TimeoutError.
+// applyMessageWithEVM. Errors are runMessage's.
 func applyMessage(ctx context.Context, evm *vm.EVM, msg *core.Message, timeout time.Duration, gp *core.GasPool) (*core.ExecutionResult, error) {
 	stop := context.AfterFunc(ctx, evm.Cancel)
 	defer stop()
+	return runMessage(evm, msg, timeout, gp)
+}
 
+// runMessage runs msg on evm, which the caller cancels when the request ends. Invalid
+// messages give a *TxError "err: <cause> (supplied gas N)"; an aborted run gives a
+// *TimeoutError.
+func runMessage(evm *vm.EVM, msg *core.Message, timeout time.Duration, gp *core.GasPool) (*core.ExecutionResult, error) {
 	result, err := core.ApplyMessage(evm, msg, gp)
 	if evm.Cancelled() {
 		return nil, &TimeoutError{Timeout: timeout}

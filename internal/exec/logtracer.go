@@ -18,25 +18,23 @@ var (
 )
 
 // logTracer collects the logs of one simulated call, dropping those of reverted frames, and
-// with traceTransfers records every ether transfer (top-level value, CALL, CREATE,
+// records every ether transfer (top-level value, CALL, CREATE,
 // SELFDESTRUCT; not DELEGATECALL or CALLCODE) as an ERC-20 Transfer log at
 // TransferLogAddress. Log indexes run on across the calls of a block. It is geth's
 // internal/ethapi tracer. It is not safe for concurrent use.
 type logTracer struct {
 	logs           [][]*types.Log // one slice per open call frame
 	count          int            // log index of the next log in the block
-	traceTransfers bool
 	blockNumber    uint64
 	blockTimestamp uint64
 	txHash         common.Hash
 	txIdx          uint
-	// touchedSystem is set once a call frame of the block was from or to an account of the
-	// system calls (simulate_base.go): its post-block system calls cannot be skipped then.
-	touchedSystem bool
 }
 
-func newLogTracer(traceTransfers bool, blockNumber, blockTimestamp uint64) *logTracer {
-	return &logTracer{traceTransfers: traceTransfers, blockNumber: blockNumber, blockTimestamp: blockTimestamp}
+// newLogTracer returns the tracer of a block with traceTransfers. Without traceTransfers
+// simulations need no tracer (simulate_block.go).
+func newLogTracer(blockNumber, blockTimestamp uint64) *logTracer {
+	return &logTracer{blockNumber: blockNumber, blockTimestamp: blockTimestamp}
 }
 
 func (t *logTracer) hooks() *tracing.Hooks {
@@ -45,9 +43,6 @@ func (t *logTracer) hooks() *tracing.Hooks {
 
 func (t *logTracer) onEnter(depth int, typ byte, from, to common.Address, input []byte, gas uint64, value *big.Int) {
 	t.logs = append(t.logs, make([]*types.Log, 0))
-	if systemCallAccount(from) || systemCallAccount(to) {
-		t.touchedSystem = true
-	}
 	if op := vm.OpCode(typ); op != vm.DELEGATECALL && op != vm.CALLCODE && value != nil && value.Sign() > 0 {
 		t.captureTransfer(from, to, value)
 	}
@@ -95,9 +90,6 @@ func (t *logTracer) captureLog(address common.Address, topics []common.Hash, dat
 }
 
 func (t *logTracer) captureTransfer(from, to common.Address, value *big.Int) {
-	if !t.traceTransfers {
-		return
-	}
 	topics := []common.Hash{transferTopic, common.BytesToHash(from.Bytes()), common.BytesToHash(to.Bytes())}
 	t.captureLog(TransferLogAddress, topics, common.BigToHash(value).Bytes())
 }

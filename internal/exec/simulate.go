@@ -32,19 +32,28 @@ type SimOpts struct {
 
 // UnmarshalJSON decodes the options, naming a wrongly typed field.
 func (o *SimOpts) UnmarshalJSON(input []byte) error {
+	if opts, ok := decodeSimOptsFast(input); ok {
+		*o = opts
+		return nil
+	}
+	opts, err := decodeSimOptsJSON(input)
+	if err != nil {
+		return err
+	}
+	*o = opts
+	return nil
+}
+
+// decodeSimOptsJSON decodes the options with encoding/json.
+func decodeSimOptsJSON(input []byte) (SimOpts, error) {
 	var wire simOptsWire
 	if json.Unmarshal(input, &wire) == nil {
-		*o = wire.opts()
-		return nil
+		return wire.opts(), nil
 	}
 	// Decode again level by level, for the error that names the field.
 	type plain SimOpts
 	dec, err := decodeObject[plain](input, "simulation options")
-	if err != nil {
-		return err
-	}
-	*o = SimOpts(dec)
-	return nil
+	return SimOpts(dec), err
 }
 
 // SimBlockCalls is one entry of blockStateCalls: the overrides of a simulated block and its

@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -150,12 +151,13 @@ func (b *SimBase) fits(header *types.Header, overrides StateOverride) bool {
 	return true
 }
 
+// systemCallAccounts are the accounts the pre- and post-block system calls read or write.
+var systemCallAccounts = [...]common.Address{
+	params.SystemAddress, params.BeaconRootsAddress, params.HistoryStorageAddress,
+	params.WithdrawalQueueAddress, params.ConsolidationQueueAddress,
+}
+
 // systemCallAccount reports whether the pre- or post-block system calls read or write addr.
 func systemCallAccount(addr common.Address) bool {
-	switch addr {
-	case params.SystemAddress, params.BeaconRootsAddress, params.HistoryStorageAddress,
-		params.WithdrawalQueueAddress, params.ConsolidationQueueAddress:
-		return true
-	}
-	return false
+	return slices.Contains(systemCallAccounts[:], addr)
 }

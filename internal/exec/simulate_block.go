@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/types/bal"
 	"github.com/ethereum/go-ethereum/core/vm"
@@ -21,19 +22,23 @@ import (
 
 // blockRun is the execution state of one simulated block.
 type blockRun struct {
-	header      *types.Header
-	evm         *vm.EVM
-	gp          *core.GasPool
-	tracer      *logTracer
-	prepared    bool       // the block started on a SimBase's prepared state
-	hooked      vm.StateDB // the state seen through the tracer's hooks
-	accessList  *bal.ConstructionBlockAccessList
-	txs         []*types.Transaction
-	senders     []common.Address
-	calls       []SimCallResult
-	receipts    []*types.Receipt
-	allLogs     []*types.Log // logs of successful calls, for deposit requests
-	blobGasUsed uint64
+	header   *types.Header
+	evm      *vm.EVM
+	gp       *core.GasPool
+	tracer   *logTracer // with traceTransfers; otherwise the logs come from the state
+	prepared bool       // the block started on a SimBase's prepared state
+	hooked   vm.StateDB // the state as the EVM sees it (tracer hooks, warm precompiles)
+	logCount int        // logs of the block's calls so far, the next log index
+	// touchedSystem is set once a call of the block accessed an account of the system calls
+	// (simulate_base.go): the post-block system calls cannot be skipped then.
+	touchedSystem bool
+	accessList    *bal.ConstructionBlockAccessList
+	txs           []*types.Transaction
+	senders       []common.Address
+	calls         []SimCallResult
+	receipts      []*types.Receipt
+	allLogs       []*types.Log // logs of successful calls, for deposit requests
+	blobGasUsed   uint64
 }
 
 // processBlock executes one simulated block on sim's state, like geth's processBlock: it
@@ -66,18 +71,28 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	run := &blockRun{
 		header:     header,
 		gp:         core.NewGasPool(blockCtx.GasLimit),
-		tracer:     newLogTracer(traceTransfers, blockCtx.BlockNumber.Uint64(), blockCtx.Time),
+		prepared:   prepared,
+		hooked:     sim.env.State,
 		accessList: bal.NewConstructionBlockAccessList(),
 		txs:        make([]*types.Transaction, n),
 		senders:    make([]common.Address, n),
 		calls:      make([]SimCallResult, n),
 		receipts:   make([]*types.Receipt, n),
 	}
-	run.prepared = prepared
-	hooks := run.tracer.hooks()
-	run.hooked = state.NewHookedState(sim.env.State, hooks)
+	// Only the synthetic transfer logs need a tracer: the state records the calls' logs
+	// itself, and any tracer makes go-ethereum interpret with its slower table loop.
+	var hooks *tracing.Hooks
+	if traceTransfers {
+		run.tracer = newLogTracer(blockCtx.BlockNumber.Uint64(), blockCtx.Time)
+		hooks = run.tracer.hooks()
+		run.hooked = state.NewHookedState(sim.env.State, hooks)
+	}
+	run.hooked = newWarmPrecompiles(run.hooked)
 	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks})
 	defer run.evm.Release()
+	// One cancellation hook for the block's calls, where go-ethereum registers one per call.
+	stop := context.AfterFunc(ctx, run.evm.Cancel)
+	defer stop()
 	run.evm.SetPrecompiles(precompiles)
 	if prepared {
 		// What the system calls would have ended with, now that the overrides are in.
@@ -143,17 +158,25 @@ func (sim *simulator) runCall(ctx context.Context, run *blockRun, i int, call Ar
 	tx := call.toTransaction(types.DynamicFeeTxType)
 	txHash := tx.Hash()
 	run.txs[i], run.senders[i] = tx, call.from()
-	run.tracer.reset(txHash, uint(i))
 	statedb.SetTxContext(txHash, i, uint32(i+1))
+	// Logs are kept by transaction hash, and two calls may share one (same sender, nonce and
+	// fields, without validation): this call's are the ones after those already there.
+	earlierLogs := 0
+	if run.tracer != nil {
+		run.tracer.reset(txHash, uint(i))
+	} else {
+		earlierLogs = len(statedb.GetLogs(txHash, header.Number.Uint64(), common.Hash{}, header.Time))
+	}
 
 	msg := call.toMessage(header.BaseFee, !sim.validate)
 	if !sim.validate {
 		msg.SkipExecutionGasCapCheck()
 	}
-	result, err := applyMessage(ctx, run.evm, msg, sim.env.EVMTimeout, run.gp)
+	result, err := runMessage(run.evm, msg, sim.env.EVMTimeout, run.gp)
 	if err != nil {
 		return &SimError{Kind: txErrorKind(err), Err: err}
 	}
+	run.touchedSystem = run.touchedSystem || accessedSystemAccount(statedb)
 	var root []byte
 	if cfg.IsByzantium(header.Number) {
 		run.accessList.Merge(run.hooked.Finalise(run.evm.GetRules()))
@@ -165,11 +188,42 @@ func (sim *simulator) runCall(ctx context.Context, run *blockRun, i int, call Ar
 	if err := sim.budget.consume(result.UsedGas); err != nil {
 		return err
 	}
-	run.calls[i] = newSimCallResult(result, run.tracer.callLogs(), gasCapped)
+	run.calls[i] = newSimCallResult(result, run.callLogs(statedb, txHash, earlierLogs), gasCapped)
 	if !result.Failed() {
 		run.allLogs = append(run.allLogs, run.calls[i].Logs...)
 	}
 	return nil
+}
+
+// callLogs returns the logs of the call just run, with their index in the block. Without a
+// tracer they are the state's logs for txHash after the first earlier ones.
+func (run *blockRun) callLogs(statedb *state.StateDB, txHash common.Hash, earlier int) []*types.Log {
+	if run.tracer != nil {
+		return run.tracer.callLogs()
+	}
+	logs := statedb.GetLogs(txHash, run.header.Number.Uint64(), common.Hash{}, run.header.Time)[earlier:]
+	if len(logs) == 0 {
+		return nil
+	}
+	// The state numbers logs across its whole life, which spans the simulated blocks.
+	for _, log := range logs {
+		log.Index = uint(run.logCount)
+		run.logCount++
+	}
+	return logs
+}
+
+// accessedSystemAccount reports whether the transaction just run accessed an account of the
+// system calls: its access list holds every account a call frame was from or to, besides the
+// sender, recipient and coinbase. Frames that reverted drop out of the list, but they changed
+// nothing either.
+func accessedSystemAccount(statedb *state.StateDB) bool {
+	for _, addr := range systemCallAccounts {
+		if statedb.AddressInAccessList(addr) {
+			return true
+		}
+	}
+	return false
 }
 
 // assemble runs the post-block processing (withdrawals, EIP-7685 requests, consensus
@@ -190,7 +244,7 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 		postBAL  *bal.ConstructionBlockAccessList
 		err      error
 	)
-	if run.prepared && sim.env.Base.skipsPostExecution(header, run.tracer.touchedSystem, body.Withdrawals) {
+	if run.prepared && sim.env.Base.skipsPostExecution(header, run.touchedSystem, body.Withdrawals) {
 		// The queues' system calls would change nothing and add no requests (simulate_base.go);
 		// the deposit requests come from the block's logs.
 		requests = [][]byte{}

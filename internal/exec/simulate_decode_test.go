@@ -3,7 +3,9 @@ package exec
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +34,106 @@ func TestSimOptsDecodeOnePass(t *testing.T) {
 		if fast := wire.opts(); !reflect.DeepEqual(fast, SimOpts(slow)) {
 			t.Fatalf("%s: decodings differ\n one pass %+v\n   levels %+v", req, fast, slow)
 		}
+	}
+}
+
+// TestSimOptsFastDecode: whatever the reflection-free decoder accepts decodes to the value
+// encoding/json gives, on the hand-written requests, the conformance fixtures, generated
+// bundles and thousands of their mutations (bytes dropped, doubled or changed, case flipped,
+// keys repeated); and it accepts the common shapes, so that the comparison means something.
+func TestSimOptsFastDecode(t *testing.T) {
+	var reqs []string
+	for _, req := range simRequests(t) {
+		reqs = append(reqs, req)
+	}
+	files, _ := filepath.Glob(filepath.Join(conformanceDir(t), "eth_simulateV1", "*.io"))
+	for _, file := range files {
+		exchanges, _ := readIOFile(t, file)
+		for _, ex := range exchanges {
+			var req rpcRequest
+			if json.Unmarshal([]byte(ex.request), &req) == nil && len(req.Params) > 0 {
+				reqs = append(reqs, string(req.Params[0]))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	for range 200 {
+		reqs = append(reqs, randomBundle(r))
+	}
+	common := []string{
+		`{"blockStateCalls":[{"calls":[{"from":"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266","to":"0x5FbDB2315678afecb367f032d93F642f64180aa3","data":"0x01"}]}]}`,
+		` { "blockStateCalls" : [ { "calls" : [ { "from" : null , "to" : null , "gas" : "0x5208" , "value" : "0x0" , "nonce" : "0x1" , "input" : "0x" } , null ] } , null ] , "validation" : true , "traceTransfers" : null } `,
+		`{"blockStateCalls":[{"blockOverrides":{"number":"0x10"},"stateOverrides":{"0xc100000000000000000000000000000000000001":{"balance":"0x1"}},"calls":[]}],"returnFullTransactions":true}`,
+		`{"blockStateCalls":null}`, `{"blockStateCalls":[]}`, `{"blockStateCalls":[{"calls":null}]}`, `{}`,
+		`{"blockStateCalls":[{"calls":[{"maxFeePerGas":"0x3b9aca00","maxPriorityFeePerGas":"0x1","gasPrice":null}]}]}`,
+	}
+	for _, req := range common {
+		if _, ok := decodeSimOptsFast([]byte(req)); !ok {
+			t.Errorf("fast decoder refuses %s", req)
+		}
+	}
+	reqs = append(reqs, common...)
+	accepted := 0
+	check := func(req string) {
+		fast, ok := decodeSimOptsFast([]byte(req))
+		if !ok {
+			return
+		}
+		accepted++
+		if !json.Valid([]byte(req)) {
+			t.Fatalf("fast decoder accepts invalid JSON %s", req)
+		}
+		slow, err := decodeSimOptsJSON([]byte(req))
+		if err != nil {
+			t.Fatalf("%s: fast decoder accepts, encoding/json fails: %v", req, err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%s: decodings differ\n fast %+v\n slow %+v", req, fast, slow)
+		}
+	}
+	for _, req := range reqs {
+		check(req)
+		for range 30 {
+			check(mutate(r, req))
+		}
+	}
+	t.Logf("accepted %d of %d", accepted, len(reqs)*31)
+	if accepted < len(reqs)/2 {
+		t.Fatalf("fast decoder accepted %d of %d requests and mutations: it should take most plain ones", accepted, len(reqs)*31)
+	}
+}
+
+// mutate returns req with one random change.
+func mutate(r *rand.Rand, req string) string {
+	if len(req) == 0 {
+		return req
+	}
+	b := []byte(req)
+	i := r.IntN(len(b))
+	switch r.IntN(7) {
+	case 0: // drop a byte
+		return string(b[:i]) + string(b[i+1:])
+	case 1: // double a byte
+		return string(b[:i+1]) + string(b[i:])
+	case 2: // replace a byte with a JSON-ish one
+		const jsonish = `{}[],:" 0xaAfF1nul\`
+		b[i] = jsonish[r.IntN(len(jsonish))]
+		return string(b)
+	case 3: // flip the case of a letter
+		if c := b[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			b[i] ^= 0x20
+		}
+		return string(b)
+	case 4: // insert a null value or white space
+		return string(b[:i]) + []string{"null", " ", "\n", `""`, `"0x"`}[r.IntN(5)] + string(b[i:])
+	case 5: // repeat a key: copy a `"key":value,` span after itself
+		if j := strings.IndexByte(req[i:], ','); j > 0 {
+			if k := strings.LastIndexByte(req[:i], '{'); k >= 0 {
+				return req[:i+j+1] + req[k+1:i+j+1] + req[i+j+1:]
+			}
+		}
+		return req
+	default: // cut the end
+		return string(b[:i])
 	}
 }
