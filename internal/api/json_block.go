@@ -23,6 +23,9 @@ type blockJSONOptions struct {
 	// senders, when set, are the full transactions' "from" values, in order, instead of the
 	// senders recovered from signatures (eth_simulateV1's unsigned transactions).
 	senders []common.Address
+	// txHashes, when set, are the transactions' hashes, in order, so that they need not be
+	// computed again (eth_simulateV1 knows them from building the block).
+	txHashes []common.Hash
 }
 
 // appendBlock appends block as go-ethereum's RPCMarshalBlock with inclTx = true marshals it.
@@ -45,7 +48,7 @@ func appendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 	if fullTx {
 		dst = appendBlockFullTxs(dst, block, h, hash, config, opts)
 	} else {
-		dst = appendBlockTxHashes(dst, block.Transactions())
+		dst = appendBlockTxHashes(dst, block.Transactions(), opts.txHashes)
 	}
 	dst = appendTransactionsRoot(dst, h)
 	dst = append(dst, `,"uncles":[`...)
@@ -66,13 +69,17 @@ func appendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 }
 
 // appendBlockTxHashes appends the hashes of txs as a JSON array ([] when empty).
-func appendBlockTxHashes(dst []byte, txs types.Transactions) []byte {
+func appendBlockTxHashes(dst []byte, txs types.Transactions, hashes []common.Hash) []byte {
 	dst = append(dst, '[')
 	for i, tx := range txs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendHash(dst, tx.Hash())
+		if i < len(hashes) {
+			dst = appendHash(dst, hashes[i])
+		} else {
+			dst = appendHash(dst, tx.Hash())
+		}
 	}
 	return append(dst, ']')
 }

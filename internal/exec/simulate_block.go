@@ -34,10 +34,13 @@ type blockRun struct {
 	touchedSystem bool
 	accessList    *bal.ConstructionBlockAccessList
 	txs           []*types.Transaction
+	txEncodings   encodedTxs    // the transactions' trie encodings
+	txHashes      []common.Hash // their hashes
 	senders       []common.Address
 	calls         []SimCallResult
 	receipts      []*types.Receipt
 	allLogs       []*types.Log // logs of successful calls, for deposit requests
+	blooms        bloomMemo
 	blobGasUsed   uint64
 }
 
@@ -53,9 +56,13 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	if block.BlockOverrides.BlobBaseFee != nil {
 		blockCtx.BlobBaseFee = block.BlockOverrides.BlobBaseFee.ToInt()
 	}
-	// A fresh precompile set per block: moves and removals do not carry over.
-	rules := cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time)
-	precompiles := vm.ActivePrecompiledContracts(rules)
+	// A fresh precompile set per block with state overrides, which may move or remove
+	// precompiles: those changes do not carry over. Without overrides the EVM's standard set
+	// serves (copying it was a twentieth of a one-call request).
+	var precompiles vm.PrecompiledContracts
+	if len(block.StateOverrides) > 0 {
+		precompiles = vm.ActivePrecompiledContracts(cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time))
+	}
 	// On a prepared base the first block's state comes from it, maybe with the system calls
 	// already run (simulate_base.go).
 	prepared := false
@@ -69,15 +76,17 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	// After Amsterdam the protocol's EIP-7708 logs report transfers.
 	traceTransfers := sim.traceTransfers && !cfg.IsAmsterdam(header.Number, header.Time)
 	run := &blockRun{
-		header:     header,
-		gp:         core.NewGasPool(blockCtx.GasLimit),
-		prepared:   prepared,
-		hooked:     sim.env.State,
-		accessList: bal.NewConstructionBlockAccessList(),
-		txs:        make([]*types.Transaction, n),
-		senders:    make([]common.Address, n),
-		calls:      make([]SimCallResult, n),
-		receipts:   make([]*types.Receipt, n),
+		header:      header,
+		gp:          core.NewGasPool(blockCtx.GasLimit),
+		prepared:    prepared,
+		hooked:      sim.env.State,
+		accessList:  bal.NewConstructionBlockAccessList(),
+		txs:         make([]*types.Transaction, n),
+		txEncodings: make(encodedTxs, n),
+		txHashes:    make([]common.Hash, n),
+		senders:     make([]common.Address, n),
+		calls:       make([]SimCallResult, n),
+		receipts:    make([]*types.Receipt, n),
 	}
 	// Only the synthetic transfer logs need a tracer: the state records the calls' logs
 	// itself, and any tracer makes go-ethereum interpret with its slower table loop.
@@ -93,7 +102,9 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	// One cancellation hook for the block's calls, where go-ethereum registers one per call.
 	stop := context.AfterFunc(ctx, run.evm.Cancel)
 	defer stop()
-	run.evm.SetPrecompiles(precompiles)
+	if precompiles != nil {
+		run.evm.SetPrecompiles(precompiles)
+	}
 	if prepared {
 		// What the system calls would have ended with, now that the overrides are in.
 		run.hooked.Finalise(run.evm.GetRules())
@@ -113,7 +124,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	if err != nil {
 		return SimBlock{}, err
 	}
-	return SimBlock{Block: b, Calls: run.calls, Senders: run.senders}, nil
+	return SimBlock{Block: b, Calls: run.calls, Senders: run.senders, TxHashes: run.txHashes}, nil
 }
 
 // finishHeader sets the header fields that depend on the parent.
@@ -156,8 +167,8 @@ func (sim *simulator) runCall(ctx context.Context, run *blockRun, i int, call Ar
 	// execution-apis fixture ethSimulate-overflow-nonce expects a result (geth v1.17.5; v1.17.10
 	// added an explicit -32603 here). With validation core's pre-check refuses it.
 	tx := call.toTransaction(types.DynamicFeeTxType)
-	txHash := tx.Hash()
-	run.txs[i], run.senders[i] = tx, call.from()
+	enc, txHash := encodeTx(tx)
+	run.txs[i], run.txEncodings[i], run.txHashes[i], run.senders[i] = tx, enc, txHash, call.from()
 	statedb.SetTxContext(txHash, i, uint32(i+1))
 	// Logs are kept by transaction hash, and two calls may share one (same sender, nonce and
 	// fields, without validation): this call's are the ones after those already there.
@@ -183,7 +194,7 @@ func (sim *simulator) runCall(ctx context.Context, run *blockRun, i int, call Ar
 	} else {
 		root = statedb.IntermediateRoot(run.evm.GetRules()).Bytes()
 	}
-	run.receipts[i] = core.MakeReceipt(run.evm, result, statedb, header.Number, common.Hash{}, header.Time, tx, run.gp.CumulativeUsed(), root)
+	run.receipts[i] = run.makeReceipt(run.evm, result, statedb, tx, txHash, run.gp.CumulativeUsed(), root)
 	run.blobGasUsed += run.receipts[i].BlobGasUsed
 	if err := sim.budget.consume(result.UsedGas); err != nil {
 		return err
@@ -263,7 +274,14 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 	}
 	run.accessList.Merge(postBAL)
 	sim.env.Chain.Engine().Finalize(sim.env.Chain, header, sim.env.State, body)
-	b := core.AssembleBlock(sim.env.Chain, header, sim.env.State, body, run.receipts, run.accessList)
+	var b *types.Block
+	if cfg.IsAmsterdam(header.Number, header.Time) {
+		b = core.AssembleBlock(sim.env.Chain, header, sim.env.State, body, run.receipts, run.accessList)
+	} else {
+		// core.AssembleBlock without the block access list, with the encodings at hand.
+		header.Root = sim.env.State.IntermediateRoot(cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time))
+		b = newSimBlock(header, body, run.txEncodings, run.receipts)
+	}
 
 	// Logs were collected before the block hash was known.
 	hash := b.Hash()

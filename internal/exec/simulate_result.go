@@ -16,6 +16,8 @@ type SimBlock struct {
 	// Senders[i] is the sender of Block.Transactions()[i], which the unsigned transaction
 	// cannot tell.
 	Senders []common.Address
+	// TxHashes[i] is the hash of Block.Transactions()[i], known from building the block.
+	TxHashes []common.Hash
 	// FullTx selects full transaction objects in the JSON (returnFullTransactions).
 	FullTx bool
 }

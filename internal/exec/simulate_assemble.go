@@ -1,0 +1,153 @@
+package exec
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/trie"
+)
+
+// This file builds a simulated block's receipts and the block itself the way go-ethereum's
+// MakeReceipt and NewBlock do, with less hashing and encoding: each transaction is encoded
+// once, for its hash and for the transaction trie, and the bloom bits of an address or topic
+// seen before in the block are not hashed again. In a 100-call request those were a tenth of
+// the time. The conformance fixtures and the go-ethereum differential tests check every root
+// and hash this produces.
+
+// encodeTx returns the encoding of tx in the transaction trie (types.Transactions'
+// EncodeIndex) and the transaction's hash.
+func encodeTx(tx *types.Transaction) ([]byte, common.Hash) {
+	var buf bytes.Buffer
+	types.Transactions{tx}.EncodeIndex(0, &buf)
+	enc := buf.Bytes()
+	if tx.Type() == types.BlobTxType {
+		// The trie encoding includes a sidecar, the hash never does.
+		return enc, tx.Hash()
+	}
+	// Otherwise the hash is the Keccak-256 of that same encoding (legacy: RLP of the fields;
+	// typed: the type byte and the RLP of the fields).
+	return enc, crypto.Keccak256Hash(enc)
+}
+
+// encodedTxs is a block's transactions as the trie encodings encodeTx made.
+type encodedTxs [][]byte
+
+func (l encodedTxs) Len() int                           { return len(l) }
+func (l encodedTxs) EncodeIndex(i int, w *bytes.Buffer) { w.Write(l[i]) }
+
+// makeReceipt is go-ethereum's core.MakeReceipt for the call just run, with the bloom from
+// the block's memo.
+func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, statedb *state.StateDB, tx *types.Transaction, txHash common.Hash, cumulativeGas uint64, root []byte) *types.Receipt {
+	receipt := &types.Receipt{
+		Type:              tx.Type(),
+		PostState:         root,
+		CumulativeGasUsed: cumulativeGas,
+		Status:            types.ReceiptStatusSuccessful,
+		TxHash:            txHash,
+		GasUsed:           result.UsedGas,
+	}
+	if result.Failed() {
+		receipt.Status = types.ReceiptStatusFailed
+	}
+	if tx.Type() == types.BlobTxType {
+		receipt.BlobGasUsed = uint64(len(tx.BlobHashes()) * params.BlobTxBlobGasPerBlob)
+		receipt.BlobGasPrice = evm.Context.BlobBaseFee
+	}
+	if tx.To() == nil {
+		receipt.ContractAddress = crypto.CreateAddress(evm.TxContext.Origin, tx.Nonce())
+	}
+	receipt.Logs = statedb.GetLogs(txHash, run.header.Number.Uint64(), common.Hash{}, run.header.Time)
+	receipt.BlockNumber = run.header.Number
+	receipt.TransactionIndex = uint(statedb.TxIndex())
+	receipt.Bloom = run.blooms.bloom(receipt.Logs)
+	return receipt
+}
+
+// newSimBlock fills in the header's transaction and receipt roots, bloom, uncle and
+// withdrawals hashes and makes the block, as types.NewBlock does. header.Root must be set.
+func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipts []*types.Receipt) *types.Block {
+	header.TxHash = types.EmptyTxsHash
+	if len(txs) > 0 {
+		header.TxHash = types.DeriveSha(txs, trie.NewStackTrie(nil))
+	}
+	header.ReceiptHash = types.EmptyReceiptsHash
+	if len(receipts) > 0 {
+		header.ReceiptHash = types.DeriveSha(types.Receipts(receipts), trie.NewStackTrie(nil))
+		header.Bloom = types.MergeBloom(receipts)
+	}
+	header.UncleHash = types.EmptyUncleHash
+	switch {
+	case body.Withdrawals == nil:
+		header.WithdrawalsHash = nil
+	case len(body.Withdrawals) == 0:
+		header.WithdrawalsHash = &types.EmptyWithdrawalsHash
+	default:
+		hash := types.DeriveSha(types.Withdrawals(body.Withdrawals), trie.NewStackTrie(nil))
+		header.WithdrawalsHash = &hash
+	}
+	return types.NewBlockWithHeader(header).WithBody(types.Body{Transactions: body.Transactions, Withdrawals: body.Withdrawals})
+}
+
+// bloomMemo remembers the bloom bits of the addresses and topics of a block's logs: a block
+// of calls to one contract logs the same address and event signature again and again. Keys
+// are kept apart by kind because the bits are those of the key's bytes, and an address is
+// 20 bytes where a topic holding it is 32.
+type bloomMemo struct {
+	addresses map[common.Address]bloomBits
+	topics    map[common.Hash]bloomBits
+}
+
+// bloomBits are the first 6 bytes of the Keccak-256 of a bloom entry: three 11-bit
+// positions, as go-ethereum's bloomValues reads them.
+type bloomBits [6]byte
+
+func newBloomBits(data []byte) bloomBits {
+	var b bloomBits
+	copy(b[:], crypto.Keccak256(data))
+	return b
+}
+
+// set sets the three bits in bloom.
+func (b bloomBits) set(bloom *types.Bloom) {
+	for k := 0; k < 6; k += 2 {
+		bit := byte(1 << (b[k+1] & 0x7))
+		i := types.BloomByteLength - int((binary.BigEndian.Uint16(b[k:])&0x7ff)>>3) - 1
+		bloom[i] |= bit
+	}
+}
+
+// bloom returns the bloom of logs, types.CreateBloom's.
+func (m *bloomMemo) bloom(logs []*types.Log) types.Bloom {
+	var bloom types.Bloom
+	if len(logs) == 0 {
+		return bloom
+	}
+	if m.addresses == nil {
+		m.addresses = make(map[common.Address]bloomBits)
+		m.topics = make(map[common.Hash]bloomBits)
+	}
+	for _, log := range logs {
+		bits, ok := m.addresses[log.Address]
+		if !ok {
+			bits = newBloomBits(log.Address[:])
+			m.addresses[log.Address] = bits
+		}
+		bits.set(&bloom)
+		for _, topic := range log.Topics {
+			bits, ok := m.topics[topic]
+			if !ok {
+				bits = newBloomBits(topic[:])
+				m.topics[topic] = bits
+			}
+			bits.set(&bloom)
+		}
+	}
+	return bloom
+}
