@@ -47,6 +47,10 @@ type SimBase struct {
 
 	mu   sync.Mutex     // serialises Copy of the states below
 	warm *state.StateDB // the base state after the first block's system calls and a state root
+	// layer, when not nil, holds warm's state in memory on top of the base state (a sealed
+	// block's): requests open a fresh StateDB on it instead of copying warm
+	// (simulate_layer.go).
+	layer *memLayer
 
 	// postNoop: on warm, the post-block system calls (EIP-7002, EIP-7251) change nothing and
 	// return no requests, and the queue contracts hold the code of go-ethereum's params, which
@@ -85,7 +89,29 @@ func NewSimBase(ctx context.Context, env SimEnv) *SimBase {
 	}
 	b.first, b.warm = header, warm
 	b.postNoop = postExecutionNoop(ctx, env, header, warm)
+	b.layer = prepareLayer(ctx, env, header)
 	return b
+}
+
+// prepareLayer runs the first block's system calls again, on a StateDB whose database is a
+// memory layer over the base, and commits them there. The base must be a committed state,
+// unchanged: a sealed block's (a pre-confirmed state is the sealed parent plus transactions
+// held only in a StateDB). nil when it is not, or the layer refuses the transition.
+func prepareLayer(ctx context.Context, env SimEnv, header *types.Header) *memLayer {
+	rules := env.Config.Rules(header.Number, true, header.Time)
+	if env.Pending != nil || env.State.IntermediateRoot(rules) != env.Header.Root {
+		return nil
+	}
+	layer, err := buildMemLayer(env.State, env.Header.Root, rules, header.Number.Uint64(), func(st *state.StateDB) error {
+		evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil), st, env.Config, vm.Config{NoBaseFee: true})
+		core.PreExecution(ctx, header.ParentBeaconRoot, env.Header, env.Config, evm, header.Number, header.Time)
+		evm.Release()
+		return st.Error()
+	})
+	if err != nil {
+		return nil
+	}
+	return layer
 }
 
 // postExecutionNoop reports whether the post-block system calls of a block with this header
@@ -124,9 +150,15 @@ func (b *SimBase) Env() SimEnv {
 // firstState returns the state the first simulated block starts from, and whether its
 // system calls have already run on it.
 func (b *SimBase) firstState(header *types.Header, overrides StateOverride) (*state.StateDB, bool) {
+	fits := b.fits(header, overrides)
+	if fits && b.layer != nil {
+		if st, err := b.layer.newState(); err == nil {
+			return st, true
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.fits(header, overrides) {
+	if fits {
 		return b.warm.Copy(), true
 	}
 	return b.env.State.Copy(), false

@@ -5,10 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/holiman/uint256"
 )
 
 // preparedRuns counts the simulations of simulateBothWays that took the prepared state, so
@@ -49,10 +54,14 @@ func simulateBothWays(ctx context.Context, t testing.TB, env SimEnv, decode func
 // without a base.
 func TestSimBaseSystemAccounts(t *testing.T) {
 	chain := newTestChain(t, 2)
-	if base := NewSimBase(context.Background(), SimEnv{Env: chain.env(t)}); base.first == nil || !base.postNoop {
-		t.Fatalf("the test chain's base prepares nothing (first %v, post-block calls skippable %v)", base.first != nil, base.postNoop)
+	if base := NewSimBase(context.Background(), SimEnv{Env: chain.env(t)}); base.first == nil || !base.postNoop || base.layer == nil {
+		t.Fatalf("the test chain's base prepares nothing (first %v, post-block calls skippable %v, memory layer %v)", base.first != nil, base.postNoop, base.layer != nil)
 	}
+	// The first block's system calls wrote the base block's hash where EIP-2935's contract
+	// returns it: reading it back shows the prepared state holds their writes.
+	baseNumber := fmt.Sprintf("%064x", chain.env(t).Header.Number.Uint64())
 	for name, req := range map[string]string{
+		"history read":      `{"blockStateCalls":[{"calls":[{"from":"` + richAddr.Hex() + `","to":"` + params.HistoryStorageAddress.Hex() + `","data":"0x` + baseNumber + `"}]}]}`,
 		"default":           `{"blockStateCalls":[{"calls":[{"from":"` + richAddr.Hex() + `","to":"` + logAddr.Hex() + `"}]}]}`,
 		"history storage":   `{"blockStateCalls":[{"stateOverrides":{"0x0000F90827F1C53a10cb7A02335B175320002935":{"stateDiff":{"0x0000000000000000000000000000000000000000000000000000000000000001":"0x00000000000000000000000000000000000000000000000000000000000000ff"}}}}]}`,
 		"beacon roots code": `{"blockStateCalls":[{"stateOverrides":{"0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02":{"code":"0x00"}}}]}`,
@@ -78,5 +87,66 @@ func TestSimBaseSystemAccounts(t *testing.T) {
 				t.Fatalf("prepared state used: %v, want %v", used, want)
 			}
 		})
+	}
+}
+
+// TestSimBaseMemLayer: a state opened on the memory layer is the prepared state: same root,
+// same slots the system calls wrote, and the same root again after changes to a system
+// contract's storage (its trie then comes from the layer's nodes) and to an account.
+func TestSimBaseMemLayer(t *testing.T) {
+	chain := newTestChain(t, 2)
+	base := NewSimBase(context.Background(), SimEnv{Env: chain.env(t)})
+	if base.layer == nil {
+		t.Fatal("no memory layer on a sealed base")
+	}
+	rules := chain.env(t).Config.Rules(base.first.Number, true, base.first.Time)
+	layered, err := base.layer.newState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := base.warm.Copy()
+	if got, want := layered.IntermediateRoot(rules), warm.IntermediateRoot(rules); got != want {
+		t.Fatalf("layer root %s, prepared state root %s", got, want)
+	}
+	if len(base.layer.slots) == 0 {
+		t.Fatal("the layer holds no slots: the system calls wrote nothing?")
+	}
+	for addr, slots := range base.layer.slots {
+		for slot := range slots {
+			if got, want := layered.GetState(addr, slot), warm.GetState(addr, slot); got != want {
+				t.Fatalf("slot %s of %s: layer %s, prepared state %s", slot, addr, got, want)
+			}
+		}
+	}
+	for _, st := range []*state.StateDB{layered, warm} {
+		st.SetState(params.HistoryStorageAddress, common.Hash{1}, common.Hash{2})
+		st.SetState(params.BeaconRootsAddress, common.Hash{3}, common.Hash{})
+		st.AddBalance(richAddr, uint256.NewInt(1), tracing.BalanceChangeUnspecified)
+	}
+	want := warm.IntermediateRoot(rules)
+	if got := layered.IntermediateRoot(rules); got != want {
+		t.Fatalf("after changes: layer root %s, prepared state root %s", got, want)
+	}
+	// States of one layer may be used at the same time (run with -race).
+	var wg sync.WaitGroup
+	roots := make([]common.Hash, 8)
+	for i := range roots {
+		wg.Go(func() {
+			st, err := base.layer.newState()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			st.SetState(params.HistoryStorageAddress, common.Hash{1}, common.Hash{2})
+			st.SetState(params.BeaconRootsAddress, common.Hash{3}, common.Hash{})
+			st.AddBalance(richAddr, uint256.NewInt(1), tracing.BalanceChangeUnspecified)
+			roots[i] = st.IntermediateRoot(rules)
+		})
+	}
+	wg.Wait()
+	for i, root := range roots {
+		if root != want {
+			t.Fatalf("concurrent state %d: root %s, want %s", i, root, want)
+		}
 	}
 }
