@@ -23,9 +23,11 @@ type blockJSONOptions struct {
 	// senders, when set, are the full transactions' "from" values, in order, instead of the
 	// senders recovered from signatures (eth_simulateV1's unsigned transactions).
 	senders []common.Address
-	// txHashes, when set, are the transactions' hashes, in order, so that they need not be
-	// computed again (eth_simulateV1 knows them from building the block).
+	// txHashes, when set, are the transactions' hashes, in order, and size, when not 0, is
+	// block.Size(), so that they need not be computed again (eth_simulateV1 knows them from
+	// building the block).
 	txHashes []common.Hash
+	size     uint64
 }
 
 // appendBlock appends block as go-ethereum's RPCMarshalBlock with inclTx = true marshals it.
@@ -35,14 +37,20 @@ type blockJSONOptions struct {
 // value encodes a sealed block.
 func appendBlock(dst []byte, block *types.Block, fullTx bool, config *params.ChainConfig, opts blockJSONOptions) []byte {
 	h := block.Header() // a copy, as geth marshals it: nil Number or Difficulty become 0
-	hash := block.Hash()
+	var hash common.Hash
 	if opts.hash != nil {
 		hash = *opts.hash
+	} else {
+		hash = block.Hash()
+	}
+	size := opts.size
+	if size == 0 {
+		size = block.Size()
 	}
 	start := len(dst)
 	dst = appendHeaderFirst(dst, h, hash)
 	dst = append(dst, `,"size":`...)
-	dst = appendQuantity(dst, block.Size())
+	dst = appendQuantity(dst, size)
 	dst = appendHeaderSecond(dst, h)
 	dst = append(dst, `,"transactions":`...)
 	if fullTx {

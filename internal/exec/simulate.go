@@ -219,14 +219,14 @@ func Simulate(ctx context.Context, env SimEnv, opts SimOpts) ([]SimBlock, error)
 	results := make([]SimBlock, len(blocks))
 	parent := env.Header
 	for i := range blocks {
-		res, err := sim.processBlock(ctx, &blocks[i], headers[i], parent, headers[:i])
+		res, header, err := sim.processBlock(ctx, &blocks[i], headers[i], parent, headers[:i])
 		if err != nil {
 			return nil, err
 		}
 		res.FullTx = opts.ReturnFullTransactions
 		results[i] = res
-		headers[i] = res.Block.Header()
-		parent = headers[i]
+		headers[i] = header
+		parent = header
 	}
 	return results, nil
 }

@@ -3,6 +3,8 @@ package exec
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -11,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/ethereum/go-ethereum/trie"
 )
 
@@ -70,16 +73,29 @@ func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, stat
 	return receipt
 }
 
+// stackTries are reused between blocks: a new StackTrie allocates its node pools, a tenth of
+// what a one-call request allocated.
+var stackTries = sync.Pool{New: func() any { return trie.NewStackTrie(nil) }}
+
+// deriveSha is types.DeriveSha with a pooled StackTrie (DeriveSha resets it first).
+func deriveSha(list types.DerivableList) common.Hash {
+	st := stackTries.Get().(*trie.StackTrie)
+	defer stackTries.Put(st)
+	return types.DeriveSha(list, st)
+}
+
 // newSimBlock fills in the header's transaction and receipt roots, bloom, uncle and
 // withdrawals hashes and makes the block, as types.NewBlock does. header.Root must be set.
-func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipts []*types.Receipt) *types.Block {
+// It also returns the block's hash and size, from one encoding of the header and the
+// transactions' encodings: Block.Hash and Block.Size would encode both again.
+func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipts []*types.Receipt) (*types.Block, common.Hash, uint64) {
 	header.TxHash = types.EmptyTxsHash
 	if len(txs) > 0 {
-		header.TxHash = types.DeriveSha(txs, trie.NewStackTrie(nil))
+		header.TxHash = deriveSha(txs)
 	}
 	header.ReceiptHash = types.EmptyReceiptsHash
 	if len(receipts) > 0 {
-		header.ReceiptHash = types.DeriveSha(types.Receipts(receipts), trie.NewStackTrie(nil))
+		header.ReceiptHash = deriveSha(types.Receipts(receipts))
 		header.Bloom = types.MergeBloom(receipts)
 	}
 	header.UncleHash = types.EmptyUncleHash
@@ -89,10 +105,57 @@ func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipt
 	case len(body.Withdrawals) == 0:
 		header.WithdrawalsHash = &types.EmptyWithdrawalsHash
 	default:
-		hash := types.DeriveSha(types.Withdrawals(body.Withdrawals), trie.NewStackTrie(nil))
+		hash := deriveSha(types.Withdrawals(body.Withdrawals))
 		header.WithdrawalsHash = &hash
 	}
-	return types.NewBlockWithHeader(header).WithBody(types.Body{Transactions: body.Transactions, Withdrawals: body.Withdrawals})
+	block := types.NewBlockWithHeader(header).WithBody(types.Body{Transactions: body.Transactions, Withdrawals: body.Withdrawals})
+
+	enc, _ := rlp.EncodeToBytes(header)
+	return block, crypto.Keccak256Hash(enc), blockSize(len(enc), body, txs)
+}
+
+// blockSize is the length of the block's RLP encoding (types.Block.Size) with a header
+// encoding of headerSize bytes: [header, [tx...], [], [withdrawal...]], where a typed
+// transaction is an RLP string holding its trie encoding and a legacy one its RLP list, and
+// the withdrawals list is there when the body has one.
+func blockSize(headerSize int, body *types.Body, txs encodedTxs) uint64 {
+	txsSize := 0
+	for i, enc := range txs {
+		if body.Transactions[i].Type() == types.LegacyTxType {
+			txsSize += len(enc)
+		} else {
+			txsSize += rlpStringSize(enc)
+		}
+	}
+	size := headerSize + rlpListSize(txsSize) + rlpListSize(0)
+	if body.Withdrawals != nil {
+		wsSize := 0
+		for _, w := range body.Withdrawals {
+			enc, _ := rlp.EncodeToBytes(w)
+			wsSize += len(enc)
+		}
+		size += rlpListSize(wsSize)
+	}
+	return uint64(rlpListSize(size))
+}
+
+// rlpListSize is the size of an RLP list whose items take n bytes.
+func rlpListSize(n int) int { return rlpHeaderSize(n) + n }
+
+// rlpStringSize is the size of b encoded as an RLP string.
+func rlpStringSize(b []byte) int {
+	if len(b) == 1 && b[0] < 0x80 {
+		return 1
+	}
+	return rlpHeaderSize(len(b)) + len(b)
+}
+
+// rlpHeaderSize is the size of the header of an RLP string or list of n bytes.
+func rlpHeaderSize(n int) int {
+	if n < 56 {
+		return 1
+	}
+	return 1 + (bits.Len(uint(n))+7)/8
 }
 
 // bloomMemo remembers the bloom bits of the addresses and topics of a block's logs: a block

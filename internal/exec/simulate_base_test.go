@@ -37,6 +37,16 @@ func simulateBothWays(ctx context.Context, t testing.TB, env SimEnv, decode func
 	if err != nil {
 		return direct, err
 	}
+	for i, b := range append(direct, viaBase...) {
+		if b.Hash != b.Block.Hash() || b.Size != b.Block.Size() {
+			t.Fatalf("block %d: hash %s and size %d known from building it, Block has %s and %d", i, b.Hash, b.Size, b.Block.Hash(), b.Block.Size())
+		}
+		for j, tx := range b.Block.Transactions() {
+			if b.TxHashes[j] != tx.Hash() {
+				t.Fatalf("block %d, transaction %d: hash %s, want %s", i, j, b.TxHashes[j], tx.Hash())
+			}
+		}
+	}
 	a, _ := json.Marshal(direct)
 	b, _ := json.Marshal(viaBase)
 	if string(a) != string(b) {

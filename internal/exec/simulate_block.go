@@ -48,7 +48,7 @@ type blockRun struct {
 // finishes the header (parent hash, base fee, excess blob gas), applies the state
 // overrides, runs the system calls, the calls and the post-block processing, and assembles
 // the block. headers are the final headers of the earlier simulated blocks.
-func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, header, parent *types.Header, headers []*types.Header) (SimBlock, error) {
+func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, header, parent *types.Header, headers []*types.Header) (SimBlock, *types.Header, error) {
 	cfg := sim.env.Config
 	sim.finishHeader(header, parent)
 	chain := &simChain{ChainContext: sim.env.Chain, base: sim.env.Header, headers: headers}
@@ -70,7 +70,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 		sim.env.State, prepared = sim.env.Base.firstState(header, block.StateOverrides)
 	}
 	if err := block.StateOverrides.apply(sim.env.State, precompiles); err != nil {
-		return SimBlock{}, err
+		return SimBlock{}, nil, err
 	}
 	n := len(block.Calls)
 	// After Amsterdam the protocol's EIP-7708 logs report transfers.
@@ -114,17 +114,13 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 
 	for i := range block.Calls {
 		if err := ctx.Err(); err != nil {
-			return SimBlock{}, err
+			return SimBlock{}, nil, err
 		}
 		if err := sim.runCall(ctx, run, i, block.Calls[i]); err != nil {
-			return SimBlock{}, err
+			return SimBlock{}, nil, err
 		}
 	}
-	b, err := sim.assemble(ctx, run, *block.BlockOverrides.Withdrawals)
-	if err != nil {
-		return SimBlock{}, err
-	}
-	return SimBlock{Block: b, Calls: run.calls, Senders: run.senders, TxHashes: run.txHashes}, nil
+	return sim.assemble(ctx, run, *block.BlockOverrides.Withdrawals)
 }
 
 // finishHeader sets the header fields that depend on the parent.
@@ -238,8 +234,9 @@ func accessedSystemAccount(statedb *state.StateDB) bool {
 }
 
 // assemble runs the post-block processing (withdrawals, EIP-7685 requests, consensus
-// finalisation), builds the block and writes its hash into the calls' logs.
-func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals types.Withdrawals) (*types.Block, error) {
+// finalisation), builds the block and writes its hash into the calls' logs. It returns the
+// block's result and its final header.
+func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals types.Withdrawals) (SimBlock, *types.Header, error) {
 	cfg, header := sim.env.Config, run.header
 	header.GasUsed = run.gp.Used()
 	if cfg.IsCancun(header.Number, header.Time) {
@@ -260,12 +257,12 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 		// the deposit requests come from the block's logs.
 		requests = [][]byte{}
 		if err := core.ParseDepositLogs(&requests, run.allLogs, cfg); err != nil {
-			return nil, fmt.Errorf("failed to parse deposit logs: %w", err)
+			return SimBlock{}, nil, fmt.Errorf("failed to parse deposit logs: %w", err)
 		}
 	} else {
 		requests, postBAL, err = core.PostExecution(ctx, cfg, header.Number, header.Time, run.allLogs, body.Withdrawals, run.evm, uint32(len(run.txs)+1))
 		if err != nil {
-			return nil, err
+			return SimBlock{}, nil, err
 		}
 	}
 	if requests != nil {
@@ -274,23 +271,24 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 	}
 	run.accessList.Merge(postBAL)
 	sim.env.Chain.Engine().Finalize(sim.env.Chain, header, sim.env.State, body)
-	var b *types.Block
+	res := SimBlock{Calls: run.calls, Senders: run.senders, TxHashes: run.txHashes}
 	if cfg.IsAmsterdam(header.Number, header.Time) {
-		b = core.AssembleBlock(sim.env.Chain, header, sim.env.State, body, run.receipts, run.accessList)
+		res.Block = core.AssembleBlock(sim.env.Chain, header, sim.env.State, body, run.receipts, run.accessList)
+		res.Hash, res.Size = res.Block.Hash(), res.Block.Size()
+		header = res.Block.Header()
 	} else {
 		// core.AssembleBlock without the block access list, with the encodings at hand.
 		header.Root = sim.env.State.IntermediateRoot(cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time))
-		b = newSimBlock(header, body, run.txEncodings, run.receipts)
+		res.Block, res.Hash, res.Size = newSimBlock(header, body, run.txEncodings, run.receipts)
 	}
 
 	// Logs were collected before the block hash was known.
-	hash := b.Hash()
 	for i := range run.calls {
 		for _, log := range run.calls[i].Logs {
-			log.BlockHash = hash
+			log.BlockHash = res.Hash
 		}
 	}
-	return b, nil
+	return res, header, nil
 }
 
 // newSimCallResult reports one executed call.

@@ -16,8 +16,11 @@ type SimBlock struct {
 	// Senders[i] is the sender of Block.Transactions()[i], which the unsigned transaction
 	// cannot tell.
 	Senders []common.Address
-	// TxHashes[i] is the hash of Block.Transactions()[i], known from building the block.
+	// TxHashes[i] is the hash of Block.Transactions()[i]; Hash and Size are Block.Hash() and
+	// Block.Size(). All are known from building the block.
 	TxHashes []common.Hash
+	Hash     common.Hash
+	Size     uint64
 	// FullTx selects full transaction objects in the JSON (returnFullTransactions).
 	FullTx bool
 }
