@@ -163,8 +163,42 @@ func rlpHeaderSize(n int) int {
 // are kept apart by kind because the bits are those of the key's bytes, and an address is
 // 20 bytes where a topic holding it is 32.
 type bloomMemo struct {
-	addresses map[common.Address]bloomBits
-	topics    map[common.Hash]bloomBits
+	addresses bitsMemo[common.Address]
+	topics    bitsMemo[common.Hash]
+}
+
+// bitsMemo maps keys to their bloom bits: the first few in an array searched in order (most
+// blocks have a handful, and need no allocation), the rest in a map.
+type bitsMemo[K comparable] struct {
+	small [8]struct {
+		key  K
+		bits bloomBits
+	}
+	n   int
+	big map[K]bloomBits
+}
+
+// get returns the bloom bits of key, whose bytes are data.
+func (m *bitsMemo[K]) get(key K, data []byte) bloomBits {
+	for i := range m.n {
+		if m.small[i].key == key {
+			return m.small[i].bits
+		}
+	}
+	if bits, ok := m.big[key]; ok {
+		return bits
+	}
+	bits := newBloomBits(data)
+	if m.n < len(m.small) {
+		m.small[m.n].key, m.small[m.n].bits = key, bits
+		m.n++
+		return bits
+	}
+	if m.big == nil {
+		m.big = make(map[K]bloomBits)
+	}
+	m.big[key] = bits
+	return bits
 }
 
 // bloomBits are the first 6 bytes of the Keccak-256 of a bloom entry: three 11-bit
@@ -189,27 +223,10 @@ func (b bloomBits) set(bloom *types.Bloom) {
 // bloom returns the bloom of logs, types.CreateBloom's.
 func (m *bloomMemo) bloom(logs []*types.Log) types.Bloom {
 	var bloom types.Bloom
-	if len(logs) == 0 {
-		return bloom
-	}
-	if m.addresses == nil {
-		m.addresses = make(map[common.Address]bloomBits)
-		m.topics = make(map[common.Hash]bloomBits)
-	}
 	for _, log := range logs {
-		bits, ok := m.addresses[log.Address]
-		if !ok {
-			bits = newBloomBits(log.Address[:])
-			m.addresses[log.Address] = bits
-		}
-		bits.set(&bloom)
-		for _, topic := range log.Topics {
-			bits, ok := m.topics[topic]
-			if !ok {
-				bits = newBloomBits(topic[:])
-				m.topics[topic] = bits
-			}
-			bits.set(&bloom)
+		m.addresses.get(log.Address, log.Address[:]).set(&bloom)
+		for i := range log.Topics {
+			m.topics.get(log.Topics[i], log.Topics[i][:]).set(&bloom)
 		}
 	}
 	return bloom

@@ -99,9 +99,9 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	run.hooked = newWarmPrecompiles(run.hooked)
 	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks})
 	defer run.evm.Release()
-	// One cancellation hook for the block's calls, where go-ethereum registers one per call.
-	stop := context.AfterFunc(ctx, run.evm.Cancel)
-	defer stop()
+	// The request's end cancels this EVM (Simulate), where go-ethereum registers a hook per call.
+	sim.stop.run(run.evm)
+	defer sim.stop.run(nil)
 	if precompiles != nil {
 		run.evm.SetPrecompiles(precompiles)
 	}
@@ -113,7 +113,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	}
 
 	for i := range block.Calls {
-		if err := ctx.Err(); err != nil {
+		if err := sim.err(ctx); err != nil {
 			return SimBlock{}, nil, err
 		}
 		if err := sim.runCall(ctx, run, i, block.Calls[i]); err != nil {

@@ -289,3 +289,37 @@ func BenchmarkSimulate(b *testing.B) {
 		})
 	}
 }
+
+// TestSimulateStops: a call that loops until its gas runs out (~5 million iterations) is cut
+// short by the EVM timeout, and by the request's context ending, in the first block and in
+// a later one; the request fails with a *TimeoutError (or the context's error, when the end
+// comes before the call starts).
+func TestSimulateStops(t *testing.T) {
+	t.Parallel()
+	chain := newTestChain(t, 1)
+	loop := `"stateOverrides":{"` + emptyAddr.Hex() + `":{"code":"0x5b600056"}},"calls":[{"from":"` + richAddr.Hex() + `","to":"` + emptyAddr.Hex() + `","gas":"0x2faf080"}]`
+	for name, req := range map[string]string{
+		"first block": `{"blockStateCalls":[{` + loop + `}]}`,
+		"later block": `{"blockStateCalls":[{},{` + loop + `}]}`,
+	} {
+		t.Run(name+"/timeout", func(t *testing.T) {
+			env := SimEnv{Env: chain.env(t)}
+			env.EVMTimeout = time.Millisecond
+			_, err := Simulate(context.Background(), env, decodeSimOpts(t, req))
+			// On a busy machine the time may run out before the call starts.
+			if !errors.As(err, new(*TimeoutError)) && !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("error = %v, want a timeout", err)
+			}
+		})
+		t.Run(name+"/context", func(t *testing.T) {
+			env := SimEnv{Env: chain.env(t)}
+			env.EVMTimeout = 0
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(time.Millisecond, cancel)
+			_, err := Simulate(ctx, env, decodeSimOpts(t, req))
+			if !errors.As(err, new(*TimeoutError)) && !errors.Is(err, context.Canceled) {
+				t.Fatalf("error = %v, want the run cut short", err)
+			}
+		})
+	}
+}

@@ -1,6 +1,9 @@
 package exec
 
 import (
+	"sync"
+	"sync/atomic"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
@@ -18,8 +21,35 @@ import (
 // adds only what it found cold).
 type warmPrecompiles struct {
 	vm.StateDB
-	precompiles []common.Address // of the last Prepare; nil before the first
-	set         map[common.Address]struct{}
+	set map[common.Address]struct{} // the precompiles of the last Prepare; nil before the first
+}
+
+// precompileSets holds a set per precompile list: vm.ActivePrecompiles hands out one slice
+// per fork, so the sets are built once per process. Keyed by the slice's first element; at
+// most maxPrecompileSets are kept, should a caller pass lists of its own.
+var (
+	precompileSets      sync.Map // *common.Address -> map[common.Address]struct{}
+	precompileSetsCount atomic.Int32
+)
+
+const maxPrecompileSets = 32
+
+// precompileSet returns the set of the addresses in list.
+func precompileSet(list []common.Address) map[common.Address]struct{} {
+	if len(list) == 0 {
+		return nil
+	}
+	if set, ok := precompileSets.Load(&list[0]); ok && len(set.(map[common.Address]struct{})) == len(list) {
+		return set.(map[common.Address]struct{})
+	}
+	set := make(map[common.Address]struct{}, len(list))
+	for _, addr := range list {
+		set[addr] = struct{}{}
+	}
+	if precompileSetsCount.Add(1) <= maxPrecompileSets {
+		precompileSets.Store(&list[0], set)
+	}
+	return set
 }
 
 func newWarmPrecompiles(db vm.StateDB) *warmPrecompiles {
@@ -28,14 +58,7 @@ func newWarmPrecompiles(db vm.StateDB) *warmPrecompiles {
 
 // Prepare prepares the access list for a transaction, with the precompiles kept aside.
 func (w *warmPrecompiles) Prepare(rules params.Rules, sender, coinbase common.Address, dst *common.Address, precompiles []common.Address, list types.AccessList) {
-	if len(precompiles) != len(w.precompiles) || (len(precompiles) > 0 && &precompiles[0] != &w.precompiles[0]) {
-		// vm.ActivePrecompiles hands out one slice per fork: this runs once per EVM.
-		w.precompiles = precompiles
-		w.set = make(map[common.Address]struct{}, len(precompiles))
-		for _, addr := range precompiles {
-			w.set[addr] = struct{}{}
-		}
-	}
+	w.set = precompileSet(precompiles)
 	w.StateDB.Prepare(rules, sender, coinbase, dst, nil, list)
 }
 

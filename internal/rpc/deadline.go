@@ -54,6 +54,14 @@ func (c *lazyDeadline) Err() error {
 	return nil
 }
 
+// AfterFunc arranges to call f once the context is done, as context.AfterFunc does. With it,
+// contexts derived from this one (context.WithCancel, context.AfterFunc) register with the
+// timer-backed context instead of each starting a goroutine that waits on Done.
+func (c *lazyDeadline) AfterFunc(f func()) (stop func() bool) {
+	c.once.Do(c.start)
+	return context.AfterFunc(c.ctx, f)
+}
+
 // Value implements context.Context.
 func (c *lazyDeadline) Value(key any) any { return c.parent.Value(key) }
 

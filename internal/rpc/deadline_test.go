@@ -22,6 +22,25 @@ func TestLazyDeadline(t *testing.T) {
 			t.Fatalf("after the deadline: %v, timer started %v", c.Err(), c.started.Load())
 		}
 	})
+	t.Run("after-func", func(t *testing.T) {
+		// context.AfterFunc and derived contexts use the AfterFunc method: they fire with the
+		// deadline, and a stopped one does not.
+		c := newLazyDeadline(context.Background(), time.Millisecond)
+		defer c.stop()
+		fired := make(chan struct{})
+		context.AfterFunc(c, func() { close(fired) })
+		stopped := context.AfterFunc(c, func() { t.Error("stopped AfterFunc ran") })
+		if !stopped() {
+			t.Fatal("stop before the deadline reports false")
+		}
+		child, cancel := context.WithCancel(c)
+		defer cancel()
+		<-fired
+		<-child.Done()
+		if !errors.Is(child.Err(), context.DeadlineExceeded) {
+			t.Fatalf("derived context: %v", child.Err())
+		}
+	})
 	t.Run("done-fires", func(t *testing.T) {
 		c := newLazyDeadline(context.Background(), time.Millisecond)
 		defer c.stop()
