@@ -237,6 +237,11 @@ func (a *Args) toMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
 // (gasPrice → legacy, or access list if one is given; blob hashes → blob; authorizations →
 // set-code).
 func (a *Args) toTransaction(defaultType int) *types.Transaction {
+	return types.NewTx(a.txData(defaultType))
+}
+
+// txData returns the fields of the transaction toTransaction builds.
+func (a *Args) txData(defaultType int) types.TxData {
 	usedType := types.LegacyTxType
 	switch {
 	case a.AuthorizationList != nil || defaultType == types.SetCodeTxType:
@@ -332,5 +337,5 @@ func (a *Args) toTransaction(defaultType int) *types.Transaction {
 			Data:     a.data(),
 		}
 	}
-	return types.NewTx(data)
+	return data
 }

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"bytes"
+	"math/big"
+	mrand "math/rand"
 	"math/rand/v2"
 	"testing"
 
@@ -46,39 +48,106 @@ func TestBloomMemo(t *testing.T) {
 }
 
 // TestEncodeTx: encodeTx gives each transaction type's hash, and the encoding DeriveSha
-// would use.
+// would use; EIP-1559 transactions (encoded by hand) with random fields too.
 func TestEncodeTx(t *testing.T) {
 	to := common.HexToAddress("0xc100000000000000000000000000000000000001")
-	txs := []*types.Transaction{
-		types.NewTx(&types.LegacyTx{Nonce: 1, To: &to, Gas: 21000, Data: []byte{1}}),
-		types.NewTx(&types.AccessListTx{Nonce: 2, To: &to, Gas: 21000, AccessList: types.AccessList{{Address: to}}}),
-		types.NewTx(&types.DynamicFeeTx{Nonce: 3, To: &to, Gas: 21000}),
-		types.NewTx(&types.DynamicFeeTx{Nonce: 4, Gas: 21000, Data: []byte{0x60, 0}}),
-		types.NewTx(&types.BlobTx{Nonce: 5, To: to, Gas: 21000, BlobHashes: []common.Hash{{1}}}),
-		types.NewTx(&types.BlobTx{Nonce: 6, To: to, Gas: 21000, BlobHashes: []common.Hash{{1}}, Sidecar: types.NewBlobTxSidecar(types.BlobSidecarVersion0, nil, nil, nil)}),
-		types.NewTx(&types.SetCodeTx{Nonce: 7, To: to, Gas: 21000, AuthList: []types.SetCodeAuthorization{{Address: to}}}),
+	datas := []types.TxData{
+		&types.LegacyTx{Nonce: 1, To: &to, Gas: 21000, Data: []byte{1}},
+		&types.AccessListTx{Nonce: 2, To: &to, Gas: 21000, AccessList: types.AccessList{{Address: to}}},
+		&types.DynamicFeeTx{Nonce: 3, To: &to, Gas: 21000},
+		&types.DynamicFeeTx{Nonce: 4, Gas: 21000, Data: []byte{0x60, 0}},
+		&types.BlobTx{Nonce: 5, To: to, Gas: 21000, BlobHashes: []common.Hash{{1}}},
+		&types.BlobTx{Nonce: 6, To: to, Gas: 21000, BlobHashes: []common.Hash{{1}}, Sidecar: types.NewBlobTxSidecar(types.BlobSidecarVersion0, nil, nil, nil)},
+		&types.SetCodeTx{Nonce: 7, To: to, Gas: 21000, AuthList: []types.SetCodeAuthorization{{Address: to}}},
 	}
-	for _, tx := range txs {
-		enc, hash := encodeTx(tx)
+	r := rand.New(rand.NewPCG(5, 8))
+	for range 300 {
+		datas = append(datas, randomDynamicFeeTx(r))
+	}
+	var txs []*types.Transaction
+	var encs [][]byte
+	for _, data := range datas {
+		tx := types.NewTx(data)
+		enc, hash := encodeTx(tx, data)
 		if hash != tx.Hash() {
-			t.Errorf("type %d: hash %s, want %s", tx.Type(), hash, tx.Hash())
+			t.Fatalf("type %d: hash %s, want %s", tx.Type(), hash, tx.Hash())
 		}
 		var want bytes.Buffer
 		types.Transactions{tx}.EncodeIndex(0, &want)
 		if !bytes.Equal(enc, want.Bytes()) {
-			t.Errorf("type %d: encoding differs from EncodeIndex", tx.Type())
+			t.Fatalf("type %d: encoding %x, EncodeIndex %x", tx.Type(), enc, want.Bytes())
 		}
+		txs, encs = append(txs, tx), append(encs, enc)
 	}
-	if got, want := types.DeriveSha(encodedTxs(encodeAll(txs)), trie.NewStackTrie(nil)), types.DeriveSha(types.Transactions(txs), trie.NewStackTrie(nil)); got != want {
+	if got, want := types.DeriveSha(encodedTxs(encs), trie.NewStackTrie(nil)), types.DeriveSha(types.Transactions(txs), trie.NewStackTrie(nil)); got != want {
 		t.Errorf("transactions root %s, want %s", got, want)
 	}
 }
 
-func encodeAll(txs []*types.Transaction) [][]byte {
-	var out [][]byte
-	for _, tx := range txs {
-		enc, _ := encodeTx(tx)
-		out = append(out, enc)
+// randomDynamicFeeTx returns an EIP-1559 transaction with fields of random sizes, nil or
+// zero numbers, contract creation and access lists among them.
+func randomDynamicFeeTx(r *rand.Rand) *types.DynamicFeeTx {
+	num := func() *big.Int {
+		switch r.IntN(4) {
+		case 0:
+			return nil
+		case 1:
+			return new(big.Int)
+		}
+		return new(big.Int).Rand(r2(r), new(big.Int).Lsh(big.NewInt(1), uint(1+r.IntN(256))))
 	}
-	return out
+	d := &types.DynamicFeeTx{ChainID: num(), Nonce: r.Uint64() >> r.IntN(64), GasTipCap: num(), GasFeeCap: num(), Gas: r.Uint64() >> r.IntN(64), Value: num(), V: num(), R: num(), S: num()}
+	if r.IntN(4) > 0 {
+		to := common.Address{byte(r.IntN(256)), 1}
+		d.To = &to
+	}
+	d.Data = make([]byte, []int{0, 1, 1, 55, 56, 300}[r.IntN(6)])
+	for i := range d.Data {
+		d.Data[i] = byte(r.IntN(256)) >> r.IntN(8) // single bytes below 0x80 too
+	}
+	for range r.IntN(3) {
+		tuple := types.AccessTuple{Address: common.Address{byte(r.IntN(256))}}
+		for range r.IntN(3) {
+			tuple.StorageKeys = append(tuple.StorageKeys, common.Hash{byte(r.IntN(256))})
+		}
+		d.AccessList = append(d.AccessList, tuple)
+	}
+	return d
+}
+
+// r2 adapts a math/rand/v2 generator for big.Int.Rand.
+func r2(r *rand.Rand) *mrand.Rand { return mrand.New(mrand.NewSource(int64(r.Uint64()))) }
+
+// TestSimReceiptsEncoding: simReceipts encode as types.Receipts for DeriveSha, for every
+// receipt type, status or post state, and logs of random shapes.
+func TestSimReceiptsEncoding(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 4))
+	var receipts []*types.Receipt
+	for i := range 300 {
+		rc := &types.Receipt{
+			Type:              []uint8{types.LegacyTxType, types.AccessListTxType, types.DynamicFeeTxType, types.BlobTxType, types.SetCodeTxType}[r.IntN(5)],
+			Status:            uint64(r.IntN(2)),
+			CumulativeGasUsed: r.Uint64() >> r.IntN(64),
+		}
+		if i%7 == 0 {
+			rc.PostState = common.Hash{byte(i)}.Bytes()
+		}
+		for range r.IntN(4) {
+			log := &types.Log{Address: common.Address{byte(r.IntN(256))}, Data: make([]byte, []int{0, 1, 32, 60}[r.IntN(4)])}
+			for range r.IntN(5) {
+				log.Topics = append(log.Topics, common.Hash{byte(r.IntN(256))})
+			}
+			rc.Logs = append(rc.Logs, log)
+		}
+		rc.Bloom = types.CreateBloom(rc)
+		receipts = append(receipts, rc)
+	}
+	for i := range receipts {
+		var got, want bytes.Buffer
+		simReceipts(receipts).EncodeIndex(i, &got)
+		types.Receipts(receipts).EncodeIndex(i, &want)
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("receipt %d (type %d): encoding %x, want %x", i, receipts[i].Type, got.Bytes(), want.Bytes())
+		}
+	}
 }

@@ -162,8 +162,9 @@ func (sim *simulator) runCall(ctx context.Context, run *blockRun, i int, call Ar
 	// Without validation the nonce is not checked at all, EIP-2681's cap included: the
 	// execution-apis fixture ethSimulate-overflow-nonce expects a result (geth v1.17.5; v1.17.10
 	// added an explicit -32603 here). With validation core's pre-check refuses it.
-	tx := call.toTransaction(types.DynamicFeeTxType)
-	enc, txHash := encodeTx(tx)
+	data := call.txData(types.DynamicFeeTxType)
+	tx := types.NewTx(data)
+	enc, txHash := encodeTx(tx, data)
 	run.txs[i], run.txEncodings[i], run.txHashes[i], run.senders[i] = tx, enc, txHash, call.from()
 	statedb.SetTxContext(txHash, i, uint32(i+1))
 	// Logs are kept by transaction hash, and two calls may share one (same sender, nonce and

@@ -186,11 +186,20 @@ start() {
 	die "$name did not answer on $url within 30 s"
 }
 
-# deploy URL deploys the contract with dev account 0 and prints its address.
+# deploy URL deploys the contract with dev account 0 and prints its address once
+# its code is in the latest block: a pre-confirming node has the receipt ~200 ms
+# after sending, but "latest" (what the bodies ask for) only once the block is
+# sealed, and calls to an address without code measure something else.
 deploy() {
-	local tx
+	local tx addr
 	tx=$("$CAST" send --async --rpc-url "$1" --private-key "$DEV0_KEY" --create "$BYTECODE")
-	"$CAST" receipt --rpc-url "$1" "$tx" contractAddress
+	addr=$("$CAST" receipt --rpc-url "$1" "$tx" contractAddress)
+	for _ in $(seq 300); do
+		[[ $("$CAST" code --rpc-url "$1" --block latest "$addr") != 0x ]] && { echo "$addr"; return; }
+		sleep 0.1
+	done
+	echo "contract $addr has no code at latest after 30 s" >&2
+	return 1
 }
 
 # --- measuring ---------------------------------------------------------------
