@@ -99,7 +99,7 @@ func Call(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOv
 	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 		blockCtx.BlobBaseFee = new(big.Int)
 	}
-	evm := vm.NewEVM(blockCtx, env.State, env.Config, vm.Config{NoBaseFee: true})
+	evm := vm.NewEVM(blockCtx, newWarmPrecompiles(env.State), env.Config, vm.Config{NoBaseFee: true})
 	defer evm.Release()
 	if precompiles != nil {
 		evm.SetPrecompiles(precompiles)

@@ -39,7 +39,7 @@ func newGasSearch(blockCtx vm.BlockContext, st *state.StateDB, cfg *params.Chain
 	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 		blockCtx.BlobBaseFee = new(big.Int)
 	}
-	return &gasSearch{evm: vm.NewEVM(blockCtx, st, cfg, vm.Config{NoBaseFee: true}), state: st, msg: msg}
+	return &gasSearch{evm: vm.NewEVM(blockCtx, newWarmPrecompiles(st), cfg, vm.Config{NoBaseFee: true}), state: st, msg: msg}
 }
 
 // estimate runs the search: it returns the gas, or the revert data and error of a call that

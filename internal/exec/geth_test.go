@@ -160,6 +160,8 @@ func TestGethDifferential(t *testing.T) {
 		{name: "move-precompile", args: Args{To: &movedAddr, Input: bytesPtr([]byte("abc"))}, so: StateOverride{sha256Addr: {MovePrecompileTo: &movedAddr}}},
 		{name: "move-non-precompile", args: Args{To: &emptyAddr}, so: StateOverride{logAddr: {MovePrecompileTo: &movedAddr}}},
 		{name: "move-onto-overridden", args: Args{To: &emptyAddr}, so: StateOverride{sha256Addr: {MovePrecompileTo: &movedAddr}, movedAddr: {Nonce: u64Ptr(1)}}},
+		// BALANCE of a precompile, then the gas left: 2,500 more if the precompile were cold.
+		{name: "warm-precompile", args: Args{To: &emptyAddr}, so: StateOverride{emptyAddr: {Code: bytesPtr(common.FromHex("0x600231505a60005260206000f3"))}}},
 		{name: "code-on-precompile", args: Args{To: &identityAddr, Input: bytesPtr([]byte{1})}, so: StateOverride{identityAddr: {Code: bytesPtr(logCode())}}},
 		{name: "block-override", args: Args{From: &richAddr, To: &envAddr, GasPrice: bigPtr(10)}, bo: &BlockOverrides{
 			Number: bigPtr(77), Time: u64Ptr(999), FeeRecipient: &coinbase, PrevRandao: &slot1, GasLimit: u64Ptr(1_000_000), BaseFeePerGas: bigPtr(3), BlobBaseFee: bigPtr(5),
