@@ -28,6 +28,8 @@ type blockJSONOptions struct {
 	// building the block).
 	txHashes []common.Hash
 	size     uint64
+	// header, when set, is block's header, to be read instead of a copy of it.
+	header *types.Header
 }
 
 // appendBlock appends block as go-ethereum's RPCMarshalBlock with inclTx = true marshals it.
@@ -36,7 +38,10 @@ type blockJSONOptions struct {
 // types.MakeSigner for the block's number and time. opts adjusts pending blocks; its zero
 // value encodes a sealed block.
 func appendBlock(dst []byte, block *types.Block, fullTx bool, config *params.ChainConfig, opts blockJSONOptions) []byte {
-	h := block.Header() // a copy, as geth marshals it: nil Number or Difficulty become 0
+	h := opts.header
+	if h == nil {
+		h = block.Header() // a copy, as geth marshals it: nil Number or Difficulty become 0
+	}
 	var hash common.Hash
 	if opts.hash != nil {
 		hash = *opts.hash

@@ -21,7 +21,7 @@ func appendSimBlocks(dst []byte, blocks []exec.SimBlock, config *params.ChainCon
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendBlock(dst, b.Block, b.FullTx, config, blockJSONOptions{hash: &b.Hash, senders: b.Senders, txHashes: b.TxHashes, size: b.Size})
+		dst = appendBlock(dst, b.Block, b.FullTx, config, blockJSONOptions{hash: &b.Hash, senders: b.Senders, txHashes: b.TxHashes, size: b.Size, header: b.Header})
 		dst = dst[:len(dst)-1] // reopen the block object for "calls"
 		dst = append(dst, `,"calls":[`...)
 		for j := range b.Calls {

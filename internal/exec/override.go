@@ -218,6 +218,12 @@ func (o *BlockOverrides) makeHeader(header *types.Header) *types.Header {
 		return header
 	}
 	h := types.CopyHeader(header)
+	o.applyHeader(h)
+	return h
+}
+
+// applyHeader sets the overridden fields of h, as makeHeader does on its copy.
+func (o *BlockOverrides) applyHeader(h *types.Header) {
 	if o.Number != nil {
 		h.Number = o.Number.ToInt()
 	}
@@ -239,5 +245,4 @@ func (o *BlockOverrides) makeHeader(header *types.Header) *types.Header {
 	if o.BaseFeePerGas != nil {
 		h.BaseFee = o.BaseFeePerGas.ToInt()
 	}
-	return h
 }

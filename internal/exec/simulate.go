@@ -230,6 +230,7 @@ func Simulate(ctx context.Context, env SimEnv, opts SimOpts) ([]SimBlock, error)
 			return nil, err
 		}
 		res.FullTx = opts.ReturnFullTransactions
+		res.Header = header
 		results[i] = res
 		headers[i] = header
 		parent = header
@@ -425,7 +426,7 @@ func (sim *simulator) makeHeaders(blocks []SimBlockCalls) ([]*types.Header, erro
 			slot := *prev.SlotNumber + 1
 			slotNumber = &slot
 		}
-		header := bo.makeHeader(&types.Header{
+		header := &types.Header{
 			UncleHash:        types.EmptyUncleHash,
 			ReceiptHash:      types.EmptyReceiptsHash,
 			TxHash:           types.EmptyTxsHash,
@@ -435,7 +436,10 @@ func (sim *simulator) makeHeaders(blocks []SimBlockCalls) ([]*types.Header, erro
 			WithdrawalsHash:  withdrawalsHash,
 			ParentBeaconRoot: parentBeaconRoot,
 			SlotNumber:       slotNumber,
-		})
+		}
+		if bo != nil {
+			bo.applyHeader(header)
+		}
 		res[i] = header
 		prev, coinbase, gasLimit = header, header.Coinbase, header.GasLimit
 	}

@@ -38,7 +38,7 @@ func simulateBothWays(ctx context.Context, t testing.TB, env SimEnv, decode func
 		return direct, err
 	}
 	for i, b := range append(direct, viaBase...) {
-		if b.Hash != b.Block.Hash() || b.Size != b.Block.Size() {
+		if b.Hash != b.Block.Hash() || b.Size != b.Block.Size() || b.Header.Hash() != b.Hash {
 			t.Fatalf("block %d: hash %s and size %d known from building it, Block has %s and %d", i, b.Hash, b.Size, b.Block.Hash(), b.Block.Size())
 		}
 		for j, tx := range b.Block.Transactions() {

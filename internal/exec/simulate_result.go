@@ -11,6 +11,8 @@ import (
 type SimBlock struct {
 	// Block is the assembled block; its transactions are unsigned (v = r = s = 0).
 	Block *types.Block
+	// Header is Block's header, which Block.Header() would copy. It must not be modified.
+	Header *types.Header
 	// Calls[i] is the result of the i-th call (Block.Transactions()[i]).
 	Calls []SimCallResult
 	// Senders[i] is the sender of Block.Transactions()[i], which the unsigned transaction
