@@ -197,14 +197,22 @@ func Simulate(ctx context.Context, env SimEnv, opts SimOpts) ([]SimBlock, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// The request ends when ctx does or its EVM time runs out: one timer and one hook on ctx,
-	// where a derived context cost a tenth of a one-call request's allocations.
+	// The running call is stopped at the EVM timeout or ctx's deadline, whichever comes
+	// first, by one timer (a derived context cost a tenth of a one-call request's
+	// allocations); a cancelled ctx ends the request before its next call. Only without an
+	// EVM timeout, when a call could otherwise run for ever, does ctx get a hook to stop it.
 	stop := &simStop{}
-	if env.EVMTimeout > 0 {
-		timer := time.AfterFunc(env.EVMTimeout, stop.timeout)
+	timeout := env.EVMTimeout
+	if deadline, ok := ctx.Deadline(); ok && (timeout <= 0 || time.Until(deadline) < timeout) {
+		timeout = max(time.Until(deadline), 1)
+	}
+	if timeout > 0 {
+		timer := time.AfterFunc(timeout, stop.timeout)
 		defer timer.Stop()
 	}
-	defer context.AfterFunc(ctx, stop.stop)()
+	if env.EVMTimeout <= 0 {
+		defer context.AfterFunc(ctx, stop.stop)()
+	}
 
 	sim := &simulator{
 		stop:           stop,

@@ -291,8 +291,8 @@ func BenchmarkSimulate(b *testing.B) {
 }
 
 // TestSimulateStops: a call that loops until its gas runs out (~5 million iterations) is cut
-// short by the EVM timeout, and by the request's context ending, in the first block and in
-// a later one; the request fails with a *TimeoutError (or the context's error, when the end
+// short by the EVM timeout, by the request's deadline, and (without an EVM timeout) by the
+// request's context ending, in the first block and in a later one; the request fails with a *TimeoutError (or the context's error, when the end
 // comes before the call starts).
 func TestSimulateStops(t *testing.T) {
 	t.Parallel()
@@ -309,6 +309,16 @@ func TestSimulateStops(t *testing.T) {
 			// On a busy machine the time may run out before the call starts.
 			if !errors.As(err, new(*TimeoutError)) && !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("error = %v, want a timeout", err)
+			}
+		})
+		t.Run(name+"/deadline", func(t *testing.T) {
+			env := SimEnv{Env: chain.env(t)}
+			env.EVMTimeout = time.Minute
+			ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+			defer cancel()
+			_, err := Simulate(ctx, env, decodeSimOpts(t, req))
+			if !errors.As(err, new(*TimeoutError)) && !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("error = %v, want the request's deadline to stop it", err)
 			}
 		})
 		t.Run(name+"/context", func(t *testing.T) {
