@@ -175,11 +175,33 @@ func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, stat
 // what a one-call request allocated.
 var stackTries = sync.Pool{New: func() any { return trie.NewStackTrie(nil) }}
 
-// deriveSha is types.DeriveSha with a pooled StackTrie (DeriveSha resets it first).
+// deriveSha is types.DeriveSha with a pooled StackTrie (DeriveSha resets it first), and
+// without one for a single entry (a one-call block).
 func deriveSha(list types.DerivableList) common.Hash {
+	if list.Len() == 1 {
+		var value bytes.Buffer
+		list.EncodeIndex(0, &value)
+		if value.Len() == 0 {
+			return types.EmptyRootHash // the trie ignores empty values
+		}
+		return singleLeafRoot(value.Bytes())
+	}
 	st := stackTries.Get().(*trie.StackTrie)
 	defer stackTries.Put(st)
 	return types.DeriveSha(list, st)
+}
+
+// singleLeafRoot is the root of a trie holding one entry under DeriveSha's first key, RLP(0)
+// = 0x80: a leaf at the root, [compact key, value], whose Keccak-256 is the root (a root is
+// hashed whatever its size). The key's nibbles 8, 0 with the leaf flag compact to 0x20 0x80.
+func singleLeafRoot(value []byte) common.Hash {
+	w := rlp.NewEncoderBuffer(nil)
+	defer w.Flush()
+	leaf := w.List()
+	w.WriteBytes([]byte{0x20, 0x80})
+	w.WriteBytes(value)
+	w.ListEnd(leaf)
+	return crypto.Keccak256Hash(w.ToBytes())
 }
 
 // newSimBlock fills in the header's transaction and receipt roots, bloom, uncle and

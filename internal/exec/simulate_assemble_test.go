@@ -151,3 +151,19 @@ func TestSimReceiptsEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestDeriveShaOneEntry: the root of a one-entry list is the StackTrie's, for values short
+// enough to sit inside a node and long ones.
+func TestDeriveShaOneEntry(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 3))
+	for _, size := range []int{0, 1, 1, 2, 20, 29, 30, 31, 32, 33, 55, 56, 100, 300, 5000} {
+		value := make([]byte, size)
+		for i := range value {
+			value[i] = byte(r.IntN(256)) >> r.IntN(8)
+		}
+		list := encodedTxs{value}
+		if got, want := deriveSha(list), types.DeriveSha(list, trie.NewStackTrie(nil)); got != want {
+			t.Fatalf("%d-byte entry: root %s, want %s", size, got, want)
+		}
+	}
+}
