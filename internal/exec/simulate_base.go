@@ -20,8 +20,9 @@ import (
 // and beacon root alone: write the same slots of the same two contracts. Running them, and
 // opening and hashing those contracts' storage tries for the state root, was a fifth of a
 // one-call eth_simulateV1. A SimBase runs them once, on a copy of the base state, computes
-// the state root there (so the tries are open and hashed), and hands each request a copy of
-// that state instead.
+// the state root there (so the tries are open and hashed), and hands each request that state:
+// on a sealed base a fresh StateDB on a memory layer holding it (simulate_layer.go), on a
+// pre-confirmed one a copy.
 //
 // A request gets the prepared state only when nothing it does could make the system calls
 // differ (fits): the first block has the prepared number, time, parent and beacon root, and
@@ -34,8 +35,9 @@ import (
 // The post-block system calls (the EIP-7002 and EIP-7251 queues) are skipped the same way when
 // they provably do nothing: on the prepared state they change nothing and return no requests
 // (empty queues), the contracts run go-ethereum's code (which reads only its own storage, the
-// caller and the call data), and the block's calls, fees and withdrawals leave those accounts
-// and the system address alone. Another sixth of a one-call request.
+// caller and the call data), and the block's calls (their transactions' access lists), fees
+// and withdrawals leave those accounts and the system address alone. Another sixth of a
+// one-call request.
 //
 // A SimBase is safe for concurrent use. It must not outlive the state it was made from being
 // the one a request at its base should see: the API keeps one per sealed head and one per

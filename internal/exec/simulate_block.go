@@ -116,7 +116,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 		if err := sim.err(ctx); err != nil {
 			return SimBlock{}, nil, err
 		}
-		if err := sim.runCall(ctx, run, i, block.Calls[i]); err != nil {
+		if err := sim.runCall(run, i, block.Calls[i]); err != nil {
 			return SimBlock{}, nil, err
 		}
 	}
@@ -149,7 +149,7 @@ func (sim *simulator) finishHeader(header, parent *types.Header) {
 }
 
 // runCall defaults and executes the i-th call of the block. Errors fail the request.
-func (sim *simulator) runCall(ctx context.Context, run *blockRun, i int, call Args) error {
+func (sim *simulator) runCall(run *blockRun, i int, call Args) error {
 	var (
 		cfg     = sim.env.Config
 		statedb = sim.env.State

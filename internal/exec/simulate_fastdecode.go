@@ -16,7 +16,7 @@ func decodeSimOptsFast(input []byte) (opts SimOpts, ok bool) {
 	ok = d.object(func(key []byte, once func(int) bool) bool {
 		switch string(key) {
 		case "blockStateCalls":
-			return once(0) && d.blockStateCalls(&opts.BlockStateCalls)
+			return once(0) && list(d, &opts.BlockStateCalls, d.blockCalls)
 		case "traceTransfers":
 			return once(1) && d.bool(&opts.TraceTransfers)
 		case "validation":
@@ -168,20 +168,22 @@ func (d *fastDecoder) bool(v *bool) bool {
 	return true
 }
 
-func (d *fastDecoder) blockStateCalls(v *[]SimBlockCalls) bool {
-	blocks := []SimBlockCalls{}
+// list reads an array into *v, or null (nil); a null element is T's zero value, as
+// encoding/json has it.
+func list[T any](d *fastDecoder, v *[]T, elem func(*T) bool) bool {
+	items := []T{}
 	isNull, ok := d.array(func() bool {
-		var b SimBlockCalls
-		if !d.literal("null") && !d.blockCalls(&b) {
+		var x T
+		if !d.literal("null") && !elem(&x) {
 			return false
 		}
-		blocks = append(blocks, b)
+		items = append(items, x)
 		return true
 	})
 	if isNull {
-		blocks = nil
+		items = nil
 	}
-	*v = blocks
+	*v = items
 	return ok
 }
 
@@ -189,7 +191,7 @@ func (d *fastDecoder) blockCalls(b *SimBlockCalls) bool {
 	return d.object(func(key []byte, once func(int) bool) bool {
 		switch string(key) {
 		case "calls":
-			return once(0) && d.calls(&b.Calls)
+			return once(0) && list(d, &b.Calls, d.args)
 		case "blockOverrides":
 			return once(1) && d.raw(&b.BlockOverrides)
 		case "stateOverrides":
@@ -197,23 +199,6 @@ func (d *fastDecoder) blockCalls(b *SimBlockCalls) bool {
 		}
 		return false
 	})
-}
-
-func (d *fastDecoder) calls(v *[]Args) bool {
-	calls := []Args{}
-	isNull, ok := d.array(func() bool {
-		var a Args
-		if !d.literal("null") && !d.args(&a) {
-			return false
-		}
-		calls = append(calls, a)
-		return true
-	})
-	if isNull {
-		calls = nil
-	}
-	*v = calls
-	return ok
 }
 
 func (d *fastDecoder) args(a *Args) bool {
