@@ -232,15 +232,10 @@ func (a *Args) toMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
 	return msg.SkipEOACheck().SkipGasLimitCapCheck()
 }
 
-// toTransaction builds the unsigned transaction for defaulted args like geth's
-// TransactionArgs.ToTransaction: the given type unless the fields call for another
-// (gasPrice → legacy, or access list if one is given; blob hashes → blob; authorizations →
-// set-code).
-func (a *Args) toTransaction(defaultType int) *types.Transaction {
-	return types.NewTx(a.txData(defaultType))
-}
-
-// txData returns the fields of the transaction toTransaction builds.
+// txData returns the fields of the unsigned transaction for defaulted args, as geth's
+// TransactionArgs.ToTransaction builds it (types.NewTx of them): the given type unless the
+// fields call for another (gasPrice → legacy, or access list if one is given; blob hashes →
+// blob; authorizations → set-code).
 func (a *Args) txData(defaultType int) types.TxData {
 	usedType := types.LegacyTxType
 	switch {
