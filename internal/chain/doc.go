@@ -2,7 +2,10 @@
 // genesis, and every read of sealed blocks, receipts, transactions and state.
 //
 // It is the only package that touches go-ethereum's storage APIs (core.BlockChain, core/rawdb,
-// ethdb/pebble, triedb), so a go-ethereum upgrade changes this package and few others.
+// ethdb/pebble, triedb), so a go-ethereum upgrade changes this package and few others. The
+// go-ethereum module is op-geth v1.101702.3 (go-ethereum 1.17.2 with the OP Stack rules), through
+// a replace in go.mod; the dev genesis keeps the system contracts go-ethereum v1.17.10 gave it
+// (system_contracts.go), so its hash did not change with the move.
 //
 // Durability: the trie database runs in hashdb archive mode, which commits every block's state to
 // disk as the block is inserted. go-ethereum's default modes keep recent state in memory and rewind

@@ -52,6 +52,9 @@ func DevConfig(chainID uint64) *params.ChainConfig {
 		BlobScheduleConfig: &params.BlobScheduleConfig{
 			Cancun: params.DefaultCancunBlobConfig,
 			Prague: params.DefaultPragueBlobConfig,
+			// op-geth requires Osaka's own entry; go-ethereum v1.17.10 had none and used
+			// Prague's, which has the same values.
+			Osaka: params.DefaultOsakaBlobConfig,
 		},
 	}
 }
@@ -61,7 +64,7 @@ func DevConfig(chainID uint64) *params.ChainConfig {
 // hash depends only on the chain id and the funded accounts.
 func DevGenesis(chainID uint64, funded []common.Address) *core.Genesis {
 	alloc := types.GenesisAlloc{}
-	maps.Copy(alloc, core.SystemContractAllocs())
+	maps.Copy(alloc, SystemContractAllocs())
 	for _, addr := range funded {
 		alloc[addr] = types.Account{Balance: new(big.Int).Set(DevAccountBalance)}
 	}

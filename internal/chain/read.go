@@ -70,10 +70,7 @@ func (c *Chain) StateAt(header *types.Header) (*state.StateDB, error) {
 }
 
 func (c *Chain) stateAt(header *types.Header) (*state.StateDB, error) {
-	if c.bc.Config().IsUBT(header.Number, header.Time) {
-		return c.bc.StateAt(header.Root, header.Number, header.Time)
-	}
-	db := state.NewMPTDatabase(c.bc.TrieDB(), c.bc.CodeDB()).WithSnapshot(c.bc.Snapshots())
+	db := state.NewDatabase(c.bc.TrieDB(), c.bc.CodeDB()).WithSnapshot(c.bc.Snapshots())
 	reader, err := c.readers.Get(header.Root, func() (*sharedReader, error) {
 		inner, err := db.Reader(header.Root)
 		if err != nil {

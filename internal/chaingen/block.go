@@ -178,5 +178,5 @@ func (b *builder) build(plan *blockPlan) built {
 		RequestsHash:     &types.EmptyRequestsHash,
 	}
 	body := &types.Body{Transactions: txs, Withdrawals: []*types.Withdrawal{}}
-	return built{block: types.NewBlock(header, body, receipts, trie.NewStackTrie(nil)), receipts: receipts}
+	return built{block: types.NewBlock(header, body, receipts, trie.NewStackTrie(nil), b.config), receipts: receipts}
 }

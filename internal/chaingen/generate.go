@@ -149,8 +149,8 @@ func appendLinked(w Appender, config *params.ChainConfig, bb built) error {
 	h := bb.block.Header()
 	h.ParentHash = parent.Hash()
 	h.Root = parent.Root // the genesis state: generated blocks change no state
-	h.BaseFee = eip1559.CalcBaseFee(config, parent)
 	h.Time = parent.Time + BlockTime
+	h.BaseFee = eip1559.CalcBaseFee(config, parent, h.Time)
 	return w.Append(bb.block.WithSeal(h), bb.receipts)
 }
 
