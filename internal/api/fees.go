@@ -88,7 +88,8 @@ func (a *API) nextBaseFee() *big.Int {
 	if snap := a.pending(); snap != nil {
 		return snap.Block.BaseFee()
 	}
-	return eip1559.CalcBaseFee(a.config, a.chain.Head())
+	head := a.chain.Head()
+	return eip1559.CalcBaseFee(a.config, head, head.Time+1)
 }
 
 func (a *API) blobBaseFee(ctx context.Context, p rpc.Params) (any, error) {
@@ -164,7 +165,7 @@ func (a *API) feeHistory(ctx context.Context, p rpc.Params) (any, error) {
 	last := blocks[len(blocks)-1].block.Header()
 	var nextBase *big.Int
 	if a.config.IsLondon(new(big.Int).Add(last.Number, big.NewInt(1))) {
-		nextBase = eip1559.CalcBaseFee(a.config, last)
+		nextBase = eip1559.CalcBaseFee(a.config, last, last.Time+1)
 	}
 	res.BaseFee = append(res.BaseFee, bigOrZero(nextBase))
 	if last.ExcessBlobGas != nil {

@@ -54,7 +54,7 @@ func (a *API) poolView() txpool.View {
 		Number:   new(big.Int).Add(head.Number, common.Big1),
 		Time:     head.Time + 1,
 		GasLimit: head.GasLimit,
-		BaseFee:  eip1559.CalcBaseFee(a.config, head),
+		BaseFee:  eip1559.CalcBaseFee(a.config, head, head.Time+1),
 	}
 	st, err := a.chain.StateAt(head)
 	if err != nil { // the head's state is always there (archive mode); fail closed if not

@@ -53,7 +53,7 @@ func NextAttributes(config *params.ChainConfig, parent *types.Header, time uint6
 		GasLimit:     parent.GasLimit,
 		FeeRecipient: feeRecipient,
 		ExtraData:    extra,
-		BaseFee:      eip1559.CalcBaseFee(config, parent),
+		BaseFee:      eip1559.CalcBaseFee(config, parent, time),
 	}
 }
 
@@ -268,8 +268,14 @@ func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs A
 		signer:  types.MakeSigner(config, header.Number, header.Time),
 		txIndex: make(map[common.Hash]int),
 	}
-	w.evm = vm.NewEVM(core.NewEVMBlockContext(header, c.Context(), nil), st, config, vm.Config{})
-	core.PreExecution(ctx, header.ParentBeaconRoot, parent, config, w.evm, header.Number, header.Time)
+	w.evm = vm.NewEVM(core.NewEVMBlockContext(header, c.Context(), nil, config, st), st, config, vm.Config{})
+	// The pre-execution system calls, as op-geth's StateProcessor and miner make them.
+	if header.ParentBeaconRoot != nil {
+		core.ProcessBeaconBlockRoot(*header.ParentBeaconRoot, w.evm)
+	}
+	if config.IsPrague(header.Number, header.Time) {
+		core.ProcessParentBlockHash(parent.Hash(), w.evm)
+	}
 	return w, nil
 }
 
@@ -289,8 +295,8 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 		return err
 	}
 	snap, pool := w.state.Snapshot(), w.gasPool.Snapshot()
-	w.state.SetTxContext(tx.Hash(), len(w.txs), uint32(len(w.txs)+1))
-	receipt, _, err := core.ApplyTransactionWithEVM(ctx, msg, w.gasPool, w.state, w.header.Number, common.Hash{}, w.header.Time, tx, w.evm)
+	w.state.SetTxContext(tx.Hash(), len(w.txs))
+	receipt, err := core.ApplyTransactionWithEVM(msg, w.gasPool, w.state, w.header.Number, common.Hash{}, w.header.Time, tx, w.evm)
 	if err != nil {
 		w.state.RevertToSnapshot(snap)
 		w.gasPool.Set(pool)
@@ -323,7 +329,7 @@ func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, e
 	if w.config.IsShanghai(header.Number, header.Time) {
 		withdrawals = types.Withdrawals{}
 	}
-	requests, _, err := core.PostExecution(ctx, w.config, header.Number, header.Time, allLogs, withdrawals, evm, uint32(len(w.txs)+1))
+	requests, err := postExecution(w.config, header, allLogs, evm)
 	if err != nil {
 		return nil, err
 	}
@@ -332,8 +338,31 @@ func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, e
 		header.RequestsHash = &h
 	}
 	body := &types.Body{Transactions: w.txs, Withdrawals: withdrawals}
-	w.chain.Engine().Finalize(w.chain.Context(), header, st, body)
-	return core.AssembleBlock(w.chain.Context(), header, st, body, w.receipts, nil), nil
+	return w.chain.Engine().FinalizeAndAssemble(ctx, w.chain.Context(), header, st, body, w.receipts)
+}
+
+// postExecution makes the post-execution system calls and collects the execution layer
+// requests (EIP-7685) as op-geth's StateProcessor and miner do: from Prague on, except on OP
+// Stack chains from Isthmus on, which have an empty list. nil means no requests hash (before
+// Prague).
+func postExecution(config *params.ChainConfig, header *types.Header, allLogs []*types.Log, evm *vm.EVM) ([][]byte, error) {
+	if config.IsIsthmus(header.Time) {
+		return [][]byte{}, nil
+	}
+	if !config.IsPrague(header.Number, header.Time) {
+		return nil, nil
+	}
+	requests := [][]byte{}
+	if err := core.ParseDepositLogs(&requests, allLogs, config); err != nil { // EIP-6110
+		return nil, fmt.Errorf("failed to parse deposit logs: %w", err)
+	}
+	if err := core.ProcessWithdrawalQueue(&requests, evm); err != nil { // EIP-7002
+		return nil, fmt.Errorf("failed to process withdrawal queue: %w", err)
+	}
+	if err := core.ProcessConsolidationQueue(&requests, evm); err != nil { // EIP-7251
+		return nil, fmt.Errorf("failed to process consolidation queue: %w", err)
+	}
+	return requests, nil
 }
 
 // effectiveGasPrice is what a transaction pays per gas in a block with this base fee.
