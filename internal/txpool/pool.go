@@ -1,6 +1,7 @@
 package txpool
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -25,6 +26,10 @@ const (
 	// DefaultCapacity is how many transactions the pool holds at most.
 	DefaultCapacity = 10_000
 )
+
+// errOutOfCapacity refuses a transaction because the pool is full, with the text of go-ethereum
+// v1.17.10's txpool.ErrOutOfCapacity (op-geth v1.101702.3 has no such error).
+var errOutOfCapacity = errors.New("out of capacity")
 
 // View is the state and block a transaction is validated against.
 type View struct {
@@ -90,7 +95,7 @@ func (p *Pool) Add(tx *types.Transaction, view View) error {
 		list[i] = tx
 	} else {
 		if len(p.all) >= p.capacity {
-			return fmt.Errorf("%w: %d transactions pooled", txpool.ErrOutOfCapacity, len(p.all))
+			return fmt.Errorf("%w: %d transactions pooled", errOutOfCapacity, len(p.all))
 		}
 		list = slices.Insert(list, i, tx)
 	}
@@ -128,12 +133,11 @@ func (p *Pool) validate(tx *types.Transaction, view View) (common.Address, error
 	if tx.Nonce()+1 < tx.Nonce() {
 		return common.Address{}, core.ErrNonceMax
 	}
-	value, overflow := uint256.FromBig(tx.Value())
-	if overflow {
+	if _, overflow := uint256.FromBig(tx.Value()); overflow {
 		return common.Address{}, core.ErrInsufficientFunds
 	}
 	rules := p.config.Rules(head.Number, true, head.Time)
-	intrinsic, err := core.IntrinsicGas(tx.Data(), tx.AccessList(), tx.SetCodeAuthorizations(), from, tx.To(), value, rules)
+	intrinsic, err := core.IntrinsicGas(tx.Data(), tx.AccessList(), tx.SetCodeAuthorizations(), tx.To() == nil, true, rules.IsIstanbul, rules.IsShanghai)
 	if err != nil {
 		return common.Address{}, err
 	}
@@ -141,7 +145,7 @@ func (p *Pool) validate(tx *types.Transaction, view View) (common.Address, error
 		return common.Address{}, fmt.Errorf("%w: gas %v, minimum needed %v", core.ErrIntrinsicGas, tx.Gas(), intrinsic)
 	}
 	if rules.IsPrague {
-		floor, err := core.FloorDataGas(rules, from, tx.To(), value, tx.Data(), tx.AccessList())
+		floor, err := core.FloorDataGas(tx.Data())
 		if err != nil {
 			return common.Address{}, err
 		}
