@@ -186,20 +186,20 @@ func (a *Args) callDefaults(gasCap uint64, baseFee, chainID *big.Int) error {
 }
 
 // toMessage converts defaulted args to a core.Message like geth's TransactionArgs.ToMessage.
-// The EOA and EIP-7825 gas-limit-cap checks are always skipped.
+// The transaction checks (sender is an EOA, EIP-7825 gas limit cap) are always skipped.
 func (a *Args) toMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
-	var gasPrice, gasFeeCap, gasTipCap *uint256.Int
+	var gasPrice, gasFeeCap, gasTipCap *big.Int
 	switch {
 	case baseFee == nil || a.GasPrice != nil:
-		gasPrice, _ = a.GasPrice.ToUint256()
+		gasPrice = a.GasPrice.ToInt()
 		gasFeeCap, gasTipCap = gasPrice, gasPrice
 	default:
-		gasFeeCap, _ = a.MaxFeePerGas.ToUint256()
-		gasTipCap, _ = a.MaxPriorityFeePerGas.ToUint256()
+		gasFeeCap = a.MaxFeePerGas.ToInt()
+		gasTipCap = a.MaxPriorityFeePerGas.ToInt()
 		// Backfill the legacy gas price for EVM execution, unless all fees are zero.
-		gasPrice = uint256.NewInt(0)
+		gasPrice = new(big.Int)
 		if gasFeeCap.BitLen() > 0 || gasTipCap.BitLen() > 0 {
-			gasPrice = gasPrice.Add(gasTipCap, uint256.MustFromBig(baseFee))
+			gasPrice = gasPrice.Add(gasTipCap, baseFee)
 			if gasPrice.Cmp(gasFeeCap) > 0 {
 				gasPrice = gasFeeCap
 			}
@@ -209,12 +209,10 @@ func (a *Args) toMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
 	if a.AccessList != nil {
 		accessList = *a.AccessList
 	}
-	value, _ := a.Value.ToUint256()
-	blobFeeCap, _ := a.BlobFeeCap.ToUint256()
-	msg := &core.Message{
+	return &core.Message{
 		From:                  a.from(),
 		To:                    a.To,
-		Value:                 value,
+		Value:                 (*big.Int)(a.Value),
 		Nonce:                 uint64(*a.Nonce),
 		GasLimit:              uint64(*a.Gas),
 		GasPrice:              gasPrice,
@@ -222,14 +220,12 @@ func (a *Args) toMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
 		GasTipCap:             gasTipCap,
 		Data:                  a.data(),
 		AccessList:            accessList,
-		BlobGasFeeCap:         blobFeeCap,
+		BlobGasFeeCap:         (*big.Int)(a.BlobFeeCap),
 		BlobHashes:            a.BlobHashes,
 		SetCodeAuthorizations: a.AuthorizationList,
+		SkipNonceChecks:       skipNonceCheck,
+		SkipTransactionChecks: true,
 	}
-	if skipNonceCheck {
-		msg.SkipNonceCheck()
-	}
-	return msg.SkipEOACheck().SkipGasLimitCapCheck()
 }
 
 // txData returns the fields of the unsigned transaction for defaulted args, as geth's

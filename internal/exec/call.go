@@ -59,7 +59,7 @@ func Call(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOv
 		return nil, err
 	}
 	header := env.Header
-	blockCtx := core.NewEVMBlockContext(header, env.Chain, nil)
+	blockCtx := core.NewEVMBlockContext(header, env.Chain, nil, env.Config, env.State)
 	if bo != nil {
 		if err := bo.applyContext(&blockCtx); err != nil {
 			return nil, err
@@ -87,11 +87,10 @@ func Call(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOv
 	if env.GasCap == 0 {
 		gp = core.NewGasPool(math.MaxUint64)
 	}
-	available := gp.Available(env.Config.IsAmsterdam(header.Number, header.Time))
-	if err := args.callDefaults(available, blockCtx.BaseFee, env.Config.ChainID); err != nil {
+	if err := args.callDefaults(gp.Gas(), blockCtx.BaseFee, env.Config.ChainID); err != nil {
 		return nil, err
 	}
-	msg := args.toMessage(header.BaseFee, true).SkipExecutionGasCapCheck()
+	msg := args.toMessage(header.BaseFee, true)
 	// Lower the base fee to 0 to keep the EVM invariant basefee <= feecap.
 	if msg.GasPrice.Sign() == 0 {
 		blockCtx.BaseFee = new(big.Int)
@@ -100,7 +99,6 @@ func Call(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOv
 		blockCtx.BlobBaseFee = new(big.Int)
 	}
 	evm := vm.NewEVM(blockCtx, newWarmPrecompiles(env.State), env.Config, vm.Config{NoBaseFee: true})
-	defer evm.Release()
 	if precompiles != nil {
 		evm.SetPrecompiles(precompiles)
 	}

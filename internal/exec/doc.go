@@ -4,7 +4,10 @@
 // overrides ([BlockOverrides]). The semantics are those of go-ethereum v1.17.10's
 // internal/ethapi (DoCall, DoEstimateGas, the simulator, override and log tracer), which
 // cannot be imported and is re-implemented here; the gas search itself is go-ethereum's
-// eth/gasestimator. Differences from geth: unknown or duplicate keys in state and block
+// eth/gasestimator. The go-ethereum library underneath is op-geth v1.101702.3 (go-ethereum
+// 1.17.2 with the OP Stack rules, through go.mod's replace): its EVM, state and system calls
+// (system_calls.go) run the blocks, while the answers stay v1.17.10's where 1.17.2's own
+// internal/ethapi differs (opGethDivergences in geth_test.go). Differences from geth: unknown or duplicate keys in state and block
 // overrides are rejected for every method (geth only does so in eth_simulateV1), and "data"
 // and "input" that differ are rejected (geth silently uses "input" in calls).
 //

@@ -263,7 +263,7 @@ var txErrors = []error{
 	core.ErrIntrinsicGas, core.ErrFloorDataGas, core.ErrTipAboveFeeCap, core.ErrTipVeryHigh,
 	core.ErrFeeCapVeryHigh, core.ErrFeeCapTooLow, core.ErrSenderNoEOA, core.ErrBlobFeeCapTooLow,
 	core.ErrMissingBlobHashes, core.ErrTooManyBlobs, core.ErrBlobTxCreate, core.ErrEmptyAuthList,
-	core.ErrSetCodeTxCreate, core.ErrGasLimitTooHigh, core.ErrOutOfGasRuntime,
+	core.ErrSetCodeTxCreate, core.ErrGasLimitTooHigh,
 	vm.ErrMaxInitCodeSizeExceeded,
 }
 

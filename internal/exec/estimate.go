@@ -25,7 +25,7 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 		return 0, err
 	}
 	header := env.Header
-	blockCtx := core.NewEVMBlockContext(header, env.Chain, nil)
+	blockCtx := core.NewEVMBlockContext(header, env.Chain, nil, env.Config, env.State)
 	if bo != nil {
 		if err := bo.applyContext(&blockCtx); err != nil {
 			return 0, err
@@ -42,7 +42,7 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 	// the overrides' block hashes do not reach it), with the blob base fee override on top.
 	trialCtx := blockCtx // without overrides the header is env.Header: the same context
 	if bo != nil {
-		trialCtx = core.NewEVMBlockContext(header, env.Chain, nil)
+		trialCtx = core.NewEVMBlockContext(header, env.Chain, nil, env.Config, env.State)
 		if bo.BlobBaseFee != nil {
 			trialCtx.BlobBaseFee = new(big.Int).Set(bo.BlobBaseFee.ToInt())
 		}

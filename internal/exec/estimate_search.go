@@ -11,7 +11,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
-	"github.com/holiman/uint256"
 )
 
 // gasSearch is go-ethereum's eth/gasestimator.Estimate (v1.17.10), step for step: the same
@@ -45,7 +44,6 @@ func newGasSearch(blockCtx vm.BlockContext, st *state.StateDB, cfg *params.Chain
 // estimate runs the search: it returns the gas, or the revert data and error of a call that
 // fails at the highest gas. header is the block the message runs in.
 func (s *gasSearch) estimate(ctx context.Context, cfg *params.ChainConfig, header *types.Header, gasCap uint64) (uint64, []byte, error) {
-	defer s.evm.Release()
 	// One watcher for all trials: a cancelled EVM stays cancelled, and the caller reports
 	// ctx's error whatever the search returned.
 	stop := context.AfterFunc(ctx, s.evm.Cancel)
@@ -57,22 +55,20 @@ func (s *gasSearch) estimate(ctx context.Context, cfg *params.ChainConfig, heade
 	if call.GasLimit >= params.TxGas {
 		hi = call.GasLimit
 	}
-	isOsaka := cfg.IsOsaka(header.Number, header.Time)
-	isAmsterdam := cfg.IsAmsterdam(header.Number, header.Time)
-	if hi > params.MaxTxGas && isOsaka && !isAmsterdam {
+	if hi > params.MaxTxGas && cfg.IsOsaka(header.Number, header.Time) {
 		hi = params.MaxTxGas
 	}
-	var feeCap *uint256.Int
+	var feeCap *big.Int
 	switch {
 	case call.GasFeeCap != nil:
 		feeCap = call.GasFeeCap
 	case call.GasPrice != nil:
 		feeCap = call.GasPrice
 	default:
-		feeCap = uint256.NewInt(0)
+		feeCap = new(big.Int)
 	}
 	if feeCap.BitLen() != 0 {
-		available := s.state.GetBalance(call.From).Clone()
+		available := s.state.GetBalance(call.From).ToBig()
 		if call.Value != nil {
 			if call.Value.Cmp(available) >= 0 {
 				return 0, nil, core.ErrInsufficientFundsForTransfer
@@ -80,15 +76,15 @@ func (s *gasSearch) estimate(ctx context.Context, cfg *params.ChainConfig, heade
 			available.Sub(available, call.Value)
 		}
 		if cfg.IsCancun(header.Number, header.Time) && len(call.BlobHashes) > 0 {
-			usage := uint256.NewInt(uint64(len(call.BlobHashes)))
-			usage.Mul(usage, uint256.NewInt(params.BlobTxBlobGasPerBlob))
+			usage := big.NewInt(int64(len(call.BlobHashes)))
+			usage.Mul(usage, big.NewInt(params.BlobTxBlobGasPerBlob))
 			usage.Mul(usage, call.BlobGasFeeCap)
 			if usage.Cmp(available) >= 0 {
 				return 0, nil, core.ErrInsufficientFunds
 			}
 			available.Sub(available, usage)
 		}
-		allowance := new(uint256.Int).Div(available, feeCap)
+		allowance := new(big.Int).Div(available, feeCap)
 		if allowance.IsUint64() && hi > allowance.Uint64() {
 			hi = allowance.Uint64()
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
-	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 )
 
@@ -135,7 +134,7 @@ func (so StateOverride) apply(statedb *state.StateDB, precompiles vm.Precompiled
 			statedb.SetState(addr, key, value)
 		}
 	}
-	statedb.Finalise(params.Rules{})
+	statedb.Finalise(false)
 	return nil
 }
 

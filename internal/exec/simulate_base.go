@@ -82,10 +82,9 @@ func NewSimBase(ctx context.Context, env SimEnv) *SimBase {
 		return b
 	}
 	warm := env.State.Copy()
-	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil), warm, cfg, vm.Config{NoBaseFee: true})
-	core.PreExecution(ctx, header.ParentBeaconRoot, env.Header, cfg, evm, header.Number, header.Time)
-	evm.Release()
-	warm.IntermediateRoot(cfg.Rules(header.Number, true, header.Time))
+	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, cfg, warm), warm, cfg, vm.Config{NoBaseFee: true})
+	preExecution(cfg, header, env.Header, evm)
+	warm.IntermediateRoot(cfg.IsEIP158(header.Number))
 	if warm.Error() != nil {
 		return b
 	}
@@ -101,13 +100,12 @@ func NewSimBase(ctx context.Context, env SimEnv) *SimBase {
 // held only in a StateDB). nil when it is not, or the layer refuses the transition.
 func prepareLayer(ctx context.Context, env SimEnv, header *types.Header) *memLayer {
 	rules := env.Config.Rules(header.Number, true, header.Time)
-	if env.Pending != nil || env.State.IntermediateRoot(rules) != env.Header.Root {
+	if env.Pending != nil || env.State.IntermediateRoot(rules.IsEIP158) != env.Header.Root {
 		return nil
 	}
 	layer, err := buildMemLayer(env.State, env.Header.Root, rules, header.Number.Uint64(), func(st *state.StateDB) error {
-		evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil), st, env.Config, vm.Config{NoBaseFee: true})
-		core.PreExecution(ctx, header.ParentBeaconRoot, env.Header, env.Config, evm, header.Number, header.Time)
-		evm.Release()
+		evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, st), st, env.Config, vm.Config{NoBaseFee: true})
+		preExecution(env.Config, header, env.Header, evm)
 		return st.Error()
 	})
 	if err != nil {
@@ -125,12 +123,11 @@ func postExecutionNoop(ctx context.Context, env SimEnv, header *types.Header, st
 		!bytes.Equal(probe.GetCode(params.ConsolidationQueueAddress), params.ConsolidationQueueCode) {
 		return false
 	}
-	rules := env.Config.Rules(header.Number, true, header.Time)
-	before := probe.IntermediateRoot(rules)
-	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil), probe, env.Config, vm.Config{NoBaseFee: true})
-	defer evm.Release()
-	requests, _, err := core.PostExecution(ctx, env.Config, header.Number, header.Time, nil, types.Withdrawals{}, evm, 1)
-	return err == nil && requests != nil && len(requests) == 0 && probe.IntermediateRoot(rules) == before && probe.Error() == nil
+	deleteEmpty := env.Config.IsEIP158(header.Number)
+	before := probe.IntermediateRoot(deleteEmpty)
+	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, probe), probe, env.Config, vm.Config{NoBaseFee: true})
+	requests, err := postExecution(env.Config, header, nil, evm)
+	return err == nil && requests != nil && len(requests) == 0 && probe.IntermediateRoot(deleteEmpty) == before && probe.Error() == nil
 }
 
 // skipsPostExecution reports whether a first block on the prepared state may skip the

@@ -15,7 +15,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/types/bal"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -32,7 +31,6 @@ type blockRun struct {
 	// touchedSystem is set once a call of the block accessed an account of the system calls
 	// (simulate_base.go): the post-block system calls cannot be skipped then.
 	touchedSystem bool
-	accessList    *bal.ConstructionBlockAccessList
 	txs           []*types.Transaction
 	txEncodings   encodedTxs    // the transactions' trie encodings
 	txHashes      []common.Hash // their hashes
@@ -52,7 +50,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	cfg := sim.env.Config
 	sim.finishHeader(header, parent)
 	chain := &simChain{ChainContext: sim.env.Chain, base: sim.env.Header, headers: headers}
-	blockCtx := core.NewEVMBlockContext(header, chain, nil)
+	blockCtx := core.NewEVMBlockContext(header, chain, nil, cfg, sim.env.State)
 	if block.BlockOverrides.BlobBaseFee != nil {
 		blockCtx.BlobBaseFee = block.BlockOverrides.BlobBaseFee.ToInt()
 	}
@@ -80,7 +78,6 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 		gp:          core.NewGasPool(blockCtx.GasLimit),
 		prepared:    prepared,
 		hooked:      sim.env.State,
-		accessList:  bal.NewConstructionBlockAccessList(),
 		txs:         make([]*types.Transaction, n),
 		txEncodings: make(encodedTxs, n),
 		txHashes:    make([]common.Hash, n),
@@ -98,7 +95,6 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	}
 	run.hooked = newWarmPrecompiles(run.hooked)
 	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks})
-	defer run.evm.Release()
 	// The request's end cancels this EVM (Simulate), where go-ethereum registers a hook per call.
 	sim.stop.run(run.evm)
 	defer sim.stop.run(nil)
@@ -107,9 +103,9 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	}
 	if prepared {
 		// What the system calls would have ended with, now that the overrides are in.
-		run.hooked.Finalise(run.evm.GetRules())
+		run.hooked.Finalise(true)
 	} else {
-		run.accessList.Merge(core.PreExecution(ctx, header.ParentBeaconRoot, parent, cfg, run.evm, header.Number, header.Time))
+		preExecution(cfg, header, parent, run.evm)
 	}
 
 	for i := range block.Calls {
@@ -134,7 +130,7 @@ func (sim *simulator) finishHeader(header, parent *types.Header) {
 	if cfg.IsLondon(header.Number) && header.BaseFee == nil {
 		// Without validation the base fee is 0 unless overridden: gas prices of 0 then work.
 		if sim.validate {
-			header.BaseFee = eip1559.CalcBaseFee(cfg, parent)
+			header.BaseFee = eip1559.CalcBaseFee(cfg, parent, header.Time)
 		} else {
 			header.BaseFee = big.NewInt(0)
 		}
@@ -166,7 +162,7 @@ func (sim *simulator) runCall(run *blockRun, i int, call Args) error {
 	tx := types.NewTx(data)
 	enc, txHash := encodeTx(tx, data)
 	run.txs[i], run.txEncodings[i], run.txHashes[i], run.senders[i] = tx, enc, txHash, call.from()
-	statedb.SetTxContext(txHash, i, uint32(i+1))
+	statedb.SetTxContext(txHash, i)
 	// Logs are kept by transaction hash, and two calls may share one (same sender, nonce and
 	// fields, without validation): this call's are the ones after those already there.
 	earlierLogs := 0
@@ -177,9 +173,6 @@ func (sim *simulator) runCall(run *blockRun, i int, call Args) error {
 	}
 
 	msg := call.toMessage(header.BaseFee, !sim.validate)
-	if !sim.validate {
-		msg.SkipExecutionGasCapCheck()
-	}
 	result, err := runMessage(run.evm, msg, sim.env.EVMTimeout, run.gp)
 	if err != nil {
 		return &SimError{Kind: txErrorKind(err), Err: err}
@@ -187,9 +180,9 @@ func (sim *simulator) runCall(run *blockRun, i int, call Args) error {
 	run.touchedSystem = run.touchedSystem || accessedSystemAccount(statedb)
 	var root []byte
 	if cfg.IsByzantium(header.Number) {
-		run.accessList.Merge(run.hooked.Finalise(run.evm.GetRules()))
+		run.hooked.Finalise(true)
 	} else {
-		root = statedb.IntermediateRoot(run.evm.GetRules()).Bytes()
+		root = statedb.IntermediateRoot(cfg.IsEIP158(header.Number)).Bytes()
 	}
 	run.receipts[i] = run.makeReceipt(run.evm, result, statedb, tx, txHash, run.gp.CumulativeUsed(), root)
 	run.blobGasUsed += run.receipts[i].BlobGasUsed
@@ -250,7 +243,6 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 	}
 	var (
 		requests [][]byte
-		postBAL  *bal.ConstructionBlockAccessList
 		err      error
 	)
 	if run.prepared && sim.env.Base.skipsPostExecution(header, run.touchedSystem, body.Withdrawals) {
@@ -261,7 +253,7 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 			return SimBlock{}, nil, fmt.Errorf("failed to parse deposit logs: %w", err)
 		}
 	} else {
-		requests, postBAL, err = core.PostExecution(ctx, cfg, header.Number, header.Time, run.allLogs, body.Withdrawals, run.evm, uint32(len(run.txs)+1))
+		requests, err = postExecution(cfg, header, run.allLogs, run.evm)
 		if err != nil {
 			return SimBlock{}, nil, err
 		}
@@ -270,18 +262,12 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 		reqHash := types.CalcRequestsHash(requests)
 		header.RequestsHash = &reqHash
 	}
-	run.accessList.Merge(postBAL)
+	// The consensus engine credits the withdrawals.
 	sim.env.Chain.Engine().Finalize(sim.env.Chain, header, sim.env.State, body)
 	res := SimBlock{Calls: run.calls, Senders: run.senders, TxHashes: run.txHashes}
-	if cfg.IsAmsterdam(header.Number, header.Time) {
-		res.Block = core.AssembleBlock(sim.env.Chain, header, sim.env.State, body, run.receipts, run.accessList)
-		res.Hash, res.Size = res.Block.Hash(), res.Block.Size()
-		header = res.Block.Header()
-	} else {
-		// core.AssembleBlock without the block access list, with the encodings at hand.
-		header.Root = sim.env.State.IntermediateRoot(cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time))
-		res.Block, res.Hash, res.Size = newSimBlock(header, body, run.txEncodings, run.receipts)
-	}
+	// The engine's FinalizeAndAssemble, with the encodings at hand.
+	header.Root = sim.env.State.IntermediateRoot(cfg.IsEIP158(header.Number))
+	res.Block, res.Hash, res.Size = newSimBlock(header, body, run.txEncodings, run.receipts)
 
 	// Logs were collected before the block hash was known.
 	for i := range run.calls {
@@ -320,13 +306,7 @@ func (sim *simulator) sanitizeCall(call *Args, header *types.Header, gp *core.Ga
 		nonce := sim.env.State.GetNonce(call.from())
 		call.Nonce = (*hexutil.Uint64)(&nonce)
 	}
-	amsterdam := sim.env.Config.IsAmsterdam(header.Number, header.Time)
-	remaining := gp.Available(amsterdam)
-	if amsterdam && !sim.validate {
-		// Execution gas is not capped without validation, so reserve the whole gas limit
-		// in the execution dimension too.
-		remaining = min(remaining, header.GasLimit-gp.CumulativeExecution())
-	}
+	remaining := gp.Gas()
 	if call.Gas == nil {
 		call.Gas = (*hexutil.Uint64)(&remaining)
 	}

@@ -51,6 +51,9 @@ var errLayerShape = errors.New("state transition not held by a memory layer")
 // buildMemLayer opens a StateDB on the root of base, which must be unmodified, lets change
 // modify it and commits the result into a new layer, with the rules of the block number.
 func buildMemLayer(base *state.StateDB, baseRoot common.Hash, rules params.Rules, number uint64, change func(*state.StateDB) error) (*memLayer, error) {
+	if !rules.IsCancun {
+		return nil, errLayerShape // slots would be keyed by their hashes
+	}
 	l := &memLayer{Database: base.Database(), base: base.Reader(), baseRoot: baseRoot}
 	st, err := state.NewWithReader(baseRoot, l, l.base)
 	if err != nil {
@@ -59,7 +62,9 @@ func buildMemLayer(base *state.StateDB, baseRoot common.Hash, rules params.Rules
 	if err := change(st); err != nil {
 		return nil, err
 	}
-	if _, err := st.Commit(rules, number); err != nil {
+	// As go-ethereum's chain commits a block: empty accounts deleted from EIP-158 on,
+	// storage never wiped (slots keyed by their plain keys) from Cancun on.
+	if _, err := st.Commit(number, rules.IsEIP158, rules.IsCancun); err != nil {
 		return nil, err
 	}
 	if l.reader == nil {
@@ -69,39 +74,44 @@ func buildMemLayer(base *state.StateDB, baseRoot common.Hash, rules params.Rules
 }
 
 // Commit records the state transition from the base root; it is called once, by
-// StateDB.Commit while building.
-func (l *memLayer) Commit(update *state.StateUpdate) error {
+// StateDB.Commit while building. The transition is read through StateUpdate's exported
+// view (ToTracingUpdate): slots by plain key, since buildMemLayer commits under Cancun.
+func (l *memLayer) Commit(su *state.StateUpdate) error {
 	if l.reader != nil {
 		return errors.New("memory layer already committed")
 	}
-	if update.OriginRoot != l.baseRoot || update.StorageKeyType != state.StorageKeyPlain || len(update.Codes) > 0 {
+	update, err := su.ToTracingUpdate()
+	if err != nil {
+		return err
+	}
+	if update.OriginRoot != l.baseRoot || len(update.CodeChanges) > 0 {
 		return errLayerShape
 	}
-	l.accounts = make(map[common.Address]*types.StateAccount, len(update.AccountsOrigin))
-	for addr, origin := range update.AccountsOrigin {
-		account := update.Accounts[crypto.Keccak256Hash(addr[:])]
-		if account == nil || origin == nil {
+	l.accounts = make(map[common.Address]*types.StateAccount, len(update.AccountChanges))
+	for addr, change := range update.AccountChanges {
+		if change.New == nil || change.Prev == nil {
 			return errLayerShape // deleted or created: slots of the base may not carry over
 		}
-		l.accounts[addr] = account
+		l.accounts[addr] = change.New
 	}
-	l.slots = make(map[common.Address]map[common.Hash]common.Hash, len(update.StoragesOrigin))
-	for addr, origins := range update.StoragesOrigin {
+	l.slots = make(map[common.Address]map[common.Hash]common.Hash, len(update.StorageChanges))
+	for addr, changes := range update.StorageChanges {
 		if _, ok := l.accounts[addr]; !ok {
 			return errLayerShape
 		}
-		hashed := update.Storages[crypto.Keccak256Hash(addr[:])]
-		slots := make(map[common.Hash]common.Hash, len(origins))
-		for slot := range origins {
-			slots[slot] = hashed[crypto.Keccak256Hash(slot[:])] // zero: cleared
+		slots := make(map[common.Hash]common.Hash, len(changes))
+		for slot, change := range changes {
+			slots[slot] = change.New // zero: cleared
 		}
 		l.slots[addr] = slots
 	}
-	l.nodes = make(map[common.Hash]map[string]*trienode.Node)
-	if update.Nodes != nil {
-		for owner, set := range update.Nodes.Sets {
-			l.nodes[owner] = set.Nodes
+	l.nodes = make(map[common.Hash]map[string]*trienode.Node, len(update.TrieChanges))
+	for owner, changes := range update.TrieChanges {
+		nodes := make(map[string]*trienode.Node, len(changes))
+		for path, change := range changes {
+			nodes[path] = change.New
 		}
+		l.nodes[owner] = nodes
 	}
 	l.root = update.Root
 	accountTrie, err := trie.NewStateTrie(trie.StateTrieID(l.root), layerNodes{l})
