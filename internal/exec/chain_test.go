@@ -110,7 +110,7 @@ func testAlloc() types.GenesisAlloc {
 // testGenesis is the genesis of the test chain; the differential test gives geth's simulated
 // backend the same one.
 func testGenesis() *core.Genesis {
-	alloc := core.SystemContractAllocs()
+	alloc := devchain.SystemContractAllocs()
 	for addr, acc := range testAlloc() {
 		alloc[addr] = acc
 	}
@@ -128,6 +128,9 @@ func newTestChain(t testing.TB, blocks int) *testChain {
 	engine := beacon.New(ethash.NewFaker())
 	_, chain, _ := core.GenerateChainWithGenesis(genesis, engine, blocks, func(i int, g *core.BlockGen) {
 		g.SetCoinbase(common.Address{0xfe, byte(i)})
+		// op-geth's chain maker gives each block a zero parent beacon root but makes the
+		// EIP-4788 system call only here (go-ethereum v1.17.10's made it itself).
+		g.SetParentBeaconRoot(common.Hash{})
 	})
 	bc, err := core.NewBlockChain(rawdb.NewMemoryDatabase(), genesis, engine, core.DefaultConfig().WithArchive(true))
 	if err != nil {
@@ -148,7 +151,7 @@ func (c *testChain) env(t testing.TB) Env {
 
 func (c *testChain) envAt(t testing.TB, header *types.Header) Env {
 	t.Helper()
-	st, err := c.bc.StateAt(header.Root, header.Number, header.Time)
+	st, err := c.bc.StateAt(header.Root)
 	if err != nil {
 		t.Fatalf("state at %d: %v", header.Number, err)
 	}

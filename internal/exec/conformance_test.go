@@ -202,7 +202,7 @@ func serveFixture(t *testing.T, bc *core.BlockChain, req rpcRequest) (any, error
 				return Env{}, errHeaderNotFound
 			}
 		}
-		st, err := bc.StateAt(header.Root, header.Number, header.Time)
+		st, err := bc.StateAt(header.Root)
 		if err != nil {
 			return Env{}, err
 		}

@@ -109,13 +109,13 @@ func TestSimBaseMemLayer(t *testing.T) {
 	if base.layer == nil {
 		t.Fatal("no memory layer on a sealed base")
 	}
-	rules := chain.env(t).Config.Rules(base.first.Number, true, base.first.Time)
+	deleteEmpty := chain.env(t).Config.IsEIP158(base.first.Number)
 	layered, err := base.layer.newState()
 	if err != nil {
 		t.Fatal(err)
 	}
 	warm := base.warm.Copy()
-	if got, want := layered.IntermediateRoot(rules), warm.IntermediateRoot(rules); got != want {
+	if got, want := layered.IntermediateRoot(deleteEmpty), warm.IntermediateRoot(deleteEmpty); got != want {
 		t.Fatalf("layer root %s, prepared state root %s", got, want)
 	}
 	if len(base.layer.slots) == 0 {
@@ -133,8 +133,8 @@ func TestSimBaseMemLayer(t *testing.T) {
 		st.SetState(params.BeaconRootsAddress, common.Hash{3}, common.Hash{})
 		st.AddBalance(richAddr, uint256.NewInt(1), tracing.BalanceChangeUnspecified)
 	}
-	want := warm.IntermediateRoot(rules)
-	if got := layered.IntermediateRoot(rules); got != want {
+	want := warm.IntermediateRoot(deleteEmpty)
+	if got := layered.IntermediateRoot(deleteEmpty); got != want {
 		t.Fatalf("after changes: layer root %s, prepared state root %s", got, want)
 	}
 	// States of one layer may be used at the same time (run with -race).
@@ -150,7 +150,7 @@ func TestSimBaseMemLayer(t *testing.T) {
 			st.SetState(params.HistoryStorageAddress, common.Hash{1}, common.Hash{2})
 			st.SetState(params.BeaconRootsAddress, common.Hash{3}, common.Hash{})
 			st.AddBalance(richAddr, uint256.NewInt(1), tracing.BalanceChangeUnspecified)
-			roots[i] = st.IntermediateRoot(rules)
+			roots[i] = st.IntermediateRoot(deleteEmpty)
 		})
 	}
 	wg.Wait()

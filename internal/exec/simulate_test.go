@@ -38,11 +38,11 @@ func pendingEnv(t *testing.T, chain *testChain) (SimEnv, *types.Header) {
 		Time:       head.Time + 2,
 		Coinbase:   common.HexToAddress("0x00000000000000000000000000000000000c0b01"),
 		GasLimit:   30_000_000,
-		BaseFee:    eip1559.CalcBaseFee(env.Config, head),
+		BaseFee:    eip1559.CalcBaseFee(env.Config, head, head.Time+2),
 		Difficulty: new(big.Int),
 	}
 	env.State.SetBalance(poorAddr, uint256.NewInt(params.Ether), tracing.BalanceChangeUnspecified)
-	env.State.Finalise(params.Rules{})
+	env.State.Finalise(false)
 	return SimEnv{Env: env, Pending: pending}, pending
 }
 
