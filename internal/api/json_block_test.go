@@ -147,7 +147,7 @@ func jsonCheckBlockShape(t *testing.T, got []byte, block *types.Block, fullTx bo
 func TestAppendBlockEmptyJSON(t *testing.T) {
 	t.Parallel()
 	cfg := jsonChainConfig("prague")
-	block := types.NewBlock(&types.Header{Number: nil, Difficulty: nil}, nil, nil, nil)
+	block := types.NewBlock(&types.Header{Number: nil, Difficulty: nil}, nil, nil, nil, cfg)
 	for _, fullTx := range []bool{false, true} {
 		got := appendBlock(nil, block, fullTx, cfg, blockJSONOptions{})
 		jsonCheck(t, "empty block", got, jsonMarshalRef(t, refMarshalBlock(block, fullTx, cfg, nil, false)))

@@ -186,7 +186,7 @@ func buildJSONFork(t testing.TB, name string, cfg *params.ChainConfig) jsonFork 
 			{Index: 1 << 40, Validator: 0, Address: common.HexToAddress("0xEE"), Amount: 32_000_000_000},
 		}
 	}
-	block := types.NewBlock(header, body, receipts, trie.NewStackTrie(nil))
+	block := types.NewBlock(header, body, receipts, trie.NewStackTrie(nil), cfg)
 	for _, r := range receipts {
 		r.BlockHash = block.Hash()
 		for _, l := range r.Logs {

@@ -31,6 +31,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/holiman/uint256"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
 )
 
 // jsonLogContract is init code deploying a runtime that copies its calldata to memory, emits
@@ -53,7 +55,7 @@ func jsonStartGethNode(t *testing.T, alloc types.GenesisAlloc) *jsonGethNode {
 		t.Fatalf("new node: %v", err)
 	}
 	t.Cleanup(func() { _ = stack.Close() })
-	genesisAlloc := core.SystemContractAllocs()
+	genesisAlloc := chain.SystemContractAllocs()
 	maps.Copy(genesisAlloc, alloc)
 	ethConf := ethconfig.Defaults
 	ethConf.Genesis = &core.Genesis{

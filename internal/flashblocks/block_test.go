@@ -33,7 +33,7 @@ func testBlock(t *testing.T, ntx int, parent common.Hash, time uint64) *types.Bl
 		Root: common.Hash{0x01}, Bloom: types.Bloom{0x02}, WithdrawalsHash: &wroot, BlobGasUsed: &blobGas, ExcessBlobGas: &blobGas,
 		ParentBeaconRoot: &beacon, Difficulty: new(big.Int),
 	}
-	return types.NewBlock(h, &types.Body{Transactions: txs, Withdrawals: types.Withdrawals{}}, nil, trie.NewStackTrie(nil))
+	return types.NewBlock(h, &types.Body{Transactions: txs, Withdrawals: types.Withdrawals{}}, nil, trie.NewStackTrie(nil), params.MergedTestChainConfig)
 }
 
 // TestFromBlock converts partial blocks into payloads: base at index 0 only, the new
