@@ -4,7 +4,7 @@
 #
 #   flashrpc      flashrpc serve, with its log index (the default)
 #   scan          flashrpc serve --logs.index=false: header blooms, then receipts
-#   geth          go-ethereum v1.17.10 eth/filters over the same database, unindexed
+#   geth          go-ethereum's eth/filters (op-geth v1.101702.3) over the same database, unindexed
 #   geth-index    go-ethereum eth/filters with its own log index (core/filtermaps), built first
 #
 # one server at a time, each with the same database block cache. The chain is generated once
