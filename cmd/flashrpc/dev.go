@@ -84,7 +84,7 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	n.chain = c
 	pre := preconf.New(c)
 	n.pre = pre
-	pool := txpool.New(c.Config(), 0)
+	pool := txpool.New(c.Config(), txpool.Config{})
 	n.seq = sequencer.New(sequencer.Config{
 		BlockTime:       o.blockTime,
 		PreconfInterval: o.preconfInterval,

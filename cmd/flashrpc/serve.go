@@ -45,7 +45,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ix.Close()
-	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), 0), Logs: ix}
+	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), txpool.Config{}), Logs: ix}
 	eps, err := listen(f, logger, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
 	if err != nil {
 		return err
