@@ -107,7 +107,8 @@ func (p *Pool) expireLocked(now time.Time, keep *account) {
 
 // truncateQueueLocked drops queued transactions until the queue is within Config.GlobalQueue:
 // the highest nonces of the account with the oldest heartbeat first (go-ethereum's truncate).
-func (p *Pool) truncateQueueLocked() {
+// Emptied accounts other than keep are forgotten.
+func (p *Pool) truncateQueueLocked(keep *account) {
 	if p.queued <= p.cfg.GlobalQueue {
 		return
 	}
@@ -115,7 +116,9 @@ func (p *Pool) truncateQueueLocked() {
 		for len(acct.queued) > 0 && p.queued > p.cfg.GlobalQueue {
 			p.dropQueuedLocked(acct, len(acct.queued)-1)
 		}
-		p.forgetIfEmptyLocked(acct)
+		if acct != keep {
+			p.forgetIfEmptyLocked(acct)
+		}
 		if p.queued <= p.cfg.GlobalQueue {
 			return
 		}

@@ -80,7 +80,7 @@ func (p *Pool) Add(tx *types.Transaction, view View) error {
 	// The view may be older than what the pool has seen; never go back.
 	acct.nonce = max(acct.nonce, stateNonce)
 	p.syncLocked(acct, now)
-	p.truncateQueueLocked()
+	p.truncateQueueLocked(acct)
 	if tx.Nonce() < acct.nonce {
 		return fmt.Errorf("%w: next nonce %v, tx nonce %v", core.ErrNonceTooLow, acct.nonce, tx.Nonce())
 	}
@@ -212,7 +212,7 @@ func (p *Pool) Reset(view View) {
 		p.syncLocked(acct, now)
 	}
 	p.expireLocked(now, nil)
-	p.truncateQueueLocked()
+	p.truncateQueueLocked(nil)
 	for _, acct := range p.accounts {
 		p.forgetIfEmptyLocked(acct)
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"math/big"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -187,6 +188,9 @@ func TestPendingAndQueued(t *testing.T) {
 	wantNonces(t, p, addr, []uint64{3}, []uint64{5, 7})
 	if pending, queued := p.Stats(); pending != 1 || queued != 2 {
 		t.Fatalf("Stats = %d, %d; want 1, 2", pending, queued)
+	}
+	if pending, queued := p.Content(); len(pending[addr]) != 1 || len(queued[addr]) != 2 || len(pending)+len(queued) != 2 {
+		t.Fatalf("Content = %v, %v", pending, queued)
 	}
 	// Filling the gap promotes what follows it, up to the next gap.
 	mustAdd(t, p, s, signed(t, key, 4, 1, 0))
@@ -501,4 +505,98 @@ func TestStaleView(t *testing.T) {
 		t.Fatalf("used nonce with a stale view: %v, want nonce too low", err)
 	}
 	checkAccounting(t, p)
+}
+
+// checkOrder checks every account's lists: nonces ascending and unique, queued above pending,
+// all in the lookup; with contiguous set (after Add or Reset), the executable run starts at
+// the account's nonce without a gap.
+func checkOrder(t *testing.T, p *Pool, contiguous bool) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for addr, acct := range p.accounts {
+		all := append(append([]*types.Transaction(nil), acct.pending...), acct.queued...)
+		for i, tx := range all {
+			if p.all[tx.Hash()] != tx {
+				t.Fatalf("%s: nonce %d missing from the lookup", addr, tx.Nonce())
+			}
+			if i > 0 && tx.Nonce() <= all[i-1].Nonce() {
+				t.Fatalf("%s: nonces out of order: %d after %d", addr, tx.Nonce(), all[i-1].Nonce())
+			}
+			if tx.Nonce() < acct.nonce {
+				t.Fatalf("%s: nonce %d below the account's %d", addr, tx.Nonce(), acct.nonce)
+			}
+		}
+		if contiguous {
+			for i, tx := range acct.pending {
+				if tx.Nonce() != acct.nonce+uint64(i) {
+					t.Fatalf("%s: executable nonce %d at position %d, account nonce %d", addr, tx.Nonce(), i, acct.nonce)
+				}
+			}
+		}
+		if acct.queuedSlots > p.cfg.AccountQueue {
+			t.Fatalf("%s: %d queued slots, over %d", addr, acct.queuedSlots, p.cfg.AccountQueue)
+		}
+	}
+}
+
+// TestRandomOperations runs a seeded random mix of adds (executable, future, replacements,
+// large), removals, state changes and clock moves against small limits, and checks the pool's
+// accounting and order after each step.
+func TestRandomOperations(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	clock := time.Unix(1_000_000, 0)
+	s := newTestState()
+	p := New(testConfig, Config{AccountSlots: 3, GlobalSlots: 12, AccountQueue: 4, GlobalQueue: 8, Lifetime: time.Hour, Now: func() time.Time { return clock }})
+	const accounts = 6
+	var keys []*ecdsa.PrivateKey
+	var addrs []common.Address
+	for i := range accounts {
+		key, addr := testKey(900 + i)
+		keys, addrs = append(keys, key), append(addrs, addr)
+	}
+	sizes := []int{0, 0, 0, 40_000, 120_000}
+	accepted := 0
+	for step := range 1500 {
+		i := rng.IntN(accounts)
+		switch op := rng.IntN(10); {
+		case op < 6: // add a transaction near the account's nonce, sometimes a replacement
+			nonce := s.view().Nonce(addrs[i]) + uint64(rng.IntN(8))
+			err := p.Add(signed(t, keys[i], nonce, 1+uint64(rng.IntN(30)), sizes[rng.IntN(len(sizes))]), s.view())
+			if err == nil {
+				accepted++
+			}
+			checkOrder(t, p, true)
+		case op < 7: // the sequencer includes some executable transactions
+			for addr, txs := range p.Pending() {
+				n := rng.IntN(len(txs) + 1)
+				p.Remove(txs[:n]...)
+				if n > 0 {
+					s.setNonce(addr, txs[n-1].Nonce()+1)
+				}
+			}
+			p.Reset(s.view())
+			checkOrder(t, p, true)
+		case op < 8: // a transaction leaves out of order
+			if pending, queued := p.ContentFrom(addrs[i]); len(pending)+len(queued) > 0 {
+				all := append(pending, queued...)
+				p.Remove(all[rng.IntN(len(all))])
+			}
+			checkOrder(t, p, false)
+		case op < 9: // the clock moves
+			clock = clock.Add(time.Duration(rng.IntN(40)) * time.Minute)
+			p.Reset(s.view())
+			checkOrder(t, p, true)
+		default: // the nonce moves on its own (a transaction from elsewhere)
+			s.setNonce(addrs[i], s.view().Nonce(addrs[i])+uint64(rng.IntN(3)))
+			p.Reset(s.view())
+			checkOrder(t, p, true)
+		}
+		checkAccounting(t, p)
+		if t.Failed() {
+			t.Fatalf("step %d", step)
+		}
+	}
+	t.Logf("%d transactions accepted", accepted)
 }
