@@ -121,7 +121,7 @@ func serveForTest(t *testing.T, dataDir string) (standard, preconfirmed string) 
 	// a long simulation into "execution aborted".
 	f.evmTimeout = 0
 	logger := slog.New(slog.DiscardHandler)
-	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), 0)}
+	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), txpool.Config{})}
 	eps, err := listen(f, logger, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,6 @@ import (
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
-	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
 // runDev runs the embedded dev chain until SIGINT or SIGTERM.
@@ -37,6 +36,9 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.blockTime < 0 || o.preconfInterval < 0 {
 		return errors.New("--block-time and --preconf-interval must not be negative")
+	}
+	if err := o.check(); err != nil {
+		return err
 	}
 	logger, err := o.logger(stderr)
 	if err != nil {
@@ -84,13 +86,13 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	n.chain = c
 	pre := preconf.New(c)
 	n.pre = pre
-	pool := txpool.New(c.Config(), 0)
+	backend := o.backend(c)
 	n.seq = sequencer.New(sequencer.Config{
 		BlockTime:       o.blockTime,
 		PreconfInterval: o.preconfInterval,
 		ExtraData:       []byte("flashrpc"),
 		Logger:          logger,
-	}, c, pre, pool)
+	}, c, pre, backend.Pool)
 	// Every sealed block of a single-sequencer dev chain is final.
 	c.OnHead(func(ev chain.HeadEvent) {
 		c.SetSafe(ev.Block.Header())
@@ -104,7 +106,7 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 		c.Close()
 		return nil, err
 	}
-	backend := api.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: n.seq, Logs: n.logs}
+	backend.Preconf, backend.Sequencer, backend.Logs = pre, n.seq, n.logs
 	stdCfg, preCfg := o.apiConfig(false, logger), o.apiConfig(true, logger)
 	stdCfg.Dev, preCfg.Dev = true, true
 	if n.endpoints, err = listen(&o.serverFlags, logger, api.New(stdCfg, backend), api.New(preCfg, backend)); err != nil {

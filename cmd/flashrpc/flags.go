@@ -1,16 +1,19 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
+	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
 // serverFlags are the flags every serving command shares: addresses, limits, logging.
@@ -25,6 +28,8 @@ type serverFlags struct {
 
 	gasCap         uint64
 	evmTimeout     time.Duration
+	evmConcurrency int
+	evmQueue       int
 	simLimits      exec.SimLimits
 	logsMaxResults int
 	logsMaxRange   uint64
@@ -39,6 +44,8 @@ type serverFlags struct {
 	wsReadLimit        int64
 	wsSendQueue        int
 	wsSendQueueBytes   int64
+
+	txpool txpool.Config
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
@@ -51,7 +58,9 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.StringVar(&f.pprofAddr, "pprof.addr", "", "serve Go's profiler (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (default: off)")
 
 	fs.Uint64Var(&f.gasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
-	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call, and of all calls of one eth_simulateV1 (0 = none beyond --rpc.timeout)")
+	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call or eth_estimateGas, and of all calls of one eth_simulateV1 (0 = none beyond --rpc.timeout)")
+	fs.IntVar(&f.evmConcurrency, "rpc.evm.concurrency", runtime.GOMAXPROCS(0), "most eth_call, eth_estimateGas and eth_simulateV1 requests executing at once, both endpoints together (default: GOMAXPROCS, the CPUs this process may use)")
+	fs.IntVar(&f.evmQueue, "rpc.evm.queue", exec.DefaultEVMQueue, "most EVM requests waiting for one of the --rpc.evm.concurrency slots; beyond it a request gets error -32005 \"server busy\" at once")
 	fs.IntVar(&f.simLimits.MaxBlocks, "rpc.simulate.max-blocks", exec.DefaultSimMaxBlocks, "most blocks one eth_simulateV1 simulates, and how far past its base block they may go (error -38026 beyond)")
 	fs.IntVar(&f.simLimits.MaxCallsPerBlock, "rpc.simulate.max-calls-per-block", exec.DefaultSimMaxCallsPerBlock, "most calls in one simulated block (error -38026 beyond)")
 	fs.IntVar(&f.simLimits.MaxCalls, "rpc.simulate.max-calls", exec.DefaultSimMaxCalls, "most calls in one eth_simulateV1 request (error -38026 beyond); all of them share the --rpc.gascap budget")
@@ -68,6 +77,39 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.Int64Var(&f.wsReadLimit, "ws.read-limit", rpc.DefaultWSReadLimit, "largest WebSocket message in bytes")
 	fs.IntVar(&f.wsSendQueue, "ws.send-queue", rpc.DefaultWSSendQueue, "messages buffered per WebSocket connection; a client that falls further behind is disconnected")
 	fs.Int64Var(&f.wsSendQueueBytes, "ws.send-queue-bytes", rpc.DefaultWSSendQueueBytes, "bytes buffered per WebSocket connection; a subscriber further behind is disconnected (a message always fits an empty queue)")
+
+	d := txpool.DefaultConfig
+	fs.Uint64Var(&f.txpool.AccountSlots, "txpool.accountslots", d.AccountSlots, "executable transaction slots guaranteed per account (a slot is 32 KiB; a transaction takes 1 to 4)")
+	fs.Uint64Var(&f.txpool.GlobalSlots, "txpool.globalslots", d.GlobalSlots, "most executable transaction slots, all accounts together")
+	fs.Uint64Var(&f.txpool.AccountQueue, "txpool.accountqueue", d.AccountQueue, "most future-nonce (queued) transaction slots per account")
+	fs.Uint64Var(&f.txpool.GlobalQueue, "txpool.globalqueue", d.GlobalQueue, "most future-nonce (queued) transaction slots, all accounts together")
+	fs.DurationVar(&f.txpool.Lifetime, "txpool.lifetime", d.Lifetime, "how long an account's queued transactions are kept while none of its transactions becomes executable")
+	fs.Uint64Var(&f.txpool.PriceBump, "txpool.pricebump", d.PriceBump, "percentage by which a replacement must raise both fee caps of the pooled transaction with its nonce")
+}
+
+// check refuses limits that cannot work.
+func (f *serverFlags) check() error {
+	switch {
+	case f.evmConcurrency < 1:
+		return errors.New("--rpc.evm.concurrency must be at least 1")
+	case f.evmQueue < 0:
+		return errors.New("--rpc.evm.queue must not be negative")
+	case f.txpool.AccountSlots == 0 || f.txpool.GlobalSlots == 0 || f.txpool.AccountQueue == 0 || f.txpool.GlobalQueue == 0 || f.txpool.PriceBump == 0:
+		return errors.New("--txpool.accountslots, --txpool.globalslots, --txpool.accountqueue, --txpool.globalqueue and --txpool.pricebump must be at least 1")
+	case f.txpool.Lifetime <= 0:
+		return errors.New("--txpool.lifetime must be positive")
+	}
+	return nil
+}
+
+// backend returns the parts of an api.Backend the serving flags decide: the pool and the EVM
+// limiter both endpoints share.
+func (f *serverFlags) backend(c *chain.Chain) api.Backend {
+	return api.Backend{
+		Chain: c,
+		Pool:  txpool.New(c.Config(), f.txpool),
+		EVM:   exec.NewLimiter(f.evmConcurrency, f.evmQueue),
+	}
 }
 
 func (f *serverFlags) rpcConfig(logger *slog.Logger) rpc.Config {

@@ -57,7 +57,7 @@ func TestGenerateThenServe(t *testing.T) {
 	if last, ok := ix.Indexed(); !ok || last != 2_000 {
 		t.Fatalf("the generated index covers %d (%v), want 2000", last, ok)
 	}
-	b := api.Backend{Chain: c, Pool: txpool.New(c.Config(), 0), Logs: ix}
+	b := api.Backend{Chain: c, Pool: txpool.New(c.Config(), txpool.Config{}), Logs: ix}
 	eps, err := listen(f, logger, api.New(f.apiConfig(false, logger), b), api.New(f.apiConfig(true, logger), b))
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
-	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
 // runServe serves a stored chain without a sequencer until SIGINT or SIGTERM.
@@ -31,6 +30,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "flashrpc serve: --datadir is required")
 		return errUsage
 	}
+	if err := f.check(); err != nil {
+		return err
+	}
 	logger, err := f.logger(stderr)
 	if err != nil {
 		return err
@@ -45,7 +47,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ix.Close()
-	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), 0), Logs: ix}
+	backend := f.backend(c)
+	backend.Logs = ix
 	eps, err := listen(f, logger, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
 	if err != nil {
 		return err

@@ -37,8 +37,8 @@ type Config struct {
 	// GasCap bounds the gas of eth_call and eth_estimateGas and is the shared budget of one
 	// eth_simulateV1; zero means unlimited (the command's default is DefaultGasCap).
 	GasCap uint64
-	// EVMTimeout bounds one eth_call or eth_simulateV1; zero means no limit beyond the request
-	// timeout (the command's default is DefaultEVMTimeout).
+	// EVMTimeout bounds one eth_call, eth_estimateGas or eth_simulateV1; zero means no limit
+	// beyond the request timeout (the command's default is DefaultEVMTimeout).
 	EVMTimeout time.Duration
 	// LogsMaxResults is the most logs eth_getLogs returns before it refuses with -32005;
 	// zero means DefaultLogsMaxResult.
@@ -69,6 +69,10 @@ type Backend struct {
 	// Logs is the log index behind eth_getLogs; nil makes every query scan header blooms and
 	// receipts.
 	Logs *logs.Index
+	// EVM bounds the EVM work of eth_call, eth_estimateGas and eth_simulateV1, shared by
+	// both endpoints; nil gives each API its own, of GOMAXPROCS running and
+	// exec.DefaultEVMQueue waiting.
+	EVM *exec.Limiter
 }
 
 // API serves one endpoint. It is safe for concurrent use.
@@ -80,6 +84,7 @@ type API struct {
 	pool   *txpool.Pool
 	seq    *sequencer.Sequencer
 	index  *logs.Index
+	evm    *exec.Limiter
 	log    *slog.Logger
 
 	blocks    blockCache
@@ -105,7 +110,11 @@ func New(cfg Config, b Backend) *API {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, log: logger, simBases: newSimBases()}
+	evm := b.EVM
+	if evm == nil {
+		evm = exec.NewLimiter(0, exec.DefaultEVMQueue)
+	}
+	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, evm: evm, log: logger, simBases: newSimBases()}
 	a.subs = newHub(a)
 	b.Chain.OnHead(a.subs.onHead)
 	a.startStreams(b)

@@ -25,7 +25,7 @@ func BenchmarkMethods(b *testing.B) {
 	}
 	defer c.Close()
 	pre := preconf.New(c)
-	pool := txpool.New(c.Config(), 0)
+	pool := txpool.New(c.Config(), txpool.Config{})
 	seq := sequencer.New(sequencer.Config{}, c, pre, pool)
 	if err := seq.Start(context.Background()); err != nil {
 		b.Fatal(err)

@@ -35,11 +35,15 @@ func estimateError(err error) error {
 }
 
 // requestError maps errors every execution method shares: malformed arguments are invalid
-// params; everything else is -32000.
+// params, a busy EVM limiter is -32005; everything else is -32000.
 func requestError(err error) error {
 	var decode *exec.DecodeError
 	if errors.As(err, &decode) {
 		return rpc.InvalidParams("%v", err)
+	}
+	var busy *exec.BusyError
+	if errors.As(err, &busy) {
+		return &rpc.Error{Code: rpc.CodeLimitExceeded, Message: busy.Error()}
 	}
 	return &rpc.Error{Code: rpc.CodeServer, Message: err.Error()}
 }

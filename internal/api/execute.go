@@ -12,7 +12,10 @@ import (
 
 // eth_call and eth_estimateGas. With `pending` on the pre-confirmed endpoint they run in the
 // context of the block in progress (its number, timestamp, base fee and fee recipient) on the
-// state after the last pre-confirmed transaction (decisions.md).
+// state after the last pre-confirmed transaction (decisions.md). Like eth_simulateV1 they run
+// under the node's EVM limiter once their parameters decode: beyond its running and queued
+// requests they are refused at once with -32005, so a flood of them neither exhausts memory
+// nor holds up the cheap methods.
 
 // execParams decodes (args, block, stateOverrides, blockOverrides).
 func execParams(p rpc.Params) (exec.Args, gethrpc.BlockNumberOrHash, exec.StateOverride, *exec.BlockOverrides, error) {
@@ -56,6 +59,11 @@ func (a *API) call(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	release, err := a.evm.Acquire(ctx)
+	if err != nil {
+		return nil, requestError(err)
+	}
+	defer release()
 	env, err := a.execEnv(b)
 	if err != nil {
 		return nil, err
@@ -72,6 +80,11 @@ func (a *API) estimateGas(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	release, err := a.evm.Acquire(ctx)
+	if err != nil {
+		return nil, requestError(err)
+	}
+	defer release()
 	env, err := a.execEnv(b)
 	if err != nil {
 		return nil, err

@@ -120,7 +120,7 @@ func (a *API) feeHistory(ctx context.Context, p rpc.Params) (any, error) {
 	if err := checkCount(p, 3); err != nil {
 		return nil, err
 	}
-	count, err := decodeUint(p, 0)
+	count, err := decodeHexOrDecimal(p, 0, "blockCount")
 	if err != nil {
 		return nil, err
 	}

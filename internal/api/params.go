@@ -1,10 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -16,7 +18,10 @@ import (
 
 // Parameter decoding. Messages follow go-ethereum's ("invalid argument 1: …", "missing value
 // for required argument 0", "too many arguments, want at most 2") so clients that match on them
-// keep working.
+// keep working. Quantities, indexes, block numbers and storage slots are decoded strictly
+// (go-ethereum's hexutil rules: a 0x prefix, at least one digit, no leading zeros, at most 64
+// bits; encoding/json's hexutil.Uint64 takes "" for 0) and their errors name the parameter:
+// "invalid argument 1 (index): empty hex string".
 
 // checkCount refuses calls with more than max parameters.
 func checkCount(p rpc.Params, max int) error {
@@ -28,6 +33,11 @@ func checkCount(p rpc.Params, max int) error {
 
 func argError(i int, err error) error {
 	return rpc.InvalidParams("invalid argument %d: %v", i, err)
+}
+
+// namedArgError is argError for the parameter called name.
+func namedArgError(i int, name string, err error) error {
+	return rpc.InvalidParams("invalid argument %d (%s): %v", i, name, err)
 }
 
 func missing(i int) error {
@@ -117,9 +127,168 @@ func decodeBool(p rpc.Params, i int) (bool, error) {
 	return b, decodeArg(p, i, &b)
 }
 
-func decodeUint(p rpc.Params, i int) (uint64, error) {
-	var q hexutil.Uint64
-	return uint64(q), decodeArg(p, i, &q)
+// decodeQuantity decodes required parameter i, called name, as a hex quantity of at most 64
+// bits (parseQuantity).
+func decodeQuantity(p rpc.Params, i int, name string) (uint64, error) {
+	if !present(p, i) {
+		return 0, missing(i)
+	}
+	v, err := parseQuantity(p.At(i))
+	if err != nil {
+		return 0, namedArgError(i, name, err)
+	}
+	return v, nil
+}
+
+// decodeHexOrDecimal decodes required parameter i, called name, as a decimal or hex integer
+// of at most 64 bits (parseHexOrDecimal).
+func decodeHexOrDecimal(p rpc.Params, i int, name string) (uint64, error) {
+	if !present(p, i) {
+		return 0, missing(i)
+	}
+	v, err := parseHexOrDecimal(p.At(i))
+	if err != nil {
+		return 0, namedArgError(i, name, err)
+	}
+	return v, nil
+}
+
+// decodeSlot decodes eth_getStorageAt's storage slot, parameter i.
+func decodeSlot(p rpc.Params, i int) (common.Hash, error) {
+	if !present(p, i) {
+		return common.Hash{}, missing(i)
+	}
+	s, err := jsonString(p.At(i), `a hex storage slot such as "0x0"`)
+	if err != nil {
+		return common.Hash{}, namedArgError(i, "slot", err)
+	}
+	slot, err := parseStorageKey(s)
+	if err != nil {
+		return common.Hash{}, namedArgError(i, "slot", fmt.Errorf("%w: %q", err, s))
+	}
+	return slot, nil
+}
+
+// parseStorageKey parses a storage slot leniently, as go-ethereum does for compatibility: the
+// 0x prefix is optional and odd lengths are left-padded. Unlike go-ethereum it refuses an
+// empty slot ("" or "0x"), which go-ethereum reads as slot 0.
+func parseStorageKey(s string) (common.Hash, error) {
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		s = s[2:]
+	}
+	if s == "" {
+		return common.Hash{}, errors.New("empty storage key")
+	}
+	if len(s)&1 > 0 {
+		s = "0" + s
+	}
+	if len(s) > 64 {
+		return common.Hash{}, errors.New("storage key too long (want at most 32 bytes)")
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return common.Hash{}, errors.New("invalid hex in storage key")
+	}
+	return common.BytesToHash(b), nil
+}
+
+// decodeIndex decodes the transaction index parameter of the *AndIndex methods.
+func decodeIndex(p rpc.Params, i int) (uint64, error) { return decodeQuantity(p, i, "index") }
+
+// errNegative is the error of a quantity with a minus sign.
+var errNegative = errors.New("negative number")
+
+// parseQuantity decodes a JSON hex quantity strictly: a string of "0x" and 1 to 16 hex digits
+// without leading zeros ("0x0" is zero). The errors are go-ethereum's hexutil texts ("empty
+// hex string", "hex string without 0x prefix", "hex number with leading zero digits", "hex
+// number > 64 bits", "invalid hex string"), plus "negative number" and, for a value that is not
+// a string, what it is.
+func parseQuantity(raw json.RawMessage) (uint64, error) {
+	s, err := jsonString(raw, `a hex string such as "0x1a"`)
+	if err != nil {
+		return 0, err
+	}
+	if strings.HasPrefix(s, "-") {
+		return 0, errNegative
+	}
+	return hexutil.DecodeUint64(s)
+}
+
+// parseHexOrDecimal decodes a JSON number or string holding a non-negative integer of at
+// most 64 bits, in decimal or as a hex quantity (go-ethereum's math.HexOrDecimal64, which
+// eth_feeHistory's block count is, without its leniency: no empty string, no leading zeros).
+func parseHexOrDecimal(raw json.RawMessage) (uint64, error) {
+	s := string(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var err error
+		if s, err = jsonString(raw, ""); err != nil {
+			return 0, err
+		}
+		if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+			return hexutil.DecodeUint64(s)
+		}
+	}
+	switch {
+	case s == "":
+		return 0, hexutil.ErrEmptyString
+	case s[0] == '-':
+		return 0, errNegative
+	case s[0] < '0' || s[0] > '9':
+		return 0, fmt.Errorf("want a decimal or hex integer such as 26 or \"0x1a\", got %s", describeJSON(raw))
+	case len(s) > 1 && s[0] == '0':
+		return 0, errors.New("decimal number with leading zero digits")
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, errors.New("number > 64 bits")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("invalid decimal integer %q", s)
+	}
+	return v, nil
+}
+
+// jsonString returns the string raw holds; otherwise an error saying it wants want (or a
+// string) and what raw is.
+func jsonString(raw json.RawMessage, want string) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		if want == "" {
+			want = "a string"
+		}
+		return "", fmt.Errorf("want %s, got %s", want, describeJSON(raw))
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("invalid JSON string: %w", err)
+	}
+	return s, nil
+}
+
+// describeJSON names a JSON value's kind for an error message: "number 7", "true", "an
+// object".
+func describeJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch c := raw[0]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == '-' || (c >= '0' && c <= '9'):
+		if len(raw) > 24 {
+			return "a number"
+		}
+		return "number " + string(raw)
+	case string(raw) == "true" || string(raw) == "false" || string(raw) == "null":
+		return string(raw)
+	}
+	return "invalid JSON"
 }
 
 // decodeBlockNumber decodes a block number or tag; absent means def.
@@ -139,19 +308,42 @@ func decodeBlockNumber(p rpc.Params, i int, def gethrpc.BlockNumber, required bo
 	}
 	var n gethrpc.BlockNumber
 	if err := n.UnmarshalJSON(raw); err != nil {
-		return 0, argError(i, blockParamError(raw, err))
+		return 0, namedArgError(i, "block", blockParamError(raw, err))
 	}
 	return n, nil
 }
+
+// blockTags lists the block tags for error messages.
+const blockTags = "latest, pending, safe, finalized, earliest"
 
 // blockParamError replaces go-ethereum's "hex string without 0x prefix" for a string that is
 // neither a tag nor a hex number by a message that lists what is accepted.
 func blockParamError(raw json.RawMessage, err error) error {
 	var s string
-	if json.Unmarshal(raw, &s) == nil && !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
-		return fmt.Errorf("unknown block tag %q: want a hex block number or one of latest, pending, safe, finalized, earliest", s)
+	if len(raw) > 0 && raw[0] == '{' {
+		// go-ethereum reports the string fallback's error; the field's is the useful one.
+		var fields struct {
+			BlockNumber *gethrpc.BlockNumber `json:"blockNumber"`
+			BlockHash   *common.Hash         `json:"blockHash"`
+		}
+		if ferr := json.Unmarshal(raw, &fields); ferr != nil {
+			return jsonError(ferr)
+		}
+		return err
 	}
-	return err
+	if len(raw) > 0 && raw[0] != '"' {
+		return fmt.Errorf("want a hex block number or one of %s, got %s", blockTags, describeJSON(raw))
+	}
+	if json.Unmarshal(raw, &s) != nil || strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		return err
+	}
+	switch {
+	case s == "":
+		return fmt.Errorf("empty block parameter: want a hex block number or one of %s", blockTags)
+	case s[0] == '-':
+		return fmt.Errorf("negative block number %q", s)
+	}
+	return fmt.Errorf("unknown block tag %q: want a hex block number or one of %s", s, blockTags)
 }
 
 // decodeBlockNumberOrHash decodes EIP-1898 block parameters: a tag, a number, a block hash, or
@@ -173,7 +365,7 @@ func decodeBlockNumberOrHash(p rpc.Params, i int, required bool) (gethrpc.BlockN
 	}
 	var b gethrpc.BlockNumberOrHash
 	if err := b.UnmarshalJSON(raw); err != nil {
-		return b, argError(i, blockParamError(raw, err))
+		return b, namedArgError(i, "block", blockParamError(raw, err))
 	}
 	return b, nil
 }

@@ -36,7 +36,7 @@ func testEndpoints(t *testing.T) (standard, preconfirmed string, seq *sequencer.
 		t.Fatal(err)
 	}
 	pre := preconf.New(c)
-	pool := txpool.New(c.Config(), 0)
+	pool := txpool.New(c.Config(), txpool.Config{})
 	seq = sequencer.New(sequencer.Config{}, c, pre, pool)
 	if err := seq.Start(context.Background()); err != nil {
 		t.Fatal(err)

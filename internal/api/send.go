@@ -10,7 +10,6 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/holiman/uint256"
 
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
@@ -46,7 +45,7 @@ func (a *API) poolView() txpool.View {
 	if a.pre != nil {
 		if snap := a.pre.Current(); snap != nil {
 			read := func(fn func(*state.StateDB)) { snap.ReadState(fn) }
-			return viewOf(snap.Header(), read)
+			return txpool.StateView(snap.Header(), read)
 		}
 	}
 	head := a.chain.Head()
@@ -58,24 +57,9 @@ func (a *API) poolView() txpool.View {
 	}
 	st, err := a.chain.StateAt(head)
 	if err != nil { // the head's state is always there (archive mode); fail closed if not
-		return viewOf(next, func(func(*state.StateDB)) {})
+		return txpool.StateView(next, func(func(*state.StateDB)) {})
 	}
-	return viewOf(next, func(fn func(*state.StateDB)) { fn(st) })
-}
-
-func viewOf(h *types.Header, read func(func(*state.StateDB))) txpool.View {
-	return txpool.View{
-		Header: h,
-		Nonce: func(addr common.Address) (n uint64) {
-			read(func(st *state.StateDB) { n = st.GetNonce(addr) })
-			return n
-		},
-		Balance: func(addr common.Address) *uint256.Int {
-			b := new(uint256.Int)
-			read(func(st *state.StateDB) { b.Set(st.GetBalance(addr)) })
-			return b
-		},
-	}
+	return txpool.StateView(next, func(fn func(*state.StateDB)) { fn(st) })
 }
 
 // json32 returns a 32-byte value as pre-encoded JSON.

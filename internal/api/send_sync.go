@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -91,24 +90,15 @@ func decodeSyncTimeout(p rpc.Params, i int) (time.Duration, error) {
 	if !present(p, i) {
 		return MaxSyncTimeout, nil
 	}
-	var ms uint64
-	raw := p.At(i)
-	if len(raw) > 0 && raw[0] == '"' {
-		var q hexutil.Uint64
-		if err := json.Unmarshal(raw, &q); err != nil {
-			return 0, argError(i, err)
-		}
-		ms = uint64(q)
-	} else if v, err := strconv.ParseUint(string(raw), 10, 64); err == nil {
-		ms = v
-	} else {
-		return 0, argError(i, fmt.Errorf("timeout must be a number of milliseconds, got %s", raw))
+	ms, err := parseHexOrDecimal(p.At(i))
+	if err != nil {
+		return 0, namedArgError(i, "timeout", err)
 	}
 	if ms == 0 {
 		return MaxSyncTimeout, nil
 	}
 	if ms > uint64(MaxSyncTimeout/time.Millisecond) {
-		return 0, rpc.InvalidParams("invalid argument %d: timeout %d ms is over the maximum of %d ms", i, ms, MaxSyncTimeout/time.Millisecond)
+		return 0, namedArgError(i, "timeout", fmt.Errorf("%d ms is over the maximum of %d ms", ms, MaxSyncTimeout/time.Millisecond))
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }

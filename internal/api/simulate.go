@@ -28,6 +28,11 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	if err := exec.CheckSimOpts(&opts, a.cfg.SimLimits); err != nil {
 		return nil, simulateError(err)
 	}
+	release, err := a.evm.Acquire(ctx) // as eth_call (execute.go)
+	if err != nil {
+		return nil, requestError(err)
+	}
+	defer release()
 	h, snap, err := a.headerByNumberOrHash(b)
 	if err != nil {
 		return nil, err

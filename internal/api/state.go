@@ -2,10 +2,7 @@ package api
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -58,13 +55,9 @@ func (a *API) getStorageAt(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var key string
-	if err := decodeArg(p, 1, &key); err != nil {
-		return nil, err
-	}
-	slot, err := decodeStorageKey(key)
+	slot, err := decodeSlot(p, 1)
 	if err != nil {
-		return nil, rpc.InvalidParams("%v: %q", err, key)
+		return nil, err
 	}
 	b, err := decodeBlockNumberOrHash(p, 2, false)
 	if err != nil {
@@ -76,25 +69,6 @@ func (a *API) getStorageAt(ctx context.Context, p rpc.Params) (any, error) {
 		out = appendHexBytes(nil, v[:])
 	})
 	return out, err
-}
-
-// decodeStorageKey parses a storage slot leniently, as go-ethereum does for compatibility: the
-// 0x prefix is optional and odd lengths are left-padded.
-func decodeStorageKey(s string) (common.Hash, error) {
-	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
-		s = s[2:]
-	}
-	if len(s)&1 > 0 {
-		s = "0" + s
-	}
-	if len(s) > 64 {
-		return common.Hash{}, errors.New("storage key too long (want at most 32 bytes)")
-	}
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		return common.Hash{}, errors.New("invalid hex in storage key")
-	}
-	return common.BytesToHash(b), nil
 }
 
 // addressAndBlock decodes the (address, block) parameters of the account reads.

@@ -66,7 +66,7 @@ func (a *API) getTransactionByBlockNumberAndIndex(ctx context.Context, p rpc.Par
 	if err != nil {
 		return nil, err
 	}
-	index, err := decodeUint(p, 1)
+	index, err := decodeIndex(p, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (a *API) getTransactionByBlockHashAndIndex(ctx context.Context, p rpc.Param
 	if err != nil {
 		return nil, err
 	}
-	index, err := decodeUint(p, 1)
+	index, err := decodeIndex(p, 1)
 	if err != nil {
 		return nil, err
 	}

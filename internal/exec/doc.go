@@ -23,8 +23,10 @@
 // # Concurrency
 //
 // Every function runs on the goroutine that calls it and is safe for concurrent use with
-// different states; one state must not be shared by two concurrent calls. Calls and
-// simulations stop when their context ends or Env.EVMTimeout passes.
+// different states; one state must not be shared by two concurrent calls. Calls, estimates and
+// simulations stop when their context ends or Env.EVMTimeout passes. How many run at once is
+// the caller's to bound: a [Limiter] admits a fixed number and a short queue, and refuses the
+// rest with a [BusyError].
 //
 // # Errors and JSON-RPC codes
 //
@@ -36,10 +38,11 @@
 //	*RevertError                   3, data = hex(Data)      -32000, data = hex(Data)  (per call, in the result)
 //	*VMError                       -32000                   -32000                   (per call, in the result)
 //	*TxError                       -32000                   -32000                   (inside *SimError)
-//	*TimeoutError                  -32000                   -                        (inside *SimError)
+//	*TimeoutError                  -32000                   -32000                   (inside *SimError)
 //	*AllowanceError                -                        -32000                   -
 //	*ArgsError, *OverrideError     -32000                   -32000                   -32000
 //	*SimError, by Kind             -                        -                        see below
+//	*BusyError ([Limiter])         -32005 for all methods
 //	context errors                 -32002 when the request deadline ran out, else -32000
 //	anything else (state reads)    -32000
 //

@@ -15,11 +15,13 @@ import (
 // bound is the user's gas (if at least 21000) or the block gas limit, capped by EIP-7825's
 // per-transaction limit under Osaka, by what the sender can pay at its fee cap, and by
 // env.GasCap. A plain transfer to an account without code is answered from one run at 21000.
-// env.EVMTimeout does not apply; only ctx limits the search.
+// env.EVMTimeout limits the whole search (go-ethereum has no such limit here, only the
+// request's timeout): past it the answer is a *TimeoutError.
 //
 // Errors: *RevertError (the call reverts at the highest gas), *VMError (another execution
 // failure), *AllowanceError (still out of gas at the highest gas), *TxError (e.g. "insufficient
-// funds for transfer", "failed with 21000 gas: …"), *ArgsError, *OverrideError, or ctx's error.
+// funds for transfer", "failed with 21000 gas: …"), *ArgsError, *OverrideError, *TimeoutError,
+// or ctx's error.
 func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOverrides) (uint64, error) {
 	if err := args.checkBlobFeeCap(); err != nil {
 		return 0, err
@@ -56,10 +58,13 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 	}
 	msg := args.toMessage(header.BaseFee, true)
 	search := newGasSearch(trialCtx, env.State, env.Config, msg)
-	estimate, revert, err := search.estimate(ctx, env.Config, header, env.GasCap)
+	estimate, revert, err := search.estimate(ctx, env.Config, header, env.GasCap, env.EVMTimeout)
+	// A cancelled EVM stops at its next jump as if it had succeeded; never report that.
 	if cerr := ctx.Err(); cerr != nil {
-		// A cancelled EVM stops at its next jump as if it had succeeded; never report that.
 		return 0, fmt.Errorf("estimate gas: %w", cerr)
+	}
+	if search.timedOut.Load() {
+		return 0, &TimeoutError{Timeout: env.EVMTimeout}
 	}
 	if err != nil {
 		return 0, classifyEstimateError(err, revert)

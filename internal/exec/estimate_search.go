@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -23,9 +25,11 @@ import (
 // a message run never calls), so accounts, code and slots stay loaded between trials. A
 // search makes five to eight trials; that made it about half of an eth_estimateGas.
 type gasSearch struct {
-	evm   *vm.EVM
-	state *state.StateDB
-	msg   *core.Message
+	evm      *vm.EVM
+	state    *state.StateDB
+	msg      *core.Message
+	deadline time.Time   // zero: no time limit
+	timedOut atomic.Bool // the search ran over its time limit and was cancelled
 }
 
 // newGasSearch prepares trials of msg on st in the block of blockCtx, with go-ethereum's
@@ -41,13 +45,27 @@ func newGasSearch(blockCtx vm.BlockContext, st *state.StateDB, cfg *params.Chain
 	return &gasSearch{evm: vm.NewEVM(blockCtx, newWarmPrecompiles(st), cfg, vm.Config{NoBaseFee: true}), state: st, msg: msg}
 }
 
+// timeout cancels the search for running over its time limit.
+func (s *gasSearch) timeout() {
+	s.timedOut.Store(true)
+	s.evm.Cancel()
+}
+
 // estimate runs the search: it returns the gas, or the revert data and error of a call that
-// fails at the highest gas. header is the block the message runs in.
-func (s *gasSearch) estimate(ctx context.Context, cfg *params.ChainConfig, header *types.Header, gasCap uint64) (uint64, []byte, error) {
+// fails at the highest gas. header is the block the message runs in. When timeout is
+// positive the search is cancelled after it and s.timedOut is set.
+func (s *gasSearch) estimate(ctx context.Context, cfg *params.ChainConfig, header *types.Header, gasCap uint64, timeout time.Duration) (uint64, []byte, error) {
 	// One watcher for all trials: a cancelled EVM stays cancelled, and the caller reports
-	// ctx's error whatever the search returned.
+	// ctx's error or the timeout whatever the search returned.
 	stop := context.AfterFunc(ctx, s.evm.Cancel)
 	defer stop()
+	if timeout > 0 {
+		// The timer stops a running trial; try checks the deadline before each one as well,
+		// so a search never starts a trial after its time is up.
+		s.deadline = time.Now().Add(timeout)
+		timer := time.AfterFunc(timeout, s.timeout)
+		defer timer.Stop()
+	}
 
 	call := s.msg
 	var lo, hi uint64 // highest gas known to fail, lowest known to succeed
@@ -147,6 +165,9 @@ func (s *gasSearch) estimate(ctx context.Context, cfg *params.ChainConfig, heade
 // (intrinsic gas too low and gas above the block's limit count as failures), the result, and
 // errors that end the search.
 func (s *gasSearch) try(gas uint64) (bool, *core.ExecutionResult, error) {
+	if !s.deadline.IsZero() && !time.Now().Before(s.deadline) {
+		s.timeout()
+	}
 	defer func(saved uint64) { s.msg.GasLimit = saved }(s.msg.GasLimit)
 	s.msg.GasLimit = gas
 

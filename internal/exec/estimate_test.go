@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core"
@@ -165,5 +166,19 @@ func TestEstimateGasCancelled(t *testing.T) {
 	cancel()
 	if _, err := EstimateGas(ctx, chain.env(t), Args{To: &logAddr}, nil, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error = %v, want context.Canceled", err)
+	}
+}
+
+// TestEstimateGasTimeout: Env.EVMTimeout bounds the whole search, as it bounds eth_call. A
+// timeout of 1ns has passed before the first trial starts, whatever the machine's speed.
+func TestEstimateGasTimeout(t *testing.T) {
+	t.Parallel()
+	chain := newTestChain(t, 1)
+	env := chain.env(t)
+	env.GasCap, env.EVMTimeout = 0, time.Nanosecond
+	_, err := EstimateGas(context.Background(), env, Args{To: &spinAddr}, nil, nil)
+	var timeout *TimeoutError
+	if !errors.As(err, &timeout) || err.Error() != "execution aborted (timeout = 1ns)" {
+		t.Fatalf("error = %v (%T), want execution aborted (timeout = 1ns)", err, err)
 	}
 }

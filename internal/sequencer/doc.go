@@ -6,6 +6,12 @@
 // tests are deterministic. SealSelected (dev_seal with a transaction list) seals a chosen
 // selection of the pre-confirmed transactions instead, so that tests can exercise retraction.
 //
+// The pool: the sequencer takes its executable transactions (txpool.Pool.Pending), removes
+// what it pre-confirmed and what can never be included (a used nonce, intrinsic gas, a sender
+// with code, more gas than a block has, ...), leaves what may fit later (a nonce gap, a full
+// block, a fee cap below the base fee, too little balance for now) and then hands the pool the
+// new state (txpool.Pool.Reset), after each pre-confirmation and after opening each block.
+//
 // Concurrency: one mutex serialises the timer loop and the on-request calls; readers of the block
 // in progress go through preconf and never wait for it.
 //

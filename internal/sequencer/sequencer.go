@@ -140,8 +140,14 @@ func (s *Sequencer) openLocked(ctx context.Context) error {
 		ts = head.Time + 1
 	}
 	attrs := preconf.NextAttributes(s.chain.Config(), head, ts, s.cfg.FeeRecipient, s.cfg.ExtraData)
-	_, err := s.preconf.Open(ctx, attrs)
-	return err
+	snap, err := s.preconf.Open(ctx, attrs)
+	if err != nil {
+		return err
+	}
+	// The new block starts from the sealed state, which differs from the last pre-confirmed
+	// one when the seal left transactions out.
+	s.pool.Reset(poolView(snap))
+	return nil
 }
 
 func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
@@ -157,14 +163,16 @@ func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
 }
 
 // preconfirmLocked adds the pool's executable transactions to the block in progress, in
-// inclusion order, and publishes them as the next pre-confirmation.
+// inclusion order, and publishes them as the next pre-confirmation. Transactions that can never
+// be included leave the pool; those that may later (a nonce gap, a full block, a fee cap below
+// the base fee, too little balance for now) wait, with their sender's later ones.
 func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, error) {
 	batch, err := s.preconf.Begin()
 	if err != nil {
 		return nil, err
 	}
-	baseFee := s.preconf.Current().Block.BaseFee()
-	queue := newPriceQueue(s.pool.Pending(), baseFee)
+	block := s.preconf.Current().Block
+	queue := newPriceQueue(s.pool.Pending(), block.BaseFee())
 	var done []*types.Transaction // pre-confirmed now, or never includable: out of the pool
 	for queue.Len() > 0 {
 		tx := queue.peek()
@@ -174,12 +182,14 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 			done = append(done, tx)
 			queue.shift()
 		case errors.Is(err, core.ErrNonceTooLow):
-			// Its nonce was used by another transaction: it can never land.
+			// Its nonce was used by another transaction; the sender's next one may fit.
 			done = append(done, tx)
 			queue.shift()
+		case neverIncludable(err, tx, block.GasLimit()):
+			s.log.Debug("dropping a transaction that can never be included", "hash", tx.Hash(), "err", err)
+			done = append(done, tx)
+			queue.dropSender()
 		default:
-			// Nonce gap, too little gas left, fee below the base fee, insufficient funds: the
-			// sender's later transactions cannot land either; they wait for a later block.
 			queue.dropSender()
 		}
 	}
@@ -187,7 +197,40 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 	// The pool holds what is not pre-confirmed yet; a pre-confirmed transaction is found in the
 	// block in progress until its block is sealed.
 	s.pool.Remove(done...)
+	if err == nil {
+		s.pool.Reset(poolView(snap))
+	}
 	return snap, err
+}
+
+// neverIncludable reports whether err, from executing tx in a block with this gas limit, will
+// be the same in every later block.
+func neverIncludable(err error, tx *types.Transaction, gasLimit uint64) bool {
+	if errors.Is(err, core.ErrGasLimitReached) {
+		return tx.Gas() > gasLimit // otherwise the block is only full for now
+	}
+	for _, permanent := range permanentErrors {
+		if errors.Is(err, permanent) {
+			return true
+		}
+	}
+	return false
+}
+
+// permanentErrors are go-ethereum's validation errors that depend on the transaction alone,
+// or on state that only the sender's own transactions could change and that they cannot
+// (code at the sender, nonce at its maximum).
+var permanentErrors = []error{
+	core.ErrNonceMax, core.ErrGasLimitTooHigh, core.ErrSenderNoEOA, core.ErrIntrinsicGas,
+	core.ErrFloorDataGas, core.ErrGasUintOverflow, core.ErrTipAboveFeeCap, core.ErrTipVeryHigh,
+	core.ErrFeeCapVeryHigh, core.ErrTxTypeNotSupported, core.ErrBlobTxCreate,
+	core.ErrMissingBlobHashes, core.ErrTooManyBlobs, core.ErrEmptyAuthList,
+	core.ErrSetCodeTxCreate, types.ErrInvalidSig, types.ErrInvalidChainId,
+}
+
+// poolView is the pool's view of the block in progress at snap.
+func poolView(snap *preconf.Snapshot) txpool.View {
+	return txpool.StateView(snap.Header(), snap.ReadState)
 }
 
 // priceQueue orders senders by the effective tip of their next transaction (go-ethereum's

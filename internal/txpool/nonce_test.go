@@ -16,7 +16,7 @@ func TestPendingNonce(t *testing.T) {
 	key, _ := crypto.GenerateKey()
 	from := crypto.PubkeyToAddress(key.PublicKey)
 	config := params.AllDevChainProtocolChanges
-	pool := New(config, 0)
+	pool := New(config, Config{})
 	view := View{
 		Header:  &types.Header{Number: big.NewInt(1), GasLimit: 30_000_000, BaseFee: big.NewInt(params.InitialBaseFee)},
 		Nonce:   func(common.Address) uint64 { return 3 },

@@ -1,11 +1,12 @@
 package txpool
 
 import (
-	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -15,62 +16,46 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// Limits, as go-ethereum's legacy pool sets them.
-const (
-	// MaxTxSize is the largest transaction accepted, in bytes (4 slots of 32 KiB).
-	MaxTxSize = 4 * 32 * 1024
-	// maxBlobTxSize bounds a blob transaction including its sidecar.
-	maxBlobTxSize = 8 * 1024 * 1024
-	// priceBump is the percentage a replacement must raise both fee caps by.
-	priceBump = 10
-	// DefaultCapacity is how many transactions the pool holds at most.
-	DefaultCapacity = 10_000
-)
-
-// errOutOfCapacity refuses a transaction because the pool is full, with the text of go-ethereum
-// v1.17.10's txpool.ErrOutOfCapacity (op-geth v1.101702.3 has no such error).
-var errOutOfCapacity = errors.New("out of capacity")
-
-// View is the state and block a transaction is validated against.
-type View struct {
-	Header  *types.Header // the block the transaction would land in (base fee, gas limit, fork rules)
-	Nonce   func(common.Address) uint64
-	Balance func(common.Address) *uint256.Int
-}
-
-// Pool holds pending transactions. It is safe for concurrent use.
+// Pool holds the transactions waiting for inclusion, executable (pending) and future-nonce
+// (queued) ones apart. It is safe for concurrent use.
 type Pool struct {
-	config   *params.ChainConfig
-	signer   types.Signer
-	capacity int
+	config *params.ChainConfig
+	signer types.Signer
+	cfg    Config
 
-	mu       sync.Mutex // guards the fields below
+	mu       sync.Mutex // guards the fields below and every account
 	all      map[common.Hash]*types.Transaction
-	bySender map[common.Address][]*types.Transaction // sorted by nonce, unique nonces
+	accounts map[common.Address]*account // only accounts with transactions
+	pending  uint64                      // executable slots in use
+	queued   uint64                      // queued slots in use
+	baseFee  *big.Int                    // of the newest view: prices evictions
 }
 
-// New returns an empty pool for a chain with this configuration. capacity 0 means
-// DefaultCapacity.
-func New(config *params.ChainConfig, capacity int) *Pool {
-	if capacity == 0 {
-		capacity = DefaultCapacity
-	}
+// New returns an empty pool for a chain with this configuration and these limits.
+func New(config *params.ChainConfig, cfg Config) *Pool {
 	return &Pool{
 		config:   config,
 		signer:   types.LatestSigner(config),
-		capacity: capacity,
+		cfg:      cfg.withDefaults(),
 		all:      make(map[common.Hash]*types.Transaction),
-		bySender: make(map[common.Address][]*types.Transaction),
+		accounts: make(map[common.Address]*account),
 	}
 }
 
 // Signer returns the signer senders are recovered with.
 func (p *Pool) Signer() types.Signer { return p.signer }
 
-// Add validates tx against view and keeps it. A transaction with the nonce of a pooled one
-// replaces it only when both its fee caps are at least 10% higher.
+// Limits returns the pool's configuration with its defaults filled in.
+func (p *Pool) Limits() Config { return p.cfg }
+
+// Add validates tx against view and keeps it: as executable when it continues its sender's
+// nonce run (then the sender's queued transactions that follow it become executable too), as
+// queued when its nonce leaves a gap. A transaction with the nonce of a pooled one replaces it
+// only when both its fee caps are at least Config.PriceBump percent higher. When the limits
+// leave no room, Add makes some as go-ethereum's pool does (see doc.go) or refuses tx with an
+// error that says why; a refused transaction changes nothing.
 func (p *Pool) Add(tx *types.Transaction, view View) error {
-	from, err := p.validate(tx, view)
+	from, stateNonce, err := p.validate(tx, view)
 	if err != nil {
 		return err
 	}
@@ -82,91 +67,179 @@ func (p *Pool) Add(tx *types.Transaction, view View) error {
 	if _, known := p.all[tx.Hash()]; known {
 		return txpool.ErrAlreadyKnown
 	}
-	list := p.bySender[from]
-	i, found := slices.BinarySearchFunc(list, tx.Nonce(), func(t *types.Transaction, n uint64) int {
-		return cmpUint(t.Nonce(), n)
-	})
-	if found {
-		old := list[i]
-		if !bumped(old.GasFeeCap(), tx.GasFeeCap()) || !bumped(old.GasTipCap(), tx.GasTipCap()) {
-			return txpool.ErrReplaceUnderpriced
-		}
-		delete(p.all, old.Hash())
-		list[i] = tx
-	} else {
-		if len(p.all) >= p.capacity {
-			return fmt.Errorf("%w: %d transactions pooled", errOutOfCapacity, len(p.all))
-		}
-		list = slices.Insert(list, i, tx)
+	if view.Header.BaseFee != nil {
+		p.baseFee = view.Header.BaseFee
 	}
-	p.bySender[from] = list
+	now := p.cfg.Now()
+	acct := p.accounts[from]
+	if acct == nil {
+		acct = &account{addr: from, nonce: stateNonce}
+		p.accounts[from] = acct
+	}
+	defer p.forgetIfEmptyLocked(acct)
+	// The view may be older than what the pool has seen; never go back.
+	acct.nonce = max(acct.nonce, stateNonce)
+	p.syncLocked(acct, now)
+	p.truncateQueueLocked(acct)
+	if tx.Nonce() < acct.nonce {
+		return fmt.Errorf("%w: next nonce %v, tx nonce %v", core.ErrNonceTooLow, acct.nonce, tx.Nonce())
+	}
+	if i := acct.findPending(tx.Nonce()); i >= 0 {
+		return p.replacePendingLocked(acct, i, tx, now)
+	}
+	if i := acct.findQueued(tx.Nonce()); i >= 0 {
+		return p.replaceQueuedLocked(acct, i, tx)
+	}
+	if tx.Nonce() == acct.next() {
+		return p.addPendingLocked(acct, tx, now)
+	}
+	return p.addQueuedLocked(acct, tx, now)
+}
+
+func (p *Pool) addPendingLocked(acct *account, tx *types.Transaction, now time.Time) error {
+	slots := numSlots(tx)
+	plan, err := p.planPendingRoomLocked(acct, slots, tx)
+	if err != nil {
+		return err
+	}
+	p.applyPendingPlanLocked(plan)
+	acct.pending = append(acct.pending, tx)
+	acct.pendingSlots += slots
+	p.pending += slots
+	p.all[tx.Hash()] = tx
+	p.promoteLocked(acct, now)
+	return nil
+}
+
+func (p *Pool) addQueuedLocked(acct *account, tx *types.Transaction, now time.Time) error {
+	slots := numSlots(tx)
+	plan, err := p.planQueueRoomLocked(acct, slots, tx.Nonce(), now)
+	if err != nil {
+		return err
+	}
+	p.applyQueuePlanLocked(plan, acct)
+	acct.insertQueued(tx, now)
+	p.queued += slots
 	p.all[tx.Hash()] = tx
 	return nil
 }
 
-// validate applies go-ethereum's pool rules (core/txpool/validation.go) and returns the sender.
-func (p *Pool) validate(tx *types.Transaction, view View) (common.Address, error) {
-	head := view.Header
-	limit := uint64(MaxTxSize)
-	if tx.Type() == types.BlobTxType {
-		limit = maxBlobTxSize
+func (p *Pool) replacePendingLocked(acct *account, i int, tx *types.Transaction, now time.Time) error {
+	old := acct.pending[i]
+	if err := p.checkBump(old, tx); err != nil {
+		return err
 	}
-	if tx.Size() > limit {
-		return common.Address{}, fmt.Errorf("%w: transaction size %v, limit %v", txpool.ErrOversizedData, tx.Size(), limit)
-	}
-	if p.config.IsOsaka(head.Number, head.Time) && tx.Gas() > params.MaxTxGas {
-		return common.Address{}, fmt.Errorf("%w (cap: %d, tx: %d)", core.ErrGasLimitTooHigh, params.MaxTxGas, tx.Gas())
-	}
-	if tx.Gas() > head.GasLimit {
-		return common.Address{}, txpool.ErrGasLimit
-	}
-	if tx.Value().Sign() < 0 {
-		return common.Address{}, txpool.ErrNegativeValue
-	}
-	if tx.GasFeeCapIntCmp(tx.GasTipCap()) < 0 {
-		return common.Address{}, core.ErrTipAboveFeeCap
-	}
-	from, err := types.Sender(p.signer, tx)
-	if err != nil {
-		return common.Address{}, fmt.Errorf("%w: %v", txpool.ErrInvalidSender, err)
-	}
-	if tx.Nonce()+1 < tx.Nonce() {
-		return common.Address{}, core.ErrNonceMax
-	}
-	if _, overflow := uint256.FromBig(tx.Value()); overflow {
-		return common.Address{}, core.ErrInsufficientFunds
-	}
-	rules := p.config.Rules(head.Number, true, head.Time)
-	intrinsic, err := core.IntrinsicGas(tx.Data(), tx.AccessList(), tx.SetCodeAuthorizations(), tx.To() == nil, true, rules.IsIstanbul, rules.IsShanghai)
-	if err != nil {
-		return common.Address{}, err
-	}
-	if tx.Gas() < intrinsic {
-		return common.Address{}, fmt.Errorf("%w: gas %v, minimum needed %v", core.ErrIntrinsicGas, tx.Gas(), intrinsic)
-	}
-	if rules.IsPrague {
-		floor, err := core.FloorDataGas(tx.Data())
+	oldSlots, slots := numSlots(old), numSlots(tx)
+	if slots > oldSlots {
+		plan, err := p.planPendingRoomLocked(acct, slots-oldSlots, tx)
 		if err != nil {
-			return common.Address{}, err
+			return err
 		}
-		if tx.Gas() < floor {
-			return common.Address{}, fmt.Errorf("%w: gas %v, minimum needed %v", core.ErrFloorDataGas, tx.Gas(), floor)
+		p.applyPendingPlanLocked(plan)
+	}
+	delete(p.all, old.Hash())
+	acct.pending[i] = tx
+	acct.pendingSlots = acct.pendingSlots - oldSlots + slots
+	p.pending = p.pending - oldSlots + slots
+	p.all[tx.Hash()] = tx
+	if !acct.beat.IsZero() {
+		acct.beat = now // geth renews the queue's heartbeat on an executable replacement
+	}
+	return nil
+}
+
+func (p *Pool) replaceQueuedLocked(acct *account, i int, tx *types.Transaction) error {
+	old := acct.queued[i]
+	if err := p.checkBump(old, tx); err != nil {
+		return err
+	}
+	oldSlots, slots := numSlots(old), numSlots(tx)
+	if slots > oldSlots {
+		plan, err := p.planQueueRoomLocked(acct, slots-oldSlots, tx.Nonce(), p.cfg.Now())
+		if err != nil {
+			return err
 		}
+		p.applyQueuePlanLocked(plan, acct)
 	}
-	if tx.Type() == types.SetCodeTxType && len(tx.SetCodeAuthorizations()) == 0 {
-		return common.Address{}, fmt.Errorf("set code tx must have at least one authorization tuple")
+	delete(p.all, old.Hash())
+	acct.queued[i] = tx
+	acct.queuedSlots = acct.queuedSlots - oldSlots + slots
+	p.queued = p.queued - oldSlots + slots
+	p.all[tx.Hash()] = tx
+	return nil
+}
+
+// checkBump refuses a replacement that does not raise both fee caps by PriceBump percent.
+func (p *Pool) checkBump(old, tx *types.Transaction) error {
+	if !bumped(old.GasFeeCap(), tx.GasFeeCap(), p.cfg.PriceBump) || !bumped(old.GasTipCap(), tx.GasTipCap(), p.cfg.PriceBump) {
+		return fmt.Errorf("%w: both maxFeePerGas and maxPriorityFeePerGas must be at least %d%% above the pooled transaction's (%s and %s)",
+			txpool.ErrReplaceUnderpriced, p.cfg.PriceBump, old.GasFeeCap(), old.GasTipCap())
 	}
-	if head.BaseFee != nil && tx.GasFeeCapIntCmp(head.BaseFee) < 0 {
-		return common.Address{}, fmt.Errorf("%w: address %v, maxFeePerGas: %s, baseFee: %s", core.ErrFeeCapTooLow, from.Hex(), tx.GasFeeCap(), head.BaseFee)
+	return nil
+}
+
+// Reset checks every pooled transaction against view, the state the sequencer builds on now,
+// as go-ethereum's pool does on a new head: transactions whose nonce was used are dropped, so
+// are those the sender can no longer pay for or that exceed the block gas limit (the sender's
+// executable ones after such a transaction are queued again), executable runs that no longer
+// start at the sender's nonce are queued again, queued transactions that now continue a run
+// become executable, and queued transactions older than Config.Lifetime expire. The
+// sequencer calls it after each pre-confirmation and after opening a block.
+func (p *Pool) Reset(view View) {
+	p.mu.Lock()
+	addrs := slices.SortedFunc(maps.Keys(p.accounts), common.Address.Cmp)
+	p.mu.Unlock()
+	// State reads outside the pool's lock: Add need not wait for them.
+	nonces := make([]uint64, len(addrs))
+	balances := make([]*uint256.Int, len(addrs))
+	for i, addr := range addrs {
+		nonces[i], balances[i] = view.Nonce(addr), view.Balance(addr)
 	}
-	if next := view.Nonce(from); tx.Nonce() < next {
-		return common.Address{}, fmt.Errorf("%w: next nonce %v, tx nonce %v", core.ErrNonceTooLow, next, tx.Nonce())
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if view.Header.BaseFee != nil {
+		p.baseFee = view.Header.BaseFee
 	}
-	balance, cost := view.Balance(from).ToBig(), tx.Cost()
-	if balance.Cmp(cost) < 0 {
-		return common.Address{}, fmt.Errorf("%w: balance %v, tx cost %v, overshot %v", core.ErrInsufficientFunds, balance, cost, new(big.Int).Sub(cost, balance))
+	now := p.cfg.Now()
+	for i, addr := range addrs {
+		acct := p.accounts[addr]
+		if acct == nil {
+			continue
+		}
+		acct.nonce = nonces[i]
+		p.filterLocked(acct, balances[i].ToBig(), view.Header.GasLimit)
+		p.syncLocked(acct, now)
 	}
-	return from, nil
+	p.expireLocked(now, nil)
+	p.truncateQueueLocked(nil)
+	for _, acct := range p.accounts {
+		p.forgetIfEmptyLocked(acct)
+	}
+}
+
+// Remove drops transactions (pre-confirmed, or found invalid). A sender's later transactions
+// stay where they are until the next Reset or Add of the sender sorts them out.
+func (p *Pool) Remove(txs ...*types.Transaction) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, tx := range txs {
+		if _, ok := p.all[tx.Hash()]; !ok {
+			continue
+		}
+		from, _ := types.Sender(p.signer, tx) // cached: validated on Add
+		acct := p.accounts[from]
+		if acct == nil {
+			delete(p.all, tx.Hash())
+			continue
+		}
+		if i := acct.findPending(tx.Nonce()); i >= 0 && acct.pending[i].Hash() == tx.Hash() {
+			p.dropPendingLocked(acct, i)
+		} else if i := acct.findQueued(tx.Nonce()); i >= 0 && acct.queued[i].Hash() == tx.Hash() {
+			p.dropQueuedLocked(acct, i)
+		}
+		p.forgetIfEmptyLocked(acct)
+	}
 }
 
 // Get returns a pooled transaction, or nil.
@@ -176,57 +249,78 @@ func (p *Pool) Get(hash common.Hash) *types.Transaction {
 	return p.all[hash]
 }
 
-// Len returns the number of pooled transactions.
+// Len returns the number of pooled transactions, executable and queued.
 func (p *Pool) Len() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.all)
 }
 
-// Pending returns every sender's transactions in nonce order. The map and slices are new; the
-// transactions are shared.
+// Stats returns the number of executable and of queued transactions.
+func (p *Pool) Stats() (pending, queued int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, acct := range p.accounts {
+		pending += len(acct.pending)
+		queued += len(acct.queued)
+	}
+	return pending, queued
+}
+
+// Slots returns the executable and the queued slots in use.
+func (p *Pool) Slots() (pending, queued uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pending, p.queued
+}
+
+// Pending returns every sender's executable transactions in nonce order. The map and slices
+// are new; the transactions are shared.
 func (p *Pool) Pending() map[common.Address][]*types.Transaction {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[common.Address][]*types.Transaction, len(p.bySender))
-	for from, list := range p.bySender {
-		out[from] = slices.Clone(list)
+	out := make(map[common.Address][]*types.Transaction, len(p.accounts))
+	for addr, acct := range p.accounts {
+		if len(acct.pending) > 0 {
+			out[addr] = slices.Clone(acct.pending)
+		}
 	}
 	return out
 }
 
-// Remove drops transactions (included in a block, or found invalid).
-func (p *Pool) Remove(txs ...*types.Transaction) {
+// Content returns every sender's executable and queued transactions, each in nonce order, as
+// go-ethereum's txpool_content groups them. The maps and slices are new; the transactions
+// are shared.
+func (p *Pool) Content() (pending, queued map[common.Address][]*types.Transaction) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, tx := range txs {
-		if _, ok := p.all[tx.Hash()]; !ok {
-			continue
+	pending = make(map[common.Address][]*types.Transaction)
+	queued = make(map[common.Address][]*types.Transaction)
+	for addr, acct := range p.accounts {
+		if len(acct.pending) > 0 {
+			pending[addr] = slices.Clone(acct.pending)
 		}
-		delete(p.all, tx.Hash())
-		from, _ := types.Sender(p.signer, tx)
-		list := slices.DeleteFunc(p.bySender[from], func(t *types.Transaction) bool { return t.Hash() == tx.Hash() })
-		if len(list) == 0 {
-			delete(p.bySender, from)
-		} else {
-			p.bySender[from] = list
+		if len(acct.queued) > 0 {
+			queued[addr] = slices.Clone(acct.queued)
 		}
 	}
+	return pending, queued
 }
 
-// bumped reports whether next is at least priceBump percent above old.
-func bumped(old, next *big.Int) bool {
-	threshold := new(big.Int).Mul(old, big.NewInt(100+priceBump))
+// ContentFrom returns addr's executable and queued transactions in nonce order. The slices
+// are new.
+func (p *Pool) ContentFrom(addr common.Address) (pending, queued []*types.Transaction) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if acct := p.accounts[addr]; acct != nil {
+		return slices.Clone(acct.pending), slices.Clone(acct.queued)
+	}
+	return nil, nil
+}
+
+// bumped reports whether next is at least bump percent above old.
+func bumped(old, next *big.Int, bump uint64) bool {
+	threshold := new(big.Int).Mul(old, new(big.Int).SetUint64(100+bump))
 	threshold.Div(threshold, big.NewInt(100))
 	return next.Cmp(threshold) >= 0
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
