@@ -61,11 +61,11 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.BoolVar(&f.logsIndex, "logs.index", true, "keep the log index behind eth_getLogs (false: every query scans header blooms and receipts; for comparison)")
 
 	fs.Int64Var(&f.bodyLimit, "rpc.body-limit", rpc.DefaultBodyLimit, "largest HTTP request body in bytes (HTTP 413 beyond)")
-	fs.IntVar(&f.batchItemLimit, "rpc.batch-limit", rpc.DefaultBatchItemLimit, "most calls in one batch request")
-	fs.IntVar(&f.batchResponseLimit, "rpc.batch-response-limit", rpc.DefaultBatchResponseLimit, "largest batch response in bytes; later calls get error -32003")
+	fs.IntVar(&f.batchItemLimit, "rpc.batch-request-limit", rpc.DefaultBatchItemLimit, "most requests in one batch; a larger batch gets one error -32600 \"batch too large\", refused before its items are parsed")
+	fs.IntVar(&f.batchResponseLimit, "rpc.batch-response-max-size", rpc.DefaultBatchResponseLimit, "largest batch response in bytes; the calls after it get error -32003")
 	fs.IntVar(&f.responseLimit, "rpc.response-limit", rpc.DefaultResponseLimit, "largest result of one call in bytes (error -32003 beyond)")
 	fs.DurationVar(&f.requestTimeout, "rpc.timeout", rpc.DefaultRequestTimeout, "time limit of one request or batch (error -32002 beyond); the HTTP write timeout is set just above it")
-	fs.Int64Var(&f.wsReadLimit, "ws.read-limit", rpc.DefaultWSReadLimit, "largest WebSocket message in bytes")
+	fs.Int64Var(&f.wsReadLimit, "ws.read-limit", rpc.DefaultWSReadLimit, "largest WebSocket message in bytes; a larger one closes the connection (status 1009, the reason names the limit)")
 	fs.IntVar(&f.wsSendQueue, "ws.send-queue", rpc.DefaultWSSendQueue, "messages buffered per WebSocket connection; a client that falls further behind is disconnected")
 	fs.Int64Var(&f.wsSendQueueBytes, "ws.send-queue-bytes", rpc.DefaultWSSendQueueBytes, "bytes buffered per WebSocket connection; a subscriber further behind is disconnected (a message always fits an empty queue)")
 }

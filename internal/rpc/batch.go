@@ -26,6 +26,7 @@ type exchange struct {
 	fc     *fastConn           // HTTP connection on the fast path; nil otherwise
 	reqs   []request
 	batch  bool
+	over   bool               // the batch has more items than Config.BatchItemLimit
 	one    [1]request         // backing array for single messages
 	params [8]json.RawMessage // backing array for the Params of the running call
 	expire func()             // x.onExpire, bound once
@@ -60,7 +61,7 @@ func (s *Server) putExchange(x *exchange) {
 	}
 	clear(x.subs)
 	clear(x.params[:])
-	x.conn, x.w, x.fc, x.batch, x.subs = nil, nil, nil, false, x.subs[:0]
+	x.conn, x.w, x.fc, x.batch, x.over, x.subs = nil, nil, nil, false, false, x.subs[:0]
 	x.out, x.items, x.next, x.size, x.sent = nil, 0, 0, 0, false
 	s.exchanges.Put(x)
 }
@@ -71,8 +72,12 @@ func (x *exchange) parse(body []byte) error {
 	if cap(dst) == 0 {
 		dst = x.one[:0]
 	}
-	reqs, batch, err := parseBody(body, dst)
+	reqs, batch, err := parseBody(body, dst, x.srv.cfg.BatchItemLimit)
 	x.reqs, x.batch = reqs, batch
+	if err == errBatchTooLarge {
+		x.over = true // answered by checkBatch
+		return nil
+	}
 	return err
 }
 
@@ -129,13 +134,10 @@ func (x *exchange) run(ctx context.Context) (reusable bool) {
 func (x *exchange) checkBatch() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	switch n := x.srv.cfg.BatchItemLimit; {
-	case len(x.reqs) == 0:
-		// Not an array: there is no entry the error could belong to.
-		x.batch = false
-		x.appendLocked(jsonNull, nil, &Error{Code: CodeInvalidRequest, Message: msgEmptyBatch})
-	case n >= 0 && len(x.reqs) > n:
-		// go-ethereum puts the id of the first call on the error.
+	switch {
+	case x.over:
+		// go-ethereum puts the id of the first call on the error. Only the items up to
+		// the limit were parsed, so a call after them is not seen.
 		id := jsonNull
 		for i := range x.reqs {
 			if x.reqs[i].isCall() {
@@ -143,7 +145,11 @@ func (x *exchange) checkBatch() bool {
 				break
 			}
 		}
-		x.appendLocked(id, nil, &Error{Code: CodeInvalidRequest, Message: msgBatchTooLarge})
+		x.appendLocked(id, nil, batchTooLarge(x.srv.cfg.BatchItemLimit))
+	case len(x.reqs) == 0:
+		// Not an array: there is no entry the error could belong to.
+		x.batch = false
+		x.appendLocked(jsonNull, nil, &Error{Code: CodeInvalidRequest, Message: msgEmptyBatch})
 	default:
 		return true
 	}

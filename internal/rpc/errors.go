@@ -105,6 +105,17 @@ func (e *Error) ErrorCode() int { return e.Code }
 // ErrorData returns the data member (go-ethereum's rpc.DataError interface).
 func (e *Error) ErrorData() any { return e.Data }
 
+// batchTooLarge is go-ethereum's -32600 "batch too large" for a batch over Config.BatchItemLimit,
+// with the limit as data: {"limit": n}.
+func batchTooLarge(limit int) *Error {
+	return &Error{Code: CodeInvalidRequest, Message: msgBatchTooLarge, Data: limitData{limit}}
+}
+
+// limitData is the data member of errors for a request over a limit.
+type limitData struct {
+	Limit int `json:"limit"`
+}
+
 // toError converts an error returned by a method into the Error sent to the client: an
 // *Error anywhere in the chain as it is, an error with an ErrorCode method with that code
 // and its ErrorData, anything else as CodeServer with err.Error().

@@ -84,10 +84,12 @@ func (s *Server) readBody(r *http.Request, buf []byte) ([]byte, error) {
 	if n := r.ContentLength; n > 0 && int64(cap(buf)) < n+1 {
 		buf = make([]byte, 0, n+1) // one byte more, so EOF needs no growth
 	}
+	upTo := int64(-1)
+	if limit >= 0 {
+		upTo = limit + 1
+	}
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
+		buf = grow(buf, upTo)
 		n, err := r.Body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if limit >= 0 && int64(len(buf)) > limit {

@@ -125,7 +125,7 @@ func BenchmarkParse(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				got, _, err := parseBody(body, reqs[:0])
+				got, _, err := parseBody(body, reqs[:0], -1)
 				if err != nil || len(got) == 0 || len(got[0].method) == 0 {
 					b.Fatal("bad parse", err)
 				}

@@ -20,7 +20,7 @@ func TestScanValid(t *testing.T) {
 		strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
 	}
 	for _, in := range inputs {
-		_, _, err := parseBody([]byte(in), nil)
+		_, _, err := parseBody([]byte(in), nil, -1)
 		got := err == nil
 		want := json.Valid([]byte(in)) || strings.TrimSpace(in) == ""
 		if got != want {
@@ -41,7 +41,7 @@ func FuzzParseBody(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		reqs, batch, err := parseBody(body, nil)
+		reqs, batch, err := parseBody(body, nil, -1)
 		if valid := json.Valid(body) || len(trimSpace(body)) == 0; (err == nil) != valid {
 			t.Fatalf("parseBody error %v, json.Valid %v", err, valid)
 		}

@@ -428,3 +428,21 @@ func (s *Server) putBuf(b *buffer) {
 	b.b = b.b[:0]
 	s.bufs.Put(b)
 }
+
+// grow returns buf with room for at least one more byte: the same slice when it has room,
+// else a copy with twice the capacity (at least minBufferGrowth), but no more than upTo
+// bytes in all when upTo > len(buf). Doubling keeps the bytes allocated while a message of
+// n bytes is read under 2n; append's growth of 1.25x for large slices allocates 5n.
+func grow(buf []byte, upTo int64) []byte {
+	if len(buf) < cap(buf) {
+		return buf
+	}
+	n := int64(max(2*cap(buf), minBufferGrowth))
+	if upTo > int64(len(buf)) && n > upTo {
+		n = upTo
+	}
+	return append(make([]byte, 0, n), buf...)
+}
+
+// minBufferGrowth is the smallest capacity grow gives a buffer.
+const minBufferGrowth = 4 << 10
