@@ -21,9 +21,8 @@ import (
 // their notifications never overtake it.
 type exchange struct {
 	srv    *Server
-	conn   *wsConn             // WebSocket connection; nil over HTTP
-	w      http.ResponseWriter // HTTP response on net/http; nil otherwise
-	fc     *fastConn           // HTTP connection on the fast path; nil otherwise
+	out    responder // sends the response
+	conn   *wsConn   // WebSocket connection, for subscriptions; nil over HTTP
 	reqs   []request
 	batch  bool
 	over   bool               // the batch has more items than Config.BatchItemLimit
@@ -33,7 +32,7 @@ type exchange struct {
 	timer  *time.Timer        // runs expire at the deadline; created once, re-armed by run
 
 	mu    sync.Mutex
-	out   *buffer         // response under construction; guarded by mu
+	resp  *buffer         // response under construction; guarded by mu
 	items int             // entries in out; guarded by mu
 	next  int             // index of the first message not yet answered; guarded by mu
 	size  int             // bytes of results and errors in out; guarded by mu
@@ -61,8 +60,8 @@ func (s *Server) putExchange(x *exchange) {
 	}
 	clear(x.subs)
 	clear(x.params[:])
-	x.conn, x.w, x.fc, x.batch, x.over, x.subs = nil, nil, nil, false, false, x.subs[:0]
-	x.out, x.items, x.next, x.size, x.sent = nil, 0, 0, 0, false
+	x.out, x.conn, x.batch, x.over, x.subs = nil, nil, false, false, x.subs[:0]
+	x.resp, x.items, x.next, x.size, x.sent = nil, 0, 0, 0, false
 	s.exchanges.Put(x)
 }
 
@@ -83,7 +82,7 @@ func (x *exchange) parse(body []byte) error {
 
 // run answers the messages and sends the response. It reports whether x may be reused.
 func (x *exchange) run(ctx context.Context) (reusable bool) {
-	x.out = x.srv.getBuf()
+	x.resp = x.srv.getBuf()
 	if x.batch && !x.checkBatch() {
 		return true
 	}
@@ -214,7 +213,7 @@ func (x *exchange) failRestLocked(e *Error) {
 
 // appendLocked appends one response entry: result, or e when it is not nil.
 func (x *exchange) appendLocked(id, result []byte, e *Error) {
-	b := x.out.b
+	b := x.resp.b
 	if x.batch {
 		if x.items == 0 {
 			b = append(b, '[')
@@ -230,7 +229,7 @@ func (x *exchange) appendLocked(id, result []byte, e *Error) {
 		b = append(b, result...)
 	}
 	x.size += len(b) - start
-	x.out.b = append(b, '}')
+	x.resp.b = append(b, '}')
 	x.items++
 }
 
@@ -241,25 +240,16 @@ func (x *exchange) sendLocked(late bool) {
 		return
 	}
 	x.sent = true
-	out := x.out
-	x.out = nil
+	resp := x.resp
+	x.resp = nil
 	if x.items == 0 {
-		x.srv.putBuf(out)
+		x.srv.putBuf(resp)
 		return
 	}
 	if x.batch {
-		out.b = append(out.b, ']')
+		resp.b = append(resp.b, ']')
 	}
-	switch {
-	case x.conn != nil:
-		x.conn.reply(out)
-	case x.fc != nil:
-		x.fc.respond(out.b, late)
-		x.srv.putBuf(out)
-	default:
-		writeHTTP(x.w, out.b, late)
-		x.srv.putBuf(out)
-	}
+	x.out.respond(resp, late)
 	for _, sub := range x.subs {
 		sub.activate()
 	}

@@ -42,7 +42,7 @@ func TestBatchTooLargeMemory(t *testing.T) {
 		body := ones(DefaultBodyLimit - 1)
 		rec := httptest.NewRecorder()
 		n := allocated(func() {
-			req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+			req := httptest.NewRequest(http.MethodPost, "http://localhost/", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			srv.ServeHTTP(rec, req)
 		})
@@ -90,7 +90,7 @@ func TestManyParamsMemory(t *testing.T) {
 	body = append(body, '}')
 	rec := httptest.NewRecorder()
 	n := allocated(func() {
-		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+		req := httptest.NewRequest(http.MethodPost, "http://localhost/", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		srv.ServeHTTP(rec, req)
 	})

@@ -65,6 +65,28 @@ type Config struct {
 	// connections are not subject to them.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
+	// VirtualHosts lists the host names a request's Host header may name, as
+	// go-ethereum's --http.vhosts: others get 403 "invalid host specified". IP literals
+	// and requests without Host are always allowed; "*" allows every name. It keeps web
+	// pages that reach a loopback node through DNS rebinding out. Nil means
+	// {"localhost"}. It applies to every request: POST, GET and WebSocket upgrades.
+	VirtualHosts []string
+
+	// WSOrigins lists the origins a WebSocket upgrade may come from, as go-ethereum's
+	// --ws.origins: "scheme://host:port", or a rule that leaves out the scheme or the port
+	// ("localhost" allows any of them); "*" allows every origin. An upgrade from another
+	// origin gets 403; one without an Origin header (not a browser) is always allowed. Nil
+	// means the endpoint's own localhost origins: http:// and https:// with localhost,
+	// 127.0.0.1 and [::1] on the port the connection came in on.
+	WSOrigins []string
+
+	// CORSOrigins lists the origins that get CORS headers, as go-ethereum's
+	// --http.corsdomain: a request whose Origin is listed gets Access-Control-Allow-Origin
+	// and a preflight (OPTIONS) is answered 204 with the allowed method and headers; "*"
+	// allows every origin. Nil means none: no CORS headers, so browser pages of other
+	// origins cannot read responses, and OPTIONS gets 405.
+	CORSOrigins []string
+
 	// Logger receives panics of methods (with stack), slow-consumer disconnects and
 	// WebSocket errors. Nil discards.
 	Logger *slog.Logger
@@ -81,6 +103,7 @@ const (
 	DefaultWSReadLimit        = 32 << 20
 	DefaultWSSendQueue        = 1024
 	DefaultWSSendQueueBytes   = 16 << 20
+	DefaultVirtualHost        = "localhost"
 	defaultWSInFlight         = 256
 	defaultReadHeaderTimeout  = 5 * time.Second
 	defaultReadTimeout        = 30 * time.Second
@@ -137,6 +160,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WSInFlight <= 0 {
 		c.WSInFlight = defaultWSInFlight
+	}
+	if c.VirtualHosts == nil {
+		c.VirtualHosts = []string{DefaultVirtualHost}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -44,6 +44,7 @@ type Service struct {
 // JSON-RPC POST requests in front of its own http.Server. It is safe for concurrent use.
 type Server struct {
 	cfg     Config
+	exp     *exposure // who may connect (exposure.go)
 	methods map[string]Method
 	kinds   map[string]SubscribeFunc
 	log     *slog.Logger
@@ -86,6 +87,7 @@ func newServer(cfg Config, svc Service, newID func() string) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{
 		cfg:     cfg,
+		exp:     newExposure(&cfg),
 		methods: svc.Methods,
 		kinds:   svc.Subscriptions,
 		log:     cfg.Logger,

@@ -158,25 +158,16 @@ func readMessage(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 
 // handle answers one message; it owns msg, one inflight token and n bytes of the budget.
 func (c *wsConn) handle(msg *buffer, n int64) {
-	x := c.srv.getExchange()
-	x.conn = c
 	defer func() {
 		c.held.release(n)
 		<-c.inflight
 		c.srv.putBuf(msg)
 	}()
-	if err := x.parse(msg.b); err != nil || (len(x.reqs) == 0 && !x.batch) {
-		// An empty message is not valid JSON either.
-		c.srv.putExchange(x)
-		out := c.srv.getBuf()
-		out.b = appendErrorResponse(out.b, jsonNull, &Error{Code: CodeParseError, Message: msgParseError})
-		c.reply(out)
-		return
-	}
-	if x.run(c.ctx) {
-		c.srv.putExchange(x)
-	}
+	c.srv.serveJSON(c.ctx, msg.b, c, c)
 }
+
+// respond implements responder: it queues the response of an exchange.
+func (c *wsConn) respond(out *buffer, late bool) { c.reply(out) }
 
 // byteBudget bounds the bytes of the messages a connection holds while their calls run.
 // acquire is called by the connection's reader only; release by any goroutine. A nil

@@ -316,21 +316,3 @@ func TestWebSocketHeldBytes(t *testing.T) {
 		}
 	}
 }
-
-// TestWebSocketOrigin checks that any Origin is accepted.
-func TestWebSocketOrigin(t *testing.T) {
-	t.Parallel()
-	ts := startServer(t, testConfig())
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.url, "http"), &websocket.DialOptions{
-		HTTPHeader: http.Header{"Origin": {"https://elsewhere.example"}},
-	})
-	if err != nil {
-		t.Fatalf("dial with foreign origin: %v", err)
-	}
-	defer c.CloseNow()
-	if got, want := wsCall(t, c, `{"jsonrpc":"2.0","id":1,"method":"test_nil"}`), `{"jsonrpc":"2.0","id":1,"result":null}`; got != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
-}
