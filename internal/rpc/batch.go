@@ -148,7 +148,7 @@ func (x *exchange) checkBatch() bool {
 	case len(x.reqs) == 0:
 		// Not an array: there is no entry the error could belong to.
 		x.batch = false
-		x.appendLocked(jsonNull, nil, &Error{Code: CodeInvalidRequest, Message: msgEmptyBatch})
+		x.appendLocked(jsonNull, nil, errEmptyBatch)
 	default:
 		return true
 	}
@@ -176,7 +176,7 @@ func (x *exchange) add(i int, o outcome) bool {
 		x.subs = append(x.subs, o.sub)
 	}
 	if limit := x.srv.cfg.BatchResponseLimit; x.batch && limit >= 0 && x.size > limit {
-		x.failRestLocked(&Error{Code: CodeResponseTooLarge, Message: msgResponseTooLarge})
+		x.failRestLocked(errResponseTooLarge)
 		x.sendLocked(false)
 		return false
 	}
@@ -197,7 +197,7 @@ func (x *exchange) timeoutLocked(late bool) {
 	if x.sent {
 		return
 	}
-	x.failRestLocked(&Error{Code: CodeTimeout, Message: msgTimeout})
+	x.failRestLocked(errTimeout)
 	x.sendLocked(late)
 }
 

@@ -197,7 +197,7 @@ func (s *Server) serveJSON(ctx context.Context, body []byte, out responder, ws *
 }
 
 // parseErrorResponse answers a body that is not valid JSON.
-var parseErrorResponse = appendErrorResponse(nil, jsonNull, &Error{Code: CodeParseError, Message: msgParseError})
+var parseErrorResponse = appendErrorResponse(nil, jsonNull, errParse)
 
 // A responder sends the one response of an exchange: an HTTP response on either path, or
 // a WebSocket message. respond owns out from the call on. late marks a response sent by
@@ -241,15 +241,6 @@ func (s *Server) readBody(r *http.Request, buf []byte) ([]byte, error) {
 			return buf, err
 		}
 	}
-}
-
-// readError is go-ethereum's error for a body that could not be read.
-func readError(err error) *Error {
-	msg := "read error"
-	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
-		msg = "read timeout"
-	}
-	return &Error{Code: CodeParseError, Message: msg}
 }
 
 // acceptedContentType reports whether v, a Content-Type value, names a media type

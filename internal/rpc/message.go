@@ -216,7 +216,7 @@ func parseParams(raw json.RawMessage, dst Params) (Params, *Error) {
 		return nil, nil
 	}
 	if raw[0] != '[' {
-		return nil, &Error{Code: CodeInvalidParams, Message: msgNonArrayArgs}
+		return nil, errNonArrayArgs
 	}
 	i := skipSpace(raw, 1)
 	if raw[i] == ']' {
@@ -227,7 +227,7 @@ func parseParams(raw json.RawMessage, dst Params) (Params, *Error) {
 		// The body was validated as a whole, so the scan cannot fail.
 		end, err := scanValue(raw, i, 1)
 		if err != nil {
-			return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+			return nil, InvalidParams("%v", err)
 		}
 		params = append(params, raw[i:end])
 		i = skipSpace(raw, end)

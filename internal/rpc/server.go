@@ -335,13 +335,13 @@ func (s *Server) answer(ctx context.Context, x *exchange, r *request) outcome {
 	case r.isResponse():
 		return outcome{skip: true}
 	}
-	return outcome{err: &Error{Code: CodeInvalidRequest, Message: msgInvalidRequest}}
+	return outcome{err: errInvalidRequest}
 }
 
 // call runs a call or notification.
 func (s *Server) call(ctx context.Context, x *exchange, r *request) outcome {
 	if len(r.method) > maxMethodNameLength {
-		return outcome{err: NewError(CodeInvalidRequest, "method name too long: %d > %d", len(r.method), maxMethodNameLength)}
+		return outcome{err: methodNameTooLong(len(r.method))}
 	}
 	if bytes.HasSuffix(r.method, []byte("_subscribe")) {
 		return s.subscribe(ctx, x.conn, r)
@@ -371,7 +371,7 @@ func (s *Server) invoke(ctx context.Context, method []byte, m Method, params Par
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("rpc method panicked", "method", string(method), "panic", p, "stack", string(debug.Stack()))
-			res, err = nil, &Error{Code: CodeInternal, Message: msgHandlerCrashed}
+			res, err = nil, errHandlerCrashed
 		}
 	}()
 	return m(ctx, params)
@@ -381,17 +381,12 @@ func (s *Server) invoke(ctx context.Context, method []byte, m Method, params Par
 func (s *Server) result(res any) outcome {
 	enc, err := encodeValue(res)
 	if err != nil {
-		return outcome{err: &Error{Code: CodeInternal, Message: err.Error()}}
+		return outcome{err: internalError(err)}
 	}
 	if s.cfg.ResponseLimit >= 0 && len(enc) > s.cfg.ResponseLimit {
-		return outcome{err: &Error{Code: CodeResponseTooLarge, Message: msgResponseTooLarge}}
+		return outcome{err: errResponseTooLarge}
 	}
 	return outcome{result: enc}
-}
-
-// methodNotFound is go-ethereum's -32601 error.
-func methodNotFound(method []byte) *Error {
-	return &Error{Code: CodeMethodNotFound, Message: "the method " + string(method) + " does not exist/is not available"}
 }
 
 // randomID returns a subscription ID: 16 random bytes as a hex quantity (go-ethereum's
