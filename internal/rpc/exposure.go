@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -108,15 +107,29 @@ func (e *exposure) hostAllowed(host string) bool {
 	if host == "" || e.anyHost {
 		return true
 	}
-	name := host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		name = h
-	}
-	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
-	if _, err := netip.ParseAddr(name); err == nil { // unlike net.ParseIP, no allocation
+	name := hostName(host)
+	if e.vhosts[strings.ToLower(name)] {
 		return true
 	}
-	return e.vhosts[strings.ToLower(name)]
+	_, err := netip.ParseAddr(name) // after the lookup: its error for a name allocates
+	return err == nil
+}
+
+// hostName returns the host of a Host value without port and brackets: "localhost:8545"
+// gives "localhost", "[::1]:8545" and "[::1]" give "::1". A value with several colons
+// outside brackets is an IPv6 address as it is. Unlike net.SplitHostPort it allocates no
+// error for a value without port.
+func hostName(host string) string {
+	if strings.HasPrefix(host, "[") {
+		if end := strings.IndexByte(host, ']'); end > 0 {
+			return host[1:end]
+		}
+		return host
+	}
+	if i := strings.IndexByte(host, ':'); i >= 0 && strings.LastIndexByte(host, ':') == i {
+		return host[:i]
+	}
+	return host
 }
 
 // originAllowed reports whether a WebSocket upgrade with the Origin header origin (present
