@@ -13,8 +13,9 @@ type Config struct {
 	BodyLimit int64
 
 	// BatchItemLimit is the largest number of messages in one batch. A larger batch is
-	// answered with one -32600 "batch too large" error. Zero means 1000; a negative value
-	// removes the limit.
+	// answered with one -32600 "batch too large" error (data: {"limit": n}), as soon as
+	// the scanner reaches the message past the limit: no more than n messages are ever
+	// parsed. Zero means 1000; a negative value removes the limit.
 	BatchItemLimit int
 
 	// BatchResponseLimit caps the bytes of results and errors in one batch response. Once a
@@ -35,7 +36,10 @@ type Config struct {
 	RequestTimeout time.Duration
 
 	// WSReadLimit is the largest WebSocket message in bytes. A larger message closes the
-	// connection (status 1009). Zero means 32 MiB; a negative value removes the limit.
+	// connection with status 1009 and the reason "message too big: over the read limit of
+	// N bytes". It also bounds the bytes of the messages whose calls run at once on one
+	// connection (a message always fits when none runs). Zero means 32 MiB; a negative
+	// value removes both bounds.
 	WSReadLimit int64
 
 	// WSSendQueue is the number of outbound messages buffered per WebSocket connection.
