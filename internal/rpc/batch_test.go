@@ -49,6 +49,7 @@ func TestBatchTooLargeMemory(t *testing.T) {
 		if got := rec.Body.String(); got != want {
 			t.Fatalf("got %.200s, want %s", got, want)
 		}
+		t.Logf("refusing a %d-byte batch allocated %d bytes", len(body), n)
 		// The body is read into one buffer of its size; the rest is small change.
 		if limit := uint64(DefaultBodyLimit + 4<<20); n > limit {
 			t.Errorf("refusing a %d-byte batch allocated %d bytes, want at most %d", len(body), n, limit)
@@ -74,6 +75,7 @@ func TestBatchTooLargeMemory(t *testing.T) {
 		if string(got) != want {
 			t.Fatalf("got %.200s, want %s", got, want)
 		}
+		t.Logf("refusing a %d-byte batch allocated %d bytes", len(msg), n)
 		// The message is read into a buffer that doubles up to its size (2x in all).
 		if limit := uint64(3 * DefaultWSReadLimit); n > limit {
 			t.Errorf("refusing a %d-byte batch allocated %d bytes, want at most %d", len(msg), n, limit)
