@@ -135,6 +135,23 @@ func readMessage(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 		upTo = int64(start) + limit + 1
 	}
 	for {
+		if len(buf) == cap(buf) && len(buf) > start {
+			// Full: a message that fills the buffer exactly (a power of two, the read
+			// limit itself) ends here more often than not. Look for its end before
+			// growing, which would copy it once more.
+			var probe [1]byte
+			n, err := io.ReadFull(r, probe[:])
+			if err == io.EOF {
+				return buf, nil
+			}
+			if err != nil {
+				return buf, err
+			}
+			buf = append(grow(buf, upTo), probe[:n]...)
+			if limit >= 0 && int64(len(buf)-start) > limit {
+				return buf, errMessageTooBig
+			}
+		}
 		buf = grow(buf, upTo)
 		p := buf[len(buf):cap(buf)]
 		if limit >= 0 {
