@@ -147,10 +147,10 @@ func readMessage(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 			if err != nil {
 				return buf, err
 			}
-			buf = append(grow(buf, upTo), probe[:n]...)
-			if limit >= 0 && int64(len(buf)-start) > limit {
-				return buf, errMessageTooBig
+			if limit >= 0 && int64(len(buf)-start+n) > limit {
+				return buf, errMessageTooBig // without growing the buffer for it
 			}
+			buf = append(grow(buf, upTo), probe[:n]...)
 		}
 		buf = grow(buf, upTo)
 		p := buf[len(buf):cap(buf)]
