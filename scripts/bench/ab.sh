@@ -9,6 +9,9 @@
 #   --rounds N    rounds per binary and body (default 4)
 #   --duration S  seconds per wrk run (default 10)
 #
+# Besides req/s it prints requests per CPU-second of the node (utime + stime from
+# /proc/PID/stat around each run), which other load on a shared machine moves less.
+#
 # Both nodes run side by side (`dev --feed.port -1`, A on 18745, B on 18845, measured on
 # the pre-confirmed endpoint) under `taskset -c 1`; wrk (-t1 -c8, scripts/bench/rpc.lua)
 # runs under `taskset -c 0`, as scripts/bench/run.sh does. Only one node is under load at
@@ -39,11 +42,13 @@ body() {
 }
 
 PIDS=()
+declare -A PID_OF
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 start() { # start BIN PORT
 	taskset -c 1 "$1" dev --http.port "$2" --preconf.port $(($2 + 2)) --feed.port -1 --log.level warn >/dev/null 2>&1 &
 	PIDS+=($!)
+	PID_OF[$(($2 + 2))]=$!
 	for _ in $(seq 100); do
 		curl -sf -H 'Content-Type: application/json' -d "$(body blockNumber)" "http://127.0.0.1:$(($2 + 2))" >/dev/null && return
 		sleep 0.1
@@ -58,30 +63,43 @@ echo "A: $BIN_A"
 echo "B: $BIN_B"
 echo "$(nproc) CPUs, $(uname -r), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2); $ROUNDS rounds of ${DURATION}s, wrk -t1 -c8"
 echo
-echo "| body | round | A req/s | B req/s |"
-echo "|---|---|---|---|"
-declare -A ALL
+echo "| body | round | A req/s | B req/s | A req per CPU-s | B req per CPU-s |"
+echo "|---|---|---|---|---|---|"
+declare -A ALL EFF
+# cpu PID prints the process's user + system CPU time in clock ticks.
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+TICKS=$(getconf CLK_TCK)
 for name in "${BODY_NAMES[@]}"; do
 	b=$(body "$name")
 	for r in $(seq "$ROUNDS"); do
 		row="| $name | $r |"
+		effs=""
 		for side in A B; do
 			port=18747
 			[[ $side == B ]] && port=18847
 			sleep 1
-			rps=$(RPC_BODY=$b taskset -c 0 wrk -t1 -c8 -d"${DURATION}s" -s "$ROOT/scripts/bench/rpc.lua" "http://127.0.0.1:$port" | awk '/Requests\/sec/ {print int($2)}')
+			c0=$(cpu "${PID_OF[$port]}")
+			out=$(RPC_BODY=$b taskset -c 0 wrk -t1 -c8 -d"${DURATION}s" -s "$ROOT/scripts/bench/rpc.lua" "http://127.0.0.1:$port")
+			c1=$(cpu "${PID_OF[$port]}")
+			rps=$(awk '/Requests\/sec/ {print int($2)}' <<<"$out")
+			total=$(awk '/requests in/ {print $1}' <<<"$out")
+			eff=$(awk -v n="$total" -v t=$((c1 - c0)) -v hz="$TICKS" 'BEGIN {print (t > 0 ? int(n * hz / t) : 0)}')
 			ALL[$name$side]+="$rps "
+			EFF[$name$side]+="$eff "
 			row+=" $rps |"
+			effs+=" $eff |"
 		done
-		echo "$row"
+		echo "$row$effs"
 	done
 done
 echo
-echo "| body | A median | B median | B/A |"
-echo "|---|---|---|---|"
+echo "| body | A median req/s | B median req/s | B/A | A median req per CPU-s | B median req per CPU-s | B/A |"
+echo "|---|---|---|---|---|---|---|"
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'; }
 for name in "${BODY_NAMES[@]}"; do
 	ma=$(echo "${ALL[${name}A]}" | median)
 	mb=$(echo "${ALL[${name}B]}" | median)
-	echo "| $name | $ma | $mb | $(awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.2f", b/a}') |"
+	ea=$(echo "${EFF[${name}A]}" | median)
+	eb=$(echo "${EFF[${name}B]}" | median)
+	echo "| $name | $ma | $mb | $(awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.2f", b/a}') | $ea | $eb | $(awk -v a="$ea" -v b="$eb" 'BEGIN {printf "%.2f", b/a}') |"
 done
