@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/flashrpc/flashrpc/internal/api"
@@ -45,7 +46,10 @@ type serverFlags struct {
 	wsSendQueue        int
 	wsSendQueueBytes   int64
 
-	txpool txpool.Config
+	txpool     txpool.Config
+	vhosts     string
+	wsOrigins  string
+	corsDomain string
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
@@ -70,11 +74,14 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.BoolVar(&f.logsIndex, "logs.index", true, "keep the log index behind eth_getLogs (false: every query scans header blooms and receipts; for comparison)")
 
 	fs.Int64Var(&f.bodyLimit, "rpc.body-limit", rpc.DefaultBodyLimit, "largest HTTP request body in bytes (HTTP 413 beyond)")
-	fs.IntVar(&f.batchItemLimit, "rpc.batch-limit", rpc.DefaultBatchItemLimit, "most calls in one batch request")
-	fs.IntVar(&f.batchResponseLimit, "rpc.batch-response-limit", rpc.DefaultBatchResponseLimit, "largest batch response in bytes; later calls get error -32003")
+	fs.IntVar(&f.batchItemLimit, "rpc.batch-request-limit", rpc.DefaultBatchItemLimit, "most requests in one batch; a larger batch gets one error -32600 \"batch too large\", refused before its items are parsed")
+	fs.IntVar(&f.batchResponseLimit, "rpc.batch-response-max-size", rpc.DefaultBatchResponseLimit, "largest batch response in bytes; the calls after it get error -32003")
 	fs.IntVar(&f.responseLimit, "rpc.response-limit", rpc.DefaultResponseLimit, "largest result of one call in bytes (error -32003 beyond)")
 	fs.DurationVar(&f.requestTimeout, "rpc.timeout", rpc.DefaultRequestTimeout, "time limit of one request or batch (error -32002 beyond); the HTTP write timeout is set just above it")
-	fs.Int64Var(&f.wsReadLimit, "ws.read-limit", rpc.DefaultWSReadLimit, "largest WebSocket message in bytes")
+	fs.Int64Var(&f.wsReadLimit, "ws.read-limit", rpc.DefaultWSReadLimit, "largest WebSocket message in bytes; a larger one closes the connection (status 1009, the reason names the limit)")
+	fs.StringVar(&f.vhosts, "http.vhosts", rpc.DefaultVirtualHost, "comma-separated host names requests may name in their Host header (403 otherwise; IP literals are always allowed; * allows any)")
+	fs.StringVar(&f.wsOrigins, "ws.origins", "", "comma-separated origins WebSocket upgrades may come from, e.g. http://localhost:5173 (403 otherwise; * allows any; no Origin header is always allowed) (default: the endpoint's own http(s)://localhost|127.0.0.1|[::1]:PORT)")
+	fs.StringVar(&f.corsDomain, "http.corsdomain", "", "comma-separated origins that get CORS headers, so their browser pages may call the endpoint (* allows any) (default: none)")
 	fs.IntVar(&f.wsSendQueue, "ws.send-queue", rpc.DefaultWSSendQueue, "messages buffered per WebSocket connection; a client that falls further behind is disconnected")
 	fs.Int64Var(&f.wsSendQueueBytes, "ws.send-queue-bytes", rpc.DefaultWSSendQueueBytes, "bytes buffered per WebSocket connection; a subscriber further behind is disconnected (a message always fits an empty queue)")
 
@@ -123,8 +130,22 @@ func (f *serverFlags) rpcConfig(logger *slog.Logger) rpc.Config {
 		WSSendQueue:        f.wsSendQueue,
 		WSSendQueueBytes:   f.wsSendQueueBytes,
 		WriteTimeout:       f.requestTimeout + 5*time.Second,
+		VirtualHosts:       splitList(f.vhosts),
+		WSOrigins:          splitList(f.wsOrigins),
+		CORSOrigins:        splitList(f.corsDomain),
 		Logger:             logger,
 	}
+}
+
+// splitList splits a comma-separated flag value; an empty value gives nil (the default).
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (f *serverFlags) apiConfig(pending bool, logger *slog.Logger) api.Config {

@@ -21,18 +21,18 @@ import (
 // their notifications never overtake it.
 type exchange struct {
 	srv    *Server
-	conn   *wsConn             // WebSocket connection; nil over HTTP
-	w      http.ResponseWriter // HTTP response on net/http; nil otherwise
-	fc     *fastConn           // HTTP connection on the fast path; nil otherwise
+	out    responder // sends the response
+	conn   *wsConn   // WebSocket connection, for subscriptions; nil over HTTP
 	reqs   []request
 	batch  bool
+	over   bool               // the batch has more items than Config.BatchItemLimit
 	one    [1]request         // backing array for single messages
 	params [8]json.RawMessage // backing array for the Params of the running call
 	expire func()             // x.onExpire, bound once
 	timer  *time.Timer        // runs expire at the deadline; created once, re-armed by run
 
 	mu    sync.Mutex
-	out   *buffer         // response under construction; guarded by mu
+	resp  *buffer         // response under construction; guarded by mu
 	items int             // entries in out; guarded by mu
 	next  int             // index of the first message not yet answered; guarded by mu
 	size  int             // bytes of results and errors in out; guarded by mu
@@ -60,8 +60,8 @@ func (s *Server) putExchange(x *exchange) {
 	}
 	clear(x.subs)
 	clear(x.params[:])
-	x.conn, x.w, x.fc, x.batch, x.subs = nil, nil, nil, false, x.subs[:0]
-	x.out, x.items, x.next, x.size, x.sent = nil, 0, 0, 0, false
+	x.out, x.conn, x.batch, x.over, x.subs = nil, nil, false, false, x.subs[:0]
+	x.resp, x.items, x.next, x.size, x.sent = nil, 0, 0, 0, false
 	s.exchanges.Put(x)
 }
 
@@ -71,14 +71,18 @@ func (x *exchange) parse(body []byte) error {
 	if cap(dst) == 0 {
 		dst = x.one[:0]
 	}
-	reqs, batch, err := parseBody(body, dst)
+	reqs, batch, err := parseBody(body, dst, x.srv.cfg.BatchItemLimit)
 	x.reqs, x.batch = reqs, batch
+	if err == errBatchTooLarge {
+		x.over = true // answered by checkBatch
+		return nil
+	}
 	return err
 }
 
 // run answers the messages and sends the response. It reports whether x may be reused.
 func (x *exchange) run(ctx context.Context) (reusable bool) {
-	x.out = x.srv.getBuf()
+	x.resp = x.srv.getBuf()
 	if x.batch && !x.checkBatch() {
 		return true
 	}
@@ -129,13 +133,10 @@ func (x *exchange) run(ctx context.Context) (reusable bool) {
 func (x *exchange) checkBatch() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	switch n := x.srv.cfg.BatchItemLimit; {
-	case len(x.reqs) == 0:
-		// Not an array: there is no entry the error could belong to.
-		x.batch = false
-		x.appendLocked(jsonNull, nil, &Error{Code: CodeInvalidRequest, Message: msgEmptyBatch})
-	case n >= 0 && len(x.reqs) > n:
-		// go-ethereum puts the id of the first call on the error.
+	switch {
+	case x.over:
+		// go-ethereum puts the id of the first call on the error. Only the items up to
+		// the limit were parsed, so a call after them is not seen.
 		id := jsonNull
 		for i := range x.reqs {
 			if x.reqs[i].isCall() {
@@ -143,7 +144,11 @@ func (x *exchange) checkBatch() bool {
 				break
 			}
 		}
-		x.appendLocked(id, nil, &Error{Code: CodeInvalidRequest, Message: msgBatchTooLarge})
+		x.appendLocked(id, nil, batchTooLarge(x.srv.cfg.BatchItemLimit))
+	case len(x.reqs) == 0:
+		// Not an array: there is no entry the error could belong to.
+		x.batch = false
+		x.appendLocked(jsonNull, nil, errEmptyBatch)
 	default:
 		return true
 	}
@@ -171,7 +176,7 @@ func (x *exchange) add(i int, o outcome) bool {
 		x.subs = append(x.subs, o.sub)
 	}
 	if limit := x.srv.cfg.BatchResponseLimit; x.batch && limit >= 0 && x.size > limit {
-		x.failRestLocked(&Error{Code: CodeResponseTooLarge, Message: msgResponseTooLarge})
+		x.failRestLocked(errResponseTooLarge)
 		x.sendLocked(false)
 		return false
 	}
@@ -192,7 +197,7 @@ func (x *exchange) timeoutLocked(late bool) {
 	if x.sent {
 		return
 	}
-	x.failRestLocked(&Error{Code: CodeTimeout, Message: msgTimeout})
+	x.failRestLocked(errTimeout)
 	x.sendLocked(late)
 }
 
@@ -208,7 +213,7 @@ func (x *exchange) failRestLocked(e *Error) {
 
 // appendLocked appends one response entry: result, or e when it is not nil.
 func (x *exchange) appendLocked(id, result []byte, e *Error) {
-	b := x.out.b
+	b := x.resp.b
 	if x.batch {
 		if x.items == 0 {
 			b = append(b, '[')
@@ -224,7 +229,7 @@ func (x *exchange) appendLocked(id, result []byte, e *Error) {
 		b = append(b, result...)
 	}
 	x.size += len(b) - start
-	x.out.b = append(b, '}')
+	x.resp.b = append(b, '}')
 	x.items++
 }
 
@@ -235,25 +240,16 @@ func (x *exchange) sendLocked(late bool) {
 		return
 	}
 	x.sent = true
-	out := x.out
-	x.out = nil
+	resp := x.resp
+	x.resp = nil
 	if x.items == 0 {
-		x.srv.putBuf(out)
+		x.srv.putBuf(resp)
 		return
 	}
 	if x.batch {
-		out.b = append(out.b, ']')
+		resp.b = append(resp.b, ']')
 	}
-	switch {
-	case x.conn != nil:
-		x.conn.reply(out)
-	case x.fc != nil:
-		x.fc.respond(out.b, late)
-		x.srv.putBuf(out)
-	default:
-		writeHTTP(x.w, out.b, late)
-		x.srv.putBuf(out)
-	}
+	x.out.respond(resp, late)
 	for _, sub := range x.subs {
 		sub.activate()
 	}

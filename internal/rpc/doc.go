@@ -7,8 +7,9 @@
 // # What it owns
 //
 // The package owns the envelope ({"jsonrpc","id","method","params"}), the framing of
-// responses and notifications, the error codes (errors.go) and the limits (limits.go). It
-// knows nothing about Ethereum: method semantics, parameter decoding beyond splitting the
+// responses and notifications, the error codes and every error value the server builds
+// (errors.go), the limits (limits.go) and who may connect (exposure.go). It knows nothing
+// about Ethereum: method semantics, parameter decoding beyond splitting the
 // params array, and the mapping of domain errors to codes belong to internal/api. It
 // imports only the standard library and github.com/coder/websocket.
 //
@@ -21,7 +22,9 @@
 // are an [*Error] keep their code and data; others become -32000. Panics become -32603 and
 // are logged with their stack.
 //
-// Params alias the request buffer and are valid only until the method returns.
+// Params alias the request buffer and are valid only until the method returns. A call
+// gets at most 65 of them (maxParams+1): no method takes that many, so one with more
+// refuses them itself ("too many arguments, want at most N").
 //
 // # Requests
 //
@@ -34,7 +37,9 @@
 // "non-array args"; messages without id (notifications) run but get no response; response
 // objects sent to the server are ignored. A batch is answered in order as one array, an
 // empty batch with one -32600 "empty batch" object, a batch of only notifications with
-// nothing at all (an empty HTTP body).
+// nothing at all (an empty HTTP body). A batch over [Config.BatchItemLimit] is refused as
+// soon as the scanner reaches the item past the limit, with one -32600 "batch too large"
+// (data: the limit): the items after it are neither parsed nor validated.
 //
 // # Timeouts and limits
 //
@@ -44,13 +49,23 @@
 // [Config.ResponseLimit], and batch calls after the batch passed
 // [Config.BatchResponseLimit], get -32003. See [Config] for every limit.
 //
+// What a request costs is bounded by the limits, not by its content: bodies and
+// WebSocket messages are read into doubling buffers (under twice their size in
+// allocations), a batch materialises at most BatchItemLimit messages and a call at most 65
+// params. Refusing the largest body or message the limits let through allocates little
+// more than the body itself (TestBatchTooLargeMemory).
+//
 // # WebSocket and subscriptions
 //
 // Each WebSocket connection has a reader, a writer and a pinger goroutine. Messages on one
 // connection are handled concurrently (at most [Config.WSInFlight] at a time), so
 // responses may come back in a different order than the requests, as with go-ethereum;
-// within a batch the order is kept. All outbound messages go through one bounded queue
-// drained by the writer, which is the only goroutine writing data frames.
+// within a batch the order is kept. The messages whose calls run hold at most
+// [Config.WSReadLimit] bytes (one message always fits); until calls finish the reader
+// reads nothing more, so a client pipelining large messages waits in TCP, not in memory.
+// A message over WSReadLimit closes the connection with status 1009 and the reason
+// "message too big: over the read limit of N bytes". All outbound messages go through one
+// bounded queue drained by the writer, which is the only goroutine writing data frames.
 //
 // eth_subscribe(kind, params...) calls the [SubscribeFunc] registered for kind, which
 // arranges for [Subscription.Notify] to be called until [Subscription.Done] is closed.
@@ -62,17 +77,31 @@
 //
 // # HTTP
 //
-// [Server.ServeHTTP] serves the endpoint inside any http.Server. [Server.Serve] serves a
-// listener with a fast path in front of its own http.Server: the JSON-RPC requests of
-// ordinary clients (POST, HTTP/1.1, Content-Length within the body limit, a JSON content
-// type, no Expect, Transfer-Encoding or Upgrade) are read, answered and written by a
-// minimal HTTP/1.1 loop per connection, one read and one write per request. The first
-// request of any other kind (health checks, WebSocket upgrades, chunked bodies, curl's
-// Expect: 100-continue, errors such as 405, 413 and 415, malformed requests) hands the
-// connection, with the bytes already read, to the http.Server for good. Both paths give
-// the same answers byte for byte, Date aside, and apply the same limits and timeouts. The
-// fast path does not watch a connection while a method runs: a client that goes away is
-// noticed at the next read or write, not by cancelling the call.
+// One flow serves every HTTP request (http.go): the transport reads the head, decide
+// applies the endpoint's checks in go-ethereum's order (virtual host, method, body
+// length, content type, WebSocket origin) and serveJSON answers the body through a
+// responder that writes the bytes. [Server.ServeHTTP] is that flow inside any
+// http.Server. [Server.Serve] serves a listener with a fast path in front of its own
+// http.Server: the requests of ordinary JSON-RPC clients (POST, HTTP/1.1, Content-Length,
+// at most one Content-Type and Origin, no Expect, Transfer-Encoding or Upgrade) that
+// decide lets through and that need no header fields of their own (no CORS) are read,
+// answered and written by a minimal HTTP/1.1 loop per connection, one read and one write
+// per request. The first request of any other kind (health checks, WebSocket upgrades,
+// chunked bodies, curl's Expect: 100-continue, refusals such as 403, 405, 413 and 415,
+// CORS, malformed requests) hands the connection, with the bytes already read, to the
+// http.Server for good. Both paths give the same answers byte for byte, Date aside, and
+// apply the same limits and timeouts; docs/fastpaths.md names the tests that compare
+// them. The fast path does not watch a connection while a method runs: a client that goes
+// away is noticed at the next read or write, not by cancelling the call.
+//
+// # Exposure
+//
+// As go-ethereum's node does, the endpoint refuses web pages of other sites, which can
+// otherwise reach a loopback node through DNS rebinding (exposure.go): a request whose
+// Host is not in [Config.VirtualHosts] (IP literals and no Host always pass) gets 403, a
+// WebSocket upgrade whose Origin is not in [Config.WSOrigins] (default: the endpoint's own
+// localhost origins; no Origin always passes) gets 403, and CORS headers go only to
+// [Config.CORSOrigins].
 //
 // # Concurrency
 //

@@ -3,6 +3,7 @@ package rpc
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 )
 
@@ -39,18 +40,60 @@ const (
 	CodeClientLimit         = -38026
 )
 
-// Messages of the errors the server itself produces, as go-ethereum writes them.
-const (
-	msgParseError        = "parse error"
-	msgInvalidRequest    = "invalid request"
-	msgEmptyBatch        = "empty batch"
-	msgBatchTooLarge     = "batch too large"
-	msgTimeout           = "request timed out"
-	msgResponseTooLarge  = "response too large"
-	msgNonArrayArgs      = "non-array args"
-	msgHandlerCrashed    = "method handler crashed"
-	msgNotifyUnsupported = "notifications not supported"
+// The errors the server itself produces, with go-ethereum's messages. They are shared
+// and never modified.
+var (
+	errParse             = &Error{Code: CodeParseError, Message: "parse error"}
+	errInvalidRequest    = &Error{Code: CodeInvalidRequest, Message: "invalid request"}
+	errEmptyBatch        = &Error{Code: CodeInvalidRequest, Message: "empty batch"}
+	errTimeout           = &Error{Code: CodeTimeout, Message: "request timed out"}
+	errResponseTooLarge  = &Error{Code: CodeResponseTooLarge, Message: "response too large"}
+	errNonArrayArgs      = &Error{Code: CodeInvalidParams, Message: "non-array args"}
+	errHandlerCrashed    = &Error{Code: CodeInternal, Message: "method handler crashed"}
+	errNotifyUnsupported = &Error{Code: CodeMethodNotFound, Message: "notifications not supported"}
+	errConnClosed        = &Error{Code: CodeServer, Message: "connection closed"}
+	errReadBody          = &Error{Code: CodeParseError, Message: "read error"}
+	errReadTimeout       = &Error{Code: CodeParseError, Message: "read timeout"}
 )
+
+// batchTooLarge is go-ethereum's -32600 "batch too large" for a batch over
+// Config.BatchItemLimit, with the limit as data: {"limit": n}.
+func batchTooLarge(limit int) *Error {
+	return &Error{Code: CodeInvalidRequest, Message: "batch too large", Data: limitData{limit}}
+}
+
+// limitData is the data member of errors for a request over a limit.
+type limitData struct {
+	Limit int `json:"limit"`
+}
+
+// methodNotFound is go-ethereum's -32601 error for an unknown method.
+func methodNotFound(method []byte) *Error {
+	return &Error{Code: CodeMethodNotFound, Message: "the method " + string(method) + " does not exist/is not available"}
+}
+
+// methodNameTooLong refuses a method name over maxMethodNameLength.
+func methodNameTooLong(n int) *Error {
+	return NewError(CodeInvalidRequest, "method name too long: %d > %d", n, maxMethodNameLength)
+}
+
+// noSubscription is go-ethereum's -32601 error for an unknown subscription kind.
+func noSubscription(kind string, namespace []byte) *Error {
+	return NewError(CodeMethodNotFound, "no %q subscription in %s namespace", kind, namespace)
+}
+
+// internalError reports a result that could not be encoded.
+func internalError(err error) *Error {
+	return &Error{Code: CodeInternal, Message: err.Error()}
+}
+
+// readError is go-ethereum's error for a request body that could not be read.
+func readError(err error) *Error {
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		return errReadTimeout
+	}
+	return errReadBody
+}
 
 // Error is a JSON-RPC error: the "error" member of a response. A [Method] returns one to
 // choose the code; any other error is sent as [CodeServer] with its Error() text.

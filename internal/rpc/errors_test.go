@@ -3,6 +3,12 @@ package rpc
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +45,41 @@ func TestErrorMessage(t *testing.T) {
 	}
 	if got := NewError(1, "no args").Error(); got != "no args" {
 		t.Errorf("Error() = %q", got)
+	}
+}
+
+// TestCodesInOneFile checks that errors.go is the only file of the package that builds an
+// Error value or spells out a JSON-RPC code: the others use its constants, variables and
+// constructors.
+func TestCodesInOneFile(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if name == "errors.go" || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CompositeLit:
+				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "Error" {
+					t.Errorf("%s: Error literal outside errors.go", fset.Position(n.Pos()))
+				}
+			case *ast.UnaryExpr:
+				if lit, ok := n.X.(*ast.BasicLit); ok && n.Op == token.SUB && lit.Kind == token.INT {
+					if v, _ := strconv.Atoi(lit.Value); v >= 32000 {
+						t.Errorf("%s: error code -%s outside errors.go", fset.Position(n.Pos()), lit.Value)
+					}
+				}
+			}
+			return true
+		})
 	}
 }

@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"bytes"
-	"mime"
 	"strconv"
 )
 
@@ -15,21 +14,38 @@ import (
 //
 // Accepted: the request line "POST <target> HTTP/1.1" with an origin-form target; lines
 // ending in CRLF; header names of token characters; values of visible ASCII, space, tab
-// and obs-text (0x80-0xff); exactly one Host (valid host characters), one Content-Length
-// (decimal digits, at most the body limit) and one Content-Type that acceptedContentType
-// accepts; Connection values made of "close" and "keep-alive" tokens. Refused: anything
-// else, in particular Transfer-Encoding, Expect, Upgrade, folded header lines and heads
-// over maxFastHead bytes.
+// and obs-text (0x80-0xff); exactly one Host (valid host characters) and one
+// Content-Length (decimal digits), at most one Content-Type and one Origin; Connection
+// values made of "close" and "keep-alive" tokens. Refused: anything else, in particular
+// Transfer-Encoding, Expect, Upgrade, folded header lines and heads over maxFastHead
+// bytes. The parser only reads: whether the request is then served (its host, content
+// type and length allowed) is the HTTP flow's decision (http.go, decide).
 
 // maxFastHead is the longest request head the fast path reads; a longer one is handed to
 // net/http, whose limit (http.DefaultMaxHeaderBytes) is much larger.
 const maxFastHead = 8 << 10
 
-// fastRequest is the framing of one request the fast path serves.
+// fastRequest is the framing of one request the fast path reads, and the header values
+// the HTTP flow decides on. The byte slices alias the connection's buffer.
 type fastRequest struct {
-	head  int  // bytes of the request line and header fields, the empty line included
-	body  int  // Content-Length
-	close bool // the client sent "Connection: close"
+	head        int    // bytes of the request line and header fields, the empty line included
+	body        int    // Content-Length
+	close       bool   // the client sent "Connection: close"
+	host        []byte // Host value
+	contentType []byte // Content-Type value; nil when absent
+	origin      []byte // Origin value; nil when absent
+}
+
+// httpHead returns the head the HTTP flow decides on; host is req.host as a string.
+func (req *fastRequest) httpHead(host string) httpHead {
+	h := httpHead{method: "POST", host: host, contentType: contentType, contentLength: int64(req.body)}
+	if string(req.contentType) != contentType { // no allocation in the common case
+		h.contentType = string(req.contentType)
+	}
+	if req.origin != nil {
+		h.origin, h.hasOrigin = string(req.origin), true
+	}
+	return h
 }
 
 // headResult is the outcome of parseHead.
@@ -44,9 +60,8 @@ const (
 // fastPrefix starts every request line the fast path serves.
 const fastPrefix = "POST /"
 
-// parseHead parses the request head at the start of b. bodyLimit is Config.BodyLimit
-// (negative: none); a larger Content-Length is left to net/http, which answers 413.
-func parseHead(b []byte, bodyLimit int64) (fastRequest, headResult) {
+// parseHead parses the request head at the start of b.
+func parseHead(b []byte) (fastRequest, headResult) {
 	var req fastRequest
 	if n := min(len(b), len(fastPrefix)); string(b[:n]) != fastPrefix[:n] {
 		return req, headHandOff // not a POST: decided before the line is complete
@@ -73,7 +88,7 @@ func parseHead(b []byte, bodyLimit int64) (fastRequest, headResult) {
 			return req, headHandOff
 		}
 	}
-	if h.host != 1 || !h.contentLength || !h.contentType || (bodyLimit >= 0 && int64(req.body) > bodyLimit) {
+	if h.host != 1 || !h.contentLength {
 		return req, headHandOff
 	}
 	req.head = i
@@ -123,7 +138,8 @@ func validRequestLine(line []byte) bool {
 type headerSeen struct {
 	host          int  // Host fields
 	contentLength bool // one valid Content-Length seen
-	contentType   bool // one accepted Content-Type seen
+	contentType   bool // a Content-Type seen
+	origin        bool // an Origin seen
 }
 
 // field checks one header field line and records it in h and req. It reports false for a
@@ -152,6 +168,7 @@ func (h *headerSeen) field(line []byte, req *fastRequest) bool {
 				return false
 			}
 		}
+		req.host = value
 	case equalFoldASCII(name, "content-length"):
 		n, ok := parseContentLength(value)
 		if h.contentLength || !ok {
@@ -159,10 +176,15 @@ func (h *headerSeen) field(line []byte, req *fastRequest) bool {
 		}
 		h.contentLength, req.body = true, n
 	case equalFoldASCII(name, "content-type"):
-		if h.contentType || !acceptedMediaType(value) {
+		if h.contentType {
 			return false
 		}
-		h.contentType = true
+		h.contentType, req.contentType = true, value
+	case equalFoldASCII(name, "origin"):
+		if h.origin {
+			return false
+		}
+		h.origin, req.origin = true, value
 	case equalFoldASCII(name, "connection"):
 		return connectionTokens(value, req)
 	case equalFoldASCII(name, "transfer-encoding"), equalFoldASCII(name, "expect"), equalFoldASCII(name, "upgrade"):
@@ -184,15 +206,6 @@ func parseContentLength(v []byte) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, true
-}
-
-// acceptedMediaType applies acceptedContentType's rule to one header value.
-func acceptedMediaType(v []byte) bool {
-	if string(v) == contentType {
-		return true
-	}
-	mt, _, err := mime.ParseMediaType(string(v))
-	return err == nil && (mt == contentType || mt == "application/json-rpc" || mt == "application/jsonrequest")
 }
 
 // connectionTokens reads a Connection value: "close" marks req, "keep-alive" and empty

@@ -12,7 +12,8 @@ import (
 	"time"
 )
 
-// headCases are request heads with what parseHead makes of them. The body limit is 1024.
+// headCases are request heads with what parseHead makes of them. Whether a parsed head is
+// then served on the fast path is decide's call (TestFastServes).
 var headCases = []struct {
 	name string
 	head string
@@ -50,9 +51,12 @@ var headCases = []struct {
 	{"no length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n", headHandOff, 0, false},
 	{"two lengths", "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n", headHandOff, 0, false},
 	{"signed length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: +1\r\n\r\n", headHandOff, 0, false},
-	{"over limit", "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1025\r\n\r\n", headHandOff, 0, false},
-	{"no type", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n", headHandOff, 0, false},
-	{"text/plain", "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1\r\n\r\n", headHandOff, 0, false},
+	{"over limit", "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1025\r\n\r\n", headDone, 1025, false},
+	{"no type", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n", headDone, 1, false},
+	{"text/plain", "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1\r\n\r\n", headDone, 1, false},
+	{"origin", "POST / HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:3000\r\nContent-Type: application/json\r\nContent-Length: 1\r\n\r\n", headDone, 1, false},
+	{"two types", "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Type: application/json\r\nContent-Length: 1\r\n\r\n", headHandOff, 0, false},
+	{"two origins", "POST / HTTP/1.1\r\nHost: x\r\nOrigin: a\r\nOrigin: a\r\nContent-Type: application/json\r\nContent-Length: 1\r\n\r\n", headHandOff, 0, false},
 	{"chunked", "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", headHandOff, 0, false},
 	{"expect", "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n", headHandOff, 0, false},
 	{"upgrade", "POST / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\nContent-Type: application/json\r\nContent-Length: 1\r\n\r\n", headHandOff, 0, false},
@@ -71,7 +75,7 @@ func TestParseHead(t *testing.T) {
 			if tt.want == headDone {
 				in += "body" // the start of the body is not part of the head
 			}
-			req, res := parseHead([]byte(in), 1024)
+			req, res := parseHead([]byte(in))
 			if res != tt.want {
 				t.Fatalf("result %d, want %d", res, tt.want)
 			}
@@ -83,17 +87,18 @@ func TestParseHead(t *testing.T) {
 }
 
 // FuzzParseHead checks parseHead against net/http's server: a head parseHead accepts must
-// reach the handler as a POST with the same Content-Length and Connection: close, a
-// content type ServeHTTP accepts and nothing that would make servePost or net/http treat
-// it differently (Transfer-Encoding, Expect, Upgrade). An incomplete head must not be
-// rejected by net/http (which would mean parseHead accepted a line it refuses).
+// reach the handler as a POST with the same Content-Length and Connection: close, the
+// same head for the HTTP flow (host, content type, origin: so decide rules the same on
+// both paths) and nothing that would make net/http treat it differently
+// (Transfer-Encoding, Expect, Upgrade). An incomplete head must not be rejected by
+// net/http (which would mean parseHead accepted a line it refuses).
 func FuzzParseHead(f *testing.F) {
 	for _, tt := range headCases {
 		f.Add([]byte(tt.head))
 	}
 	o := newHTTPOracle(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		req, res := parseHead(in, 1<<16)
+		req, res := parseHead(in)
 		switch res {
 		case headHandOff:
 			return
@@ -102,6 +107,9 @@ func FuzzParseHead(f *testing.F) {
 				t.Fatalf("parseHead wants more of %q; net/http: request %v, wrote a response %v", in, got != nil, wrote)
 			}
 			return
+		}
+		if req.body > 1<<16 {
+			return // not worth a body of that size; decide refuses it on both paths alike
 		}
 		msg := append(bytes.Clone(in[:req.head]), bytes.Repeat([]byte{'x'}, req.body)...)
 		r, _ := o.serve(t, msg)
@@ -112,8 +120,11 @@ func FuzzParseHead(f *testing.F) {
 			t.Fatalf("%q: net/http reads %s %s", in[:req.head], r.Method, r.Proto)
 		case r.ContentLength != int64(req.body) || r.Close != req.close:
 			t.Fatalf("%q: Content-Length %d, close %v; net/http: %d, %v", in[:req.head], req.body, req.close, r.ContentLength, r.Close)
-		case len(r.TransferEncoding) > 0 || len(r.Header["Expect"]) > 0 || len(r.Header["Upgrade"]) > 0 || !acceptedContentType(r.Header):
+		case len(r.TransferEncoding) > 0 || len(r.Header["Expect"]) > 0 || len(r.Header["Upgrade"]) > 0:
 			t.Fatalf("%q: net/http reads header %v", in[:req.head], r.Header)
+		}
+		if fast, slow := req.httpHead(string(req.host)), o.srv.headOf(r); fast != slow {
+			t.Fatalf("%q: fast path reads %+v, net/http %+v", in[:req.head], fast, slow)
 		}
 	})
 }
@@ -122,10 +133,11 @@ func FuzzParseHead(f *testing.F) {
 type httpOracle struct {
 	l    *handoffListener
 	reqs chan *http.Request
+	srv  *Server // for headOf
 }
 
 func newHTTPOracle(tb testing.TB) *httpOracle {
-	o := &httpOracle{l: newHandoffListener(memAddr{}), reqs: make(chan *http.Request, 1)}
+	o := &httpOracle{l: newHandoffListener(memAddr{}), reqs: make(chan *http.Request, 1), srv: NewServer(Config{}, Service{})}
 	hs := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			o.reqs <- r.Clone(r.Context())
@@ -220,7 +232,7 @@ func BenchmarkParseHead(b *testing.B) {
 	head := []byte(headCases[0].head)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, res := parseHead(head, DefaultBodyLimit); res != headDone {
+		if _, res := parseHead(head); res != headDone {
 			b.Fatal(res)
 		}
 	}

@@ -23,9 +23,10 @@ import (
 // away is noticed at the next read or write, not by cancelling the running call.
 
 // fastConn is one connection served by the fast path. Its goroutine (serveFast) reads,
-// runs and answers the requests one at a time. The only other goroutines that touch it
-// are the exchange's timer, which writes a late response while serveFast waits in a
-// method, and Shutdown, which closes it when idle (state).
+// runs and answers the requests one at a time; the HTTP flow (http.go) decides what to
+// answer. The only other goroutines that touch it are the exchange's timer, which writes
+// a late response while serveFast waits in a method, and Shutdown, which closes it when
+// idle (state).
 type fastConn struct {
 	srv   *Server
 	nc    net.Conn
@@ -37,8 +38,9 @@ type fastConn struct {
 	served  bool // a request was served: net/http then skips CR/LF before the next
 
 	readDeadline time.Time // as last set
+	host         string    // the Host of the last request, kept to save its allocation
 
-	// Per request. respond sets them, on serveFast's goroutine or on the timer's while
+	// Per request. write sets them, on serveFast's goroutine or on the timer's while
 	// serveFast waits in the exchange; the exchange's mutex orders the two.
 	closeAfter bool   // answer with Connection: close and close (client's or Shutdown's wish)
 	responded  bool   // the response was written
@@ -65,9 +67,6 @@ const (
 	// write; larger ones go out with writev.
 	maxCopiedBody = 64 << 10
 )
-
-// parseErrorResponse answers a body that is not valid JSON.
-var parseErrorResponse = appendErrorResponse(nil, jsonNull, &Error{Code: CodeParseError, Message: msgParseError})
 
 // serveFast serves fc on the fast path until it closes or is handed to l's http.Server.
 // The caller has tracked fc.
@@ -124,9 +123,9 @@ func (fc *fastConn) readRequest() (fastRequest, next) {
 				}
 				waiting = false
 			}
-			req, res = parseHead(p, fc.srv.cfg.BodyLimit)
+			req, res = parseHead(p)
 			switch {
-			case res == headHandOff:
+			case res == headHandOff, res == headDone && !fc.serves(&req):
 				return req, nextHandOff
 			case res == headDone && len(p) >= req.head+req.body:
 				return req, nextServe
@@ -142,6 +141,17 @@ func (fc *fastConn) readRequest() (fastRequest, next) {
 			return req, nextClose
 		}
 	}
+}
+
+// serves reports whether the fast path answers a request with this head: when the HTTP
+// flow would serve it as JSON-RPC with no header fields of its own (no CORS). Everything
+// else, refusals included, is net/http's to write.
+func (fc *fastConn) serves(req *fastRequest) bool {
+	if string(req.host) != fc.host {
+		fc.host = string(req.host) // one allocation per connection, not per request
+	}
+	h := req.httpHead(fc.host)
+	return fc.srv.decide(&h) == serveRPC && fc.srv.exp.corsOrigin(h.origin) == ""
 }
 
 // goIdle marks the connection idle between requests. It reports false when Shutdown has
@@ -265,29 +275,23 @@ func (fc *fastConn) handle(req fastRequest) {
 		}
 	}
 	body := fc.buf[fc.start+req.head : fc.start+req.head+req.body]
-	x := s.getExchange()
-	x.fc = fc
-	switch err := x.parse(body); {
-	case err != nil:
-		s.putExchange(x)
-		fc.respond(parseErrorResponse, false)
-	case len(x.reqs) == 0 && !x.batch:
-		s.putExchange(x) // empty body: no message, no answer (go-ethereum)
-	default:
-		if x.run(s.fastCtx) {
-			s.putExchange(x)
-		}
-	}
+	s.serveJSON(s.fastCtx, body, fc, nil)
 	if !fc.responded {
-		fc.respond(nil, false) // nothing to answer: 200 with an empty body
+		fc.write(nil, false) // nothing to answer: 200 with an empty body
 	}
 	fc.consume(req.head + req.body)
 }
 
-// respond writes a 200 response with body. A late response (the exchange's timer, while
+// respond implements responder: it writes the response of an exchange.
+func (fc *fastConn) respond(out *buffer, late bool) {
+	fc.write(out.b, late)
+	fc.srv.putBuf(out)
+}
+
+// write writes a 200 response with body. A late response (the exchange's timer, while
 // a method still runs on serveFast's goroutine) closes the connection after the method
-// returns, as writeHTTP does over net/http. respond is called at most once per request.
-func (fc *fastConn) respond(body []byte, late bool) {
+// returns, as writeHTTP does over net/http. write is called at most once per request.
+func (fc *fastConn) write(body []byte, late bool) {
 	fc.responded = true
 	closing := late || fc.closeAfter || fc.srv.shutdown.Load()
 	now := time.Now()
@@ -317,7 +321,7 @@ func (fc *fastConn) answerReadError(err error) {
 	if d := fc.srv.cfg.WriteTimeout; d > 0 {
 		fc.nc.SetWriteDeadline(time.Now().Add(d))
 	}
-	fc.respond(appendErrorResponse(nil, jsonNull, readError(err)), true)
+	fc.write(appendErrorResponse(nil, jsonNull, readError(err)), true)
 }
 
 // closeIfIdle closes the connection if it waits for a request; Shutdown calls it.

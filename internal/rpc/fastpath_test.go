@@ -18,7 +18,7 @@ import (
 // rawRequest is a JSON-RPC POST request as a minimal client sends it, with extra header
 // lines (each ending in CRLF) before the framing fields.
 func rawRequest(body, extra string) string {
-	return "POST / HTTP/1.1\r\nHost: test\r\n" + extra + "Content-Type: application/json\r\nContent-Length: " +
+	return "POST / HTTP/1.1\r\nHost: localhost\r\n" + extra + "Content-Type: application/json\r\nContent-Length: " +
 		strconv.Itoa(len(body)) + "\r\n\r\n" + body
 }
 
@@ -83,7 +83,7 @@ func (c *rawConn) tryResponse() (head, body string, err error) {
 	case n >= 0:
 		buf = make([]byte, n)
 		_, err = io.ReadFull(c.br, buf)
-	case !strings.HasPrefix(b.String(), "HTTP/1.1 1"):
+	case !strings.HasPrefix(b.String(), "HTTP/1.1 1") && !strings.HasPrefix(b.String(), "HTTP/1.1 204"):
 		buf, err = io.ReadAll(c.br)
 	}
 	return dateField.ReplaceAllString(b.String(), "Date: <date>\r"), string(buf), err
@@ -153,6 +153,43 @@ func TestFastPathSameBytes(t *testing.T) {
 			t.Errorf("%d connections handed off", n)
 		}
 	})
+}
+
+// TestFastPathSameRefusals sends requests that the HTTP flow refuses, or serves with
+// header fields of its own, to both paths and compares the raw responses: the fast path
+// hands them to net/http, so both answer through the same decide and the same writer.
+func TestFastPathSameRefusals(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.BodyLimit = 1024
+	cfg.CORSOrigins = []string{"http://app.example"}
+	ts := startServer(t, cfg)
+	mounted := httptest.NewServer(ts.srv)
+	t.Cleanup(mounted.Close)
+	call := `{"jsonrpc":"2.0","id":1,"method":"test_nil"}`
+	tests := []struct{ name, req string }{
+		{"host not allowed", strings.Replace(rawRequest(call, ""), "Host: localhost", "Host: evil.example", 1)},
+		{"ip literal host", strings.Replace(rawRequest(call, ""), "Host: localhost", "Host: 192.0.2.1:8545", 1)},
+		{"text/plain", strings.Replace(rawRequest(call, ""), "application/json", "text/plain", 1)},
+		{"no content type", strings.Replace(rawRequest(call, ""), "Content-Type: application/json\r\n", "", 1)},
+		{"over body limit", rawRequest(strings.Repeat(" ", 1025), "")},
+		{"cors origin", rawRequest(call, "Origin: http://app.example\r\n")},
+		{"other origin", rawRequest(call, "Origin: http://other.example\r\n")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var heads, bodies [2]string
+			for i, url := range []string{ts.url, mounted.URL} {
+				c := dialRaw(t, url)
+				c.send(tt.req)
+				heads[i], bodies[i] = c.response()
+			}
+			if heads[0] != heads[1] || bodies[0] != bodies[1] {
+				t.Errorf("fast path:\n%s%.200s\nnet/http:\n%s%.200s", heads[0], bodies[0], heads[1], bodies[1])
+			}
+		})
+	}
 }
 
 // TestFastPathPipelined checks requests sent back to back, some split across writes,
@@ -241,7 +278,7 @@ func TestFastPathTimeouts(t *testing.T) {
 	t.Run("header", func(t *testing.T) {
 		t.Parallel()
 		c := dialRaw(t, ts.url)
-		c.send("POST / HTTP/1.1\r\nHost: test\r\n")
+		c.send("POST / HTTP/1.1\r\nHost: localhost\r\n")
 		c.expectClosed(5 * time.Second)
 	})
 	t.Run("body", func(t *testing.T) {

@@ -28,18 +28,18 @@ func TestHandOff(t *testing.T) {
 		wantStatus string // status line
 		wantBody   string
 	}{
-		{"get", "GET / HTTP/1.1\r\nHost: test\r\n\r\n", "HTTP/1.1 200 OK", ""},
-		{"put", "PUT / HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n", "HTTP/1.1 405 Method Not Allowed", "method not allowed\n"},
+		{"get", "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n", "HTTP/1.1 200 OK", ""},
+		{"put", "PUT / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n", "HTTP/1.1 405 Method Not Allowed", "method not allowed\n"},
 		{"body over limit", rawRequest(big, ""), "HTTP/1.1 413 Request Entity Too Large", fmt.Sprintf("content length too large (%d>1024)\n", len(big))},
 		{"text/plain", strings.Replace(rawRequest(call, ""), "application/json", "text/plain", 1), "HTTP/1.1 415 Unsupported Media Type", "invalid content type, only application/json is supported\n"},
-		{"chunked", "POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		{"chunked", "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
 			strconv.FormatInt(int64(len(call)), 16) + "\r\n" + call + "\r\n0\r\n\r\n", "HTTP/1.1 200 OK", result},
 		{"expect continue", rawRequest(call, "Expect: 100-continue\r\n"), "HTTP/1.1 100 Continue", ""},
 		{"http/1.0", strings.Replace(rawRequest(call, ""), "HTTP/1.1", "HTTP/1.0", 1), "HTTP/1.0 200 OK", result},
-		{"no host", strings.Replace(rawRequest(call, ""), "Host: test\r\n", "", 1), "HTTP/1.1 400 Bad Request: missing required Host header", "400 Bad Request: missing required Host header"},
+		{"no host", strings.Replace(rawRequest(call, ""), "Host: localhost\r\n", "", 1), "HTTP/1.1 400 Bad Request: missing required Host header", "400 Bad Request: missing required Host header"},
 		{"folded field", rawRequest(call, "X-A: 1\r\n 2\r\n"), "HTTP/1.1 200 OK", result},
-		{"bare LF", "POST / HTTP/1.1\nHost: test\nContent-Type: application/json\nContent-Length: 44\n\n" + call, "HTTP/1.1 200 OK", result},
-		{"malformed", "POST / HTTP/1.1\r\nHost: test\r\nBad Field\r\n\r\n", "HTTP/1.1 400 Bad Request", "400 Bad Request"},
+		{"bare LF", "POST / HTTP/1.1\nHost: localhost\nContent-Type: application/json\nContent-Length: 44\n\n" + call, "HTTP/1.1 200 OK", result},
+		{"malformed", "POST / HTTP/1.1\r\nHost: localhost\r\nBad Field\r\n\r\n", "HTTP/1.1 400 Bad Request", "400 Bad Request"},
 	}
 	for _, after := range []bool{false, true} {
 		for _, tt := range tests {

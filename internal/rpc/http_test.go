@@ -278,3 +278,73 @@ func readRawBody(b *testing.B, nc net.Conn, buf []byte) int {
 		}
 	}
 }
+
+// FuzzServeJSON runs arbitrary bodies through the whole exchange (parse, dispatch, encode,
+// batch limits) as an HTTP request: nothing may panic, and the answer is valid JSON with
+// one entry per answered message: one object, an array with an entry for each message of
+// a batch that is not a notification, or nothing at all.
+func FuzzServeJSON(f *testing.F) {
+	addScriptSeeds(f)
+	svc := newTestService().service()
+	for _, m := range []string{"test_stuck", "test_block", "test_notify"} {
+		delete(svc.Methods, m) // they wait for the test or the timeout
+	}
+	srv := newServer(testConfig(), svc, sequentialIDs())
+	f.Fuzz(func(t *testing.T, body []byte) {
+		rec := &recorder{srv: srv}
+		srv.serveJSON(context.Background(), body, rec, nil)
+		if rec.n > 1 {
+			t.Fatalf("%d responses", rec.n)
+		}
+		if rec.n == 1 && !json.Valid(rec.b) {
+			t.Fatalf("invalid JSON response %q", rec.b)
+		}
+		reqs, batch, err := parseBody(body, nil, srv.cfg.BatchItemLimit)
+		if err != nil || !batch || len(reqs) == 0 {
+			return
+		}
+		answered := 0
+		for i := range reqs {
+			if reqs[i].answered() {
+				answered++
+			}
+		}
+		var entries []json.RawMessage
+		if answered > 0 && (rec.n != 1 || json.Unmarshal(rec.b, &entries) != nil) {
+			t.Fatalf("batch of %d answered messages: response %q", answered, rec.b)
+		}
+		if len(entries) != answered {
+			t.Fatalf("%d entries for %d answered messages: %s", len(entries), answered, rec.b)
+		}
+	})
+}
+
+// recorder is a responder that keeps the last response.
+type recorder struct {
+	srv *Server
+	n   int
+	b   []byte
+}
+
+func (r *recorder) respond(out *buffer, late bool) {
+	r.n++
+	r.b = append(r.b[:0], out.b...)
+	r.srv.putBuf(out)
+}
+
+// BenchmarkDecide measures the checks every request passes (virtual host, method, length,
+// content type), for the heads of common clients.
+func BenchmarkDecide(b *testing.B) {
+	srv := NewServer(Config{}, Service{})
+	for _, host := range []string{"127.0.0.1:8545", "localhost:8545"} {
+		b.Run("host="+host, func(b *testing.B) {
+			h := httpHead{method: http.MethodPost, host: host, contentType: contentType, contentLength: 84}
+			b.ReportAllocs()
+			for b.Loop() {
+				if srv.decide(&h) != serveRPC || srv.exp.corsOrigin(h.origin) != "" {
+					b.Fatal("refused")
+				}
+			}
+		})
+	}
+}

@@ -13,8 +13,9 @@ type Config struct {
 	BodyLimit int64
 
 	// BatchItemLimit is the largest number of messages in one batch. A larger batch is
-	// answered with one -32600 "batch too large" error. Zero means 1000; a negative value
-	// removes the limit.
+	// answered with one -32600 "batch too large" error (data: {"limit": n}), as soon as
+	// the scanner reaches the message past the limit: no more than n messages are ever
+	// parsed. Zero means 1000; a negative value removes the limit.
 	BatchItemLimit int
 
 	// BatchResponseLimit caps the bytes of results and errors in one batch response. Once a
@@ -35,7 +36,10 @@ type Config struct {
 	RequestTimeout time.Duration
 
 	// WSReadLimit is the largest WebSocket message in bytes. A larger message closes the
-	// connection (status 1009). Zero means 32 MiB; a negative value removes the limit.
+	// connection with status 1009 and the reason "message too big: over the read limit of
+	// N bytes". It also bounds the bytes of the messages whose calls run at once on one
+	// connection (a message always fits when none runs). Zero means 32 MiB; a negative
+	// value removes both bounds.
 	WSReadLimit int64
 
 	// WSSendQueue is the number of outbound messages buffered per WebSocket connection.
@@ -65,6 +69,28 @@ type Config struct {
 	// connections are not subject to them.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
+	// VirtualHosts lists the host names a request's Host header may name, as
+	// go-ethereum's --http.vhosts: others get 403 "invalid host specified". IP literals
+	// and requests without Host are always allowed; "*" allows every name. It keeps web
+	// pages that reach a loopback node through DNS rebinding out. Nil means
+	// {"localhost"}. It applies to every request: POST, GET and WebSocket upgrades.
+	VirtualHosts []string
+
+	// WSOrigins lists the origins a WebSocket upgrade may come from, as go-ethereum's
+	// --ws.origins: "scheme://host:port", or a rule that leaves out the scheme or the port
+	// ("localhost" allows any of them); "*" allows every origin. An upgrade from another
+	// origin gets 403; one without an Origin header (not a browser) is always allowed. Nil
+	// means the endpoint's own localhost origins: http:// and https:// with localhost,
+	// 127.0.0.1 and [::1] on the port the connection came in on.
+	WSOrigins []string
+
+	// CORSOrigins lists the origins that get CORS headers, as go-ethereum's
+	// --http.corsdomain: a request whose Origin is listed gets Access-Control-Allow-Origin
+	// and a preflight (OPTIONS) is answered 204 with the allowed method and headers; "*"
+	// allows every origin. Nil means none: no CORS headers, so browser pages of other
+	// origins cannot read responses, and OPTIONS gets 405.
+	CORSOrigins []string
+
 	// Logger receives panics of methods (with stack), slow-consumer disconnects and
 	// WebSocket errors. Nil discards.
 	Logger *slog.Logger
@@ -81,6 +107,7 @@ const (
 	DefaultWSReadLimit        = 32 << 20
 	DefaultWSSendQueue        = 1024
 	DefaultWSSendQueueBytes   = 16 << 20
+	DefaultVirtualHost        = "localhost"
 	defaultWSInFlight         = 256
 	defaultReadHeaderTimeout  = 5 * time.Second
 	defaultReadTimeout        = 30 * time.Second
@@ -137,6 +164,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WSInFlight <= 0 {
 		c.WSInFlight = defaultWSInFlight
+	}
+	if c.VirtualHosts == nil {
+		c.VirtualHosts = []string{DefaultVirtualHost}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"unicode/utf8"
 )
 
@@ -73,11 +74,20 @@ func (r *request) replyID() []byte {
 
 var jsonNull = []byte("null")
 
+// errBatchTooLarge reports a batch with more items than the limit parseBody was given.
+var errBatchTooLarge = errors.New("batch too large")
+
 // parseBody splits a request body into messages, appending them to dst. It reports
 // whether the body is a batch (a JSON array). Elements that are not objects become zero
 // requests, which are answered as invalid. The whole body must be valid JSON, otherwise
 // errSyntax is returned. A body of only whitespace gives no messages and no error.
-func parseBody(body []byte, dst []request) ([]request, bool, error) {
+//
+// A batch with more than maxItems items (maxItems < 0: no limit) is refused with
+// errBatchTooLarge as soon as item maxItems+1 begins: the items before it are in the
+// result, the rest of the body is neither read nor validated. So the memory a batch takes
+// is bounded by the limit, not by the body: each item costs a request struct (80 bytes),
+// and a 32 MiB body of "[1,1,…]" would otherwise be 16.7 million of them.
+func parseBody(body []byte, dst []request, maxItems int) ([]request, bool, error) {
 	i := skipSpace(body, 0)
 	if i == len(body) {
 		return dst, false, nil
@@ -88,7 +98,7 @@ func parseBody(body []byte, dst []request) ([]request, bool, error) {
 		err error
 	)
 	if batch {
-		end, dst, err = parseBatch(body, i, dst)
+		end, dst, err = parseBatch(body, i, dst, maxItems)
 	} else {
 		dst = append(dst, request{})
 		end, err = parseMessage(body, i, 0, &dst[len(dst)-1])
@@ -102,13 +112,17 @@ func parseBody(body []byte, dst []request) ([]request, bool, error) {
 	return dst, batch, nil
 }
 
-// parseBatch parses the array at body[i] into messages.
-func parseBatch(body []byte, i int, dst []request) (int, []request, error) {
+// parseBatch parses the array at body[i] into messages, at most maxItems of them
+// (negative: no limit).
+func parseBatch(body []byte, i int, dst []request, maxItems int) (int, []request, error) {
 	i = skipSpace(body, i+1)
 	if i < len(body) && body[i] == ']' {
 		return i + 1, dst, nil
 	}
-	for {
+	for n := 0; ; n++ {
+		if n == maxItems {
+			return 0, dst, errBatchTooLarge
+		}
 		dst = append(dst, request{})
 		end, err := parseMessage(body, i, 1, &dst[len(dst)-1])
 		if err != nil {
@@ -187,27 +201,33 @@ func unescape(s []byte) []byte {
 	return stringValue(quoted)
 }
 
+// maxParams is the most elements parseParams splits off a "params" array. No method takes
+// that many, so a call with more gets maxParams+1 of them, which is enough for the method
+// to refuse it with its own "too many arguments, want at most N"; the rest is not split,
+// so a body of "params":[1,1,…] costs no memory per element.
+const maxParams = 64
+
 // parseParams splits the raw "params" value of a call into its elements, appended to
-// dst[:0]. Missing, empty and null params give no elements; anything but an array is an
-// error.
+// dst[:0]: all of them, or the first maxParams+1 when there are more. Missing, empty and
+// null params give no elements; anything but an array is an error.
 func parseParams(raw json.RawMessage, dst Params) (Params, *Error) {
 	raw = trimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
 	if raw[0] != '[' {
-		return nil, &Error{Code: CodeInvalidParams, Message: msgNonArrayArgs}
+		return nil, errNonArrayArgs
 	}
 	i := skipSpace(raw, 1)
 	if raw[i] == ']' {
 		return nil, nil
 	}
 	params := dst[:0]
-	for {
+	for len(params) <= maxParams {
 		// The body was validated as a whole, so the scan cannot fail.
 		end, err := scanValue(raw, i, 1)
 		if err != nil {
-			return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+			return nil, InvalidParams("%v", err)
 		}
 		params = append(params, raw[i:end])
 		i = skipSpace(raw, end)
@@ -216,6 +236,7 @@ func parseParams(raw json.RawMessage, dst Params) (Params, *Error) {
 		}
 		i = skipSpace(raw, i+1)
 	}
+	return params, nil
 }
 
 // encodeValue returns the JSON encoding of v like appendValue, but a json.RawMessage as

@@ -81,6 +81,50 @@ func TestParseParams(t *testing.T) {
 	}
 }
 
+// FuzzParseParams checks parseParams against encoding/json: a valid "params" array gives
+// its elements, trimmed, up to maxParams+1 of them; null or nothing gives none; anything
+// else is -32602 "non-array args".
+func FuzzParseParams(f *testing.F) {
+	for _, seed := range []string{``, `null`, `[]`, `[1]`, `["latest",false]`, ` [ 1 , [2,3] , {"a":[]} ] `, `{"a":1}`, `"x"`,
+		"[" + strings.Repeat("1,", maxParams) + "1]", "[" + strings.Repeat("1,", maxParams+5) + "1]"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) && len(trimSpace(raw)) > 0 {
+			return // the envelope scanner refuses the body before params are split
+		}
+		got, err := parseParams(raw, nil)
+		var elems []json.RawMessage
+		switch v := trimSpace(raw); {
+		case len(v) == 0 || string(v) == "null":
+			if err != nil || got.Len() != 0 {
+				t.Fatalf("%q: %v, %d params; want none", raw, err, got.Len())
+			}
+			return
+		case v[0] != '[':
+			if err != errNonArrayArgs {
+				t.Fatalf("%q: error %v, want non-array args", raw, err)
+			}
+			return
+		default:
+			if json.Unmarshal(raw, &elems) != nil {
+				t.Fatalf("%q: not an array for encoding/json", raw)
+			}
+		}
+		if err != nil {
+			t.Fatalf("%q: error %v", raw, err)
+		}
+		if want := min(len(elems), maxParams+1); got.Len() != want {
+			t.Fatalf("%q: %d params, want %d", raw, got.Len(), want)
+		}
+		for i := range got.Len() {
+			if string(got.At(i)) != string(trimSpace(elems[i])) {
+				t.Fatalf("%q: param %d = %s, want %s", raw, i, got.At(i), elems[i])
+			}
+		}
+	})
+}
+
 // TestAppendValue checks the encodings of results.
 func TestAppendValue(t *testing.T) {
 	t.Parallel()
@@ -125,7 +169,7 @@ func BenchmarkParse(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				got, _, err := parseBody(body, reqs[:0])
+				got, _, err := parseBody(body, reqs[:0], -1)
 				if err != nil || len(got) == 0 || len(got[0].method) == 0 {
 					b.Fatal("bad parse", err)
 				}

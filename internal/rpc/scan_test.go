@@ -20,7 +20,7 @@ func TestScanValid(t *testing.T) {
 		strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
 	}
 	for _, in := range inputs {
-		_, _, err := parseBody([]byte(in), nil)
+		_, _, err := parseBody([]byte(in), nil, -1)
 		got := err == nil
 		want := json.Valid([]byte(in)) || strings.TrimSpace(in) == ""
 		if got != want {
@@ -40,8 +40,9 @@ func FuzzParseBody(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	addScriptSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		reqs, batch, err := parseBody(body, nil)
+		reqs, batch, err := parseBody(body, nil, -1)
 		if valid := json.Valid(body) || len(trimSpace(body)) == 0; (err == nil) != valid {
 			t.Fatalf("parseBody error %v, json.Valid %v", err, valid)
 		}
@@ -94,4 +95,58 @@ func checkMessage(t *testing.T, item json.RawMessage, r *request) {
 	if r.reply != (hasResult || hasError) {
 		t.Errorf("reply = %v", r.reply)
 	}
+}
+
+// FuzzParseBatchLimit checks parseBody with an item limit against parseBody without one: a
+// body within the limit parses the same; a batch over it is refused with
+// errBatchTooLarge, holding exactly the first limit items of the unlimited parse, and
+// never more (the limit bounds memory, not just the answer).
+func FuzzParseBatchLimit(f *testing.F) {
+	for _, seed := range []string{`[1,2,3]`, `[1,2,3,4]`, `[1,2,3,4,5]`, `[1,2,3,4,x`, `[{"id":1},2,3,{"method":"m"},5]`, `[]`, `{}`, `[[1,2,3,4,5]]`} {
+		f.Add(uint8(3), []byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, limit uint8, body []byte) {
+		n := int(limit % 8)
+		got, gotBatch, gotErr := parseBody(body, nil, n)
+		want, wantBatch, wantErr := parseBody(body, nil, -1)
+		if gotBatch != wantBatch {
+			t.Fatalf("batch %v, without limit %v", gotBatch, wantBatch)
+		}
+		if gotErr == errBatchTooLarge {
+			if !gotBatch || len(got) != n {
+				t.Fatalf("refused with %d items (batch %v), limit %d", len(got), gotBatch, n)
+			}
+			if wantErr == nil && len(want) <= n {
+				t.Fatalf("refused a batch of %d items, limit %d", len(want), n)
+			}
+			if len(want) < n {
+				t.Fatalf("%d items before the limit, %d without it", len(got), len(want))
+			}
+			for i := range got {
+				if !sameRequest(&got[i], &want[i]) {
+					t.Fatalf("item %d: %+v, without limit %+v", i, got[i], want[i])
+				}
+			}
+			return
+		}
+		if (gotErr == nil) != (wantErr == nil) || len(got) != len(want) {
+			t.Fatalf("error %v, %d items; without limit %v, %d items", gotErr, len(got), wantErr, len(want))
+		}
+		if gotErr == nil && gotBatch && len(got) > n {
+			t.Fatalf("accepted %d items, limit %d", len(got), n)
+		}
+		for i := range got {
+			if !sameRequest(&got[i], &want[i]) {
+				t.Fatalf("item %d: %+v, without limit %+v", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// sameRequest compares two parsed messages.
+func sameRequest(a, b *request) bool {
+	return string(a.id) == string(b.id) && (a.id == nil) == (b.id == nil) &&
+		string(a.method) == string(b.method) && (a.method == nil) == (b.method == nil) &&
+		string(a.params) == string(b.params) && (a.params == nil) == (b.params == nil) &&
+		a.version == b.version && a.reply == b.reply
 }

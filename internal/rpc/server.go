@@ -44,6 +44,7 @@ type Service struct {
 // JSON-RPC POST requests in front of its own http.Server. It is safe for concurrent use.
 type Server struct {
 	cfg     Config
+	exp     *exposure // who may connect (exposure.go)
 	methods map[string]Method
 	kinds   map[string]SubscribeFunc
 	log     *slog.Logger
@@ -86,6 +87,7 @@ func newServer(cfg Config, svc Service, newID func() string) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{
 		cfg:     cfg,
+		exp:     newExposure(&cfg),
 		methods: svc.Methods,
 		kinds:   svc.Subscriptions,
 		log:     cfg.Logger,
@@ -333,13 +335,13 @@ func (s *Server) answer(ctx context.Context, x *exchange, r *request) outcome {
 	case r.isResponse():
 		return outcome{skip: true}
 	}
-	return outcome{err: &Error{Code: CodeInvalidRequest, Message: msgInvalidRequest}}
+	return outcome{err: errInvalidRequest}
 }
 
 // call runs a call or notification.
 func (s *Server) call(ctx context.Context, x *exchange, r *request) outcome {
 	if len(r.method) > maxMethodNameLength {
-		return outcome{err: NewError(CodeInvalidRequest, "method name too long: %d > %d", len(r.method), maxMethodNameLength)}
+		return outcome{err: methodNameTooLong(len(r.method))}
 	}
 	if bytes.HasSuffix(r.method, []byte("_subscribe")) {
 		return s.subscribe(ctx, x.conn, r)
@@ -369,7 +371,7 @@ func (s *Server) invoke(ctx context.Context, method []byte, m Method, params Par
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("rpc method panicked", "method", string(method), "panic", p, "stack", string(debug.Stack()))
-			res, err = nil, &Error{Code: CodeInternal, Message: msgHandlerCrashed}
+			res, err = nil, errHandlerCrashed
 		}
 	}()
 	return m(ctx, params)
@@ -379,17 +381,12 @@ func (s *Server) invoke(ctx context.Context, method []byte, m Method, params Par
 func (s *Server) result(res any) outcome {
 	enc, err := encodeValue(res)
 	if err != nil {
-		return outcome{err: &Error{Code: CodeInternal, Message: err.Error()}}
+		return outcome{err: internalError(err)}
 	}
 	if s.cfg.ResponseLimit >= 0 && len(enc) > s.cfg.ResponseLimit {
-		return outcome{err: &Error{Code: CodeResponseTooLarge, Message: msgResponseTooLarge}}
+		return outcome{err: errResponseTooLarge}
 	}
 	return outcome{result: enc}
-}
-
-// methodNotFound is go-ethereum's -32601 error.
-func methodNotFound(method []byte) *Error {
-	return &Error{Code: CodeMethodNotFound, Message: "the method " + string(method) + " does not exist/is not available"}
 }
 
 // randomID returns a subscription ID: 16 random bytes as a hex quantity (go-ethereum's
@@ -428,3 +425,21 @@ func (s *Server) putBuf(b *buffer) {
 	b.b = b.b[:0]
 	s.bufs.Put(b)
 }
+
+// grow returns buf with room for at least one more byte: the same slice when it has room,
+// else a copy with twice the capacity (at least minBufferGrowth), but no more than upTo
+// bytes in all when upTo > len(buf). Doubling keeps the bytes allocated while a message of
+// n bytes is read under 2n; append's growth of 1.25x for large slices allocates 5n.
+func grow(buf []byte, upTo int64) []byte {
+	if len(buf) < cap(buf) {
+		return buf
+	}
+	n := int64(max(2*cap(buf), minBufferGrowth))
+	if upTo > int64(len(buf)) && n > upTo {
+		n = upTo
+	}
+	return append(make([]byte, 0, n), buf...)
+}
+
+// minBufferGrowth is the smallest capacity grow gives a buffer.
+const minBufferGrowth = 4 << 10

@@ -31,7 +31,7 @@ type step struct {
 	want []string
 }
 
-func loadScript(t *testing.T, file string) script {
+func loadScript(t testing.TB, file string) script {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -198,4 +198,19 @@ func dialWS(t testing.TB, url string) *websocket.Conn {
 	c.SetReadLimit(-1)
 	t.Cleanup(func() { c.CloseNow() })
 	return c
+}
+
+// addScriptSeeds adds every request of the testdata scripts to f's seed corpus, so the
+// fuzz targets of the request decoder start from every wire behaviour the scripts pin
+// down, and check them in every go test.
+func addScriptSeeds(f *testing.F) {
+	files, err := filepath.Glob("testdata/*.txt")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range files {
+		for _, st := range loadScript(f, file).steps {
+			f.Add([]byte(st.send))
+		}
+	}
 }

@@ -117,12 +117,12 @@ func (s *Subscription) end() {
 // subscribe handles <namespace>_subscribe: params are the kind and its parameters.
 func (s *Server) subscribe(ctx context.Context, conn *wsConn, r *request) outcome {
 	if conn == nil {
-		return outcome{err: &Error{Code: CodeMethodNotFound, Message: msgNotifyUnsupported}}
+		return outcome{err: errNotifyUnsupported}
 	}
 	// Unlike other methods, missing or null params are not an empty list here.
 	raw := trimSpace(r.params)
 	if len(raw) == 0 || raw[0] != '[' {
-		return outcome{err: &Error{Code: CodeInvalidParams, Message: msgNonArrayArgs}}
+		return outcome{err: errNonArrayArgs}
 	}
 	params, _ := parseParams(raw, nil) // an array cannot fail
 	var kind string
@@ -132,13 +132,13 @@ func (s *Server) subscribe(ctx context.Context, conn *wsConn, r *request) outcom
 	namespace, _, _ := bytes.Cut(r.method, []byte("_"))
 	fn := s.kinds[kind]
 	if string(namespace) != "eth" || fn == nil {
-		return outcome{err: NewError(CodeMethodNotFound, "no %q subscription in %s namespace", kind, namespace)}
+		return outcome{err: noSubscription(kind, namespace)}
 	}
 
 	sub := &Subscription{id: s.newID(), conn: conn, done: make(chan struct{})}
 	if !conn.add(sub) {
 		sub.end()
-		return outcome{err: &Error{Code: CodeServer, Message: "connection closed"}}
+		return outcome{err: errConnClosed}
 	}
 	if err := s.startSubscription(ctx, fn, params[1:], sub); err != nil {
 		conn.unsubscribe(sub.id)
@@ -153,7 +153,7 @@ func (s *Server) startSubscription(ctx context.Context, fn SubscribeFunc, params
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("rpc subscription panicked", "panic", p, "stack", string(debug.Stack()))
-			err = &Error{Code: CodeInternal, Message: msgHandlerCrashed}
+			err = errHandlerCrashed
 		}
 	}()
 	return fn(ctx, params, sub)
@@ -163,7 +163,7 @@ func (s *Server) startSubscription(ctx context.Context, fn SubscribeFunc, params
 // this connection, false otherwise.
 func (s *Server) unsubscribe(conn *wsConn, r *request) outcome {
 	if conn == nil {
-		return outcome{err: &Error{Code: CodeMethodNotFound, Message: msgNotifyUnsupported}}
+		return outcome{err: errNotifyUnsupported}
 	}
 	params, perr := parseParams(r.params, nil)
 	switch {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -34,6 +35,7 @@ func testConfig() Config {
 //	test_raw(v)             v verbatim, as a json.RawMessage
 //	test_string(s)          s decoded and returned as a Go string
 //	test_nil()              nil, nil
+//	test_len(...)           the number of params the method sees
 //	test_error(code, msg, data?)  an *Error
 //	test_plainError()       errors.New("plain failure")
 //	test_wrappedError()     an *Error wrapped with fmt.Errorf
@@ -50,6 +52,7 @@ func testConfig() Config {
 // test_notify; "fail" returns an *Error; "panic" panics.
 type testService struct {
 	release     chan struct{} // closed by unblock; test_stuck waits for it
+	stuck       atomic.Int32  // test_stuck calls started
 	releaseOnce sync.Once
 
 	mu   sync.Mutex
@@ -78,6 +81,7 @@ func (ts *testService) service() Service {
 				return s, nil
 			},
 			"test_nil":          func(ctx context.Context, p Params) (any, error) { return nil, nil },
+			"test_len":          func(ctx context.Context, p Params) (any, error) { return p.Len(), nil },
 			"test_error":        testError,
 			"test_plainError":   func(ctx context.Context, p Params) (any, error) { return nil, errors.New("plain failure") },
 			"test_wrappedError": testWrappedError,
@@ -93,6 +97,7 @@ func (ts *testService) service() Service {
 				return nil, ctx.Err()
 			},
 			"test_stuck": func(ctx context.Context, p Params) (any, error) {
+				ts.stuck.Add(1)
 				<-ts.release
 				return "released", nil
 			},

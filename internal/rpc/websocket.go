@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -36,6 +37,7 @@ type wsConn struct {
 	queued   atomic.Int64  // bytes of the messages in send
 	quit     chan struct{} // closed by stop
 	inflight chan struct{} // one token per running call
+	held     *byteBudget   // bytes of the messages whose calls run; nil: no read limit
 	stopOnce sync.Once
 	wg       sync.WaitGroup // writer and pinger
 
@@ -61,7 +63,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
 		return // Accept has written the HTTP error
 	}
-	ws.SetReadLimit(s.cfg.WSReadLimit)
+	ws.SetReadLimit(-1) // readMessage enforces Config.WSReadLimit, with a clearer close reason
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &wsConn{
 		srv:      s,
@@ -73,6 +75,9 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		quit:     make(chan struct{}),
 		inflight: make(chan struct{}, s.cfg.WSInFlight),
 		subs:     make(map[string]*Subscription),
+	}
+	if limit := s.cfg.WSReadLimit; limit >= 0 {
+		c.held = newByteBudget(max(limit, 1))
 	}
 	if !s.track(c) {
 		cancel()
@@ -87,7 +92,14 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	c.teardown(err)
 }
 
-// readLoop reads messages until the connection fails.
+// errMessageTooBig reports a WebSocket message over Config.WSReadLimit.
+var errMessageTooBig = errors.New("message too big")
+
+// readLoop reads messages until the connection fails. A message waits for an inflight
+// token and for room in the byte budget before its goroutine starts, and the reader
+// reads nothing meanwhile: a client that pipelines messages faster than they are answered
+// is throttled by TCP, and holds at most WSInFlight calls and, besides the message being
+// read, WSReadLimit bytes of messages.
 func (c *wsConn) readLoop() error {
 	for {
 		_, rd, err := c.ws.Reader(c.ctx)
@@ -95,28 +107,63 @@ func (c *wsConn) readLoop() error {
 			return err
 		}
 		msg := c.srv.getBuf()
-		if msg.b, err = readAll(rd, msg.b); err != nil {
+		if msg.b, err = readMessage(rd, msg.b, c.srv.cfg.WSReadLimit); err != nil {
 			c.srv.putBuf(msg)
 			return err
 		}
+		n := c.held.clamp(int64(len(msg.b)))
 		select {
 		case c.inflight <- struct{}{}:
 		case <-c.quit:
 			c.srv.putBuf(msg)
 			return errors.New("connection stopped")
 		}
-		go c.handle(msg)
+		if !c.held.acquire(n, c.quit) {
+			<-c.inflight
+			c.srv.putBuf(msg)
+			return errors.New("connection stopped")
+		}
+		go c.handle(msg, n)
 	}
 }
 
-// readAll appends everything from r to buf.
-func readAll(r io.Reader, buf []byte) ([]byte, error) {
+// readMessage appends the message in r to buf. More than limit bytes (negative: no
+// limit) is errMessageTooBig, after reading at most limit+1 bytes of it.
+func readMessage(r io.Reader, buf []byte, limit int64) ([]byte, error) {
+	start, upTo := len(buf), int64(-1)
+	if limit >= 0 {
+		upTo = int64(start) + limit + 1
+	}
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+		if len(buf) == cap(buf) && len(buf) > start {
+			// Full: a message that fills the buffer exactly (a power of two, the read
+			// limit itself) ends here more often than not. Look for its end before
+			// growing, which would copy it once more.
+			var probe [1]byte
+			n, err := io.ReadFull(r, probe[:])
+			if err == io.EOF {
+				return buf, nil
+			}
+			if err != nil {
+				return buf, err
+			}
+			if limit >= 0 && int64(len(buf)-start+n) > limit {
+				return buf, errMessageTooBig // without growing the buffer for it
+			}
+			buf = append(grow(buf, upTo), probe[:n]...)
 		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = grow(buf, upTo)
+		p := buf[len(buf):cap(buf)]
+		if limit >= 0 {
+			if room := limit + 1 - int64(len(buf)-start); int64(len(p)) > room {
+				p = p[:room]
+			}
+		}
+		n, err := r.Read(p)
 		buf = buf[:len(buf)+n]
+		if limit >= 0 && int64(len(buf)-start) > limit {
+			return buf, errMessageTooBig
+		}
 		if err == io.EOF {
 			return buf, nil
 		}
@@ -126,24 +173,75 @@ func readAll(r io.Reader, buf []byte) ([]byte, error) {
 	}
 }
 
-// handle answers one message; it owns msg and one inflight token.
-func (c *wsConn) handle(msg *buffer) {
-	x := c.srv.getExchange()
-	x.conn = c
+// handle answers one message; it owns msg, one inflight token and n bytes of the budget.
+func (c *wsConn) handle(msg *buffer, n int64) {
 	defer func() {
+		c.held.release(n)
 		<-c.inflight
 		c.srv.putBuf(msg)
 	}()
-	if err := x.parse(msg.b); err != nil || (len(x.reqs) == 0 && !x.batch) {
-		// An empty message is not valid JSON either.
-		c.srv.putExchange(x)
-		out := c.srv.getBuf()
-		out.b = appendErrorResponse(out.b, jsonNull, &Error{Code: CodeParseError, Message: msgParseError})
-		c.reply(out)
+	c.srv.serveJSON(c.ctx, msg.b, c, c)
+}
+
+// respond implements responder: it queues the response of an exchange.
+func (c *wsConn) respond(out *buffer, late bool) { c.reply(out) }
+
+// byteBudget bounds the bytes of the messages a connection holds while their calls run.
+// acquire is called by the connection's reader only; release by any goroutine. A nil
+// budget has no bound.
+type byteBudget struct {
+	size  int64
+	mu    sync.Mutex
+	free  int64         // guarded by mu
+	freed chan struct{} // capacity 1: bytes were released since the reader last looked
+}
+
+func newByteBudget(size int64) *byteBudget {
+	return &byteBudget{size: size, free: size, freed: make(chan struct{}, 1)}
+}
+
+// clamp returns n, or the whole budget when n is larger: a message always fits an empty
+// budget.
+func (b *byteBudget) clamp(n int64) int64 {
+	if b == nil {
+		return 0
+	}
+	return min(n, b.size)
+}
+
+// acquire takes n bytes (at most the budget's size), waiting for releases. It reports
+// false when quit closes first.
+func (b *byteBudget) acquire(n int64, quit <-chan struct{}) bool {
+	if b == nil {
+		return true
+	}
+	for {
+		b.mu.Lock()
+		if b.free >= n {
+			b.free -= n
+			b.mu.Unlock()
+			return true
+		}
+		b.mu.Unlock()
+		select {
+		case <-b.freed:
+		case <-quit:
+			return false
+		}
+	}
+}
+
+// release returns n bytes taken by acquire.
+func (b *byteBudget) release(n int64) {
+	if b == nil {
 		return
 	}
-	if x.run(c.ctx) {
-		c.srv.putExchange(x)
+	b.mu.Lock()
+	b.free += n
+	b.mu.Unlock()
+	select {
+	case b.freed <- struct{}{}:
+	default:
 	}
 }
 
@@ -255,8 +353,14 @@ func (c *wsConn) close() {
 // writer and pinger, cancels running calls and ends every subscription.
 func (c *wsConn) teardown(err error) {
 	reason := "read failed"
-	if websocket.CloseStatus(err) != -1 {
+	switch {
+	case websocket.CloseStatus(err) != -1:
 		reason = "closed by client"
+	case errors.Is(err, errMessageTooBig):
+		// Tell the client why, with a close handshake (at most 5 s, discarding the rest
+		// of the message), before the connection is torn down.
+		reason = fmt.Sprintf("message too big: over the read limit of %d bytes", c.srv.cfg.WSReadLimit)
+		c.ws.Close(websocket.StatusMessageTooBig, reason)
 	}
 	c.stop(reason, err)
 	c.cancel()

@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -262,7 +263,7 @@ func TestWebSocketInFlight(t *testing.T) {
 }
 
 // TestWebSocketReadLimit checks that a message over WSReadLimit closes the connection with
-// status 1009.
+// status 1009 and a reason that names the limit.
 func TestWebSocketReadLimit(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig()
@@ -275,25 +276,43 @@ func TestWebSocketReadLimit(t *testing.T) {
 	if err := c.Write(ctx, websocket.MessageText, []byte(big)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
-		t.Errorf("read error %v, want close status 1009", err)
+	_, _, err := c.Read(ctx)
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.StatusMessageTooBig || ce.Reason != "message too big: over the read limit of 1024 bytes" {
+		t.Errorf("read error %v, want close status 1009 naming the limit", err)
 	}
 }
 
-// TestWebSocketOrigin checks that any Origin is accepted.
-func TestWebSocketOrigin(t *testing.T) {
+// TestWebSocketHeldBytes pipelines large messages whose calls do not return: the calls
+// that run may hold at most WSReadLimit bytes of messages (one message always fits), so
+// the reader stops after the first and the rest wait in TCP buffers, not in memory.
+func TestWebSocketHeldBytes(t *testing.T) {
 	t.Parallel()
-	ts := startServer(t, testConfig())
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	cfg := testConfig()
+	cfg.WSReadLimit = 100 << 10
+	cfg.RequestTimeout = -1
+	ts := startServer(t, cfg)
+	c := dialWS(t, ts.url)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.url, "http"), &websocket.DialOptions{
-		HTTPHeader: http.Header{"Origin": {"https://elsewhere.example"}},
-	})
-	if err != nil {
-		t.Fatalf("dial with foreign origin: %v", err)
+	const n = 4
+	for id := range n {
+		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"test_stuck","params":["%s"]}`, id, strings.Repeat("x", 60<<10))
+		if err := c.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	defer c.CloseNow()
-	if got, want := wsCall(t, c, `{"jsonrpc":"2.0","id":1,"method":"test_nil"}`), `{"jsonrpc":"2.0","id":1,"result":null}`; got != want {
-		t.Errorf("got %s, want %s", got, want)
+	for ts.svc.stuck.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // room for a second call to start, if it could
+	if got := ts.svc.stuck.Load(); got != 1 {
+		t.Errorf("%d calls of 60 KiB messages run under a 100 KiB budget, want 1", got)
+	}
+	ts.svc.unblock()
+	for range n {
+		if got := wsRead(t, c); !strings.Contains(got, `"result":"released"`) {
+			t.Errorf("got %s", got)
+		}
 	}
 }
