@@ -14,6 +14,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/logs"
+	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -22,7 +23,7 @@ import (
 const checkScanEvery = 256
 
 // getLogs answers eth_getLogs (service.md 2.3, decisions.md "eth_getLogs limits").
-func (a *API) getLogs(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getLogs(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 1); err != nil {
 		return nil, err
 	}
@@ -32,15 +33,17 @@ func (a *API) getLogs(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	qctx, cancel := context.WithTimeout(ctx, a.cfg.LogsTimeout)
 	defer cancel()
-	found, err := a.findLogs(qctx, &crit)
+	found, err := a.findLogs(qctx, v, &crit)
 	if err != nil {
 		return nil, a.logsError(ctx, err)
 	}
 	return found, nil
 }
 
-// findLogs returns the JSON array of the logs crit selects.
-func (a *API) findLogs(ctx context.Context, crit *logs.Criteria) (json.RawMessage, error) {
+// findLogs returns the JSON array of the logs crit selects in v: sealed blocks up to v's head,
+// then the block in progress that builds on it, so that a log is neither counted twice nor
+// missed while its block seals.
+func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria) (json.RawMessage, error) {
 	if crit.BlockHash != nil {
 		h := a.chain.HeaderByHash(*crit.BlockHash)
 		if h == nil {
@@ -55,7 +58,7 @@ func (a *API) findLogs(ctx context.Context, crit *logs.Criteria) (json.RawMessag
 	if crit.ToBlock != nil {
 		to = *crit.ToBlock
 	}
-	snap := a.pending()
+	snap := v.Pending
 	if from == gethrpc.PendingBlockNumber && to == gethrpc.PendingBlockNumber {
 		if snap == nil { // `pending` is the sealed head
 			from, to = gethrpc.LatestBlockNumber, gethrpc.LatestBlockNumber
@@ -78,12 +81,12 @@ func (a *API) findLogs(ctx context.Context, crit *logs.Criteria) (json.RawMessag
 	if from >= 0 && to >= 0 && from > to {
 		return nil, rpc.InvalidParams("invalid block range params")
 	}
-	head := a.chain.Head().Number.Uint64()
-	begin, err := a.resolveLogBound(from, head)
+	head := v.Latest.Number.Uint64()
+	begin, err := resolveLogBound(v, from)
 	if err != nil {
 		return nil, err
 	}
-	end, err := a.resolveLogBound(to, head)
+	end, err := resolveLogBound(v, to)
 	if err != nil {
 		return nil, err
 	}
@@ -109,21 +112,21 @@ func (a *API) findLogs(ctx context.Context, crit *logs.Criteria) (json.RawMessag
 	return col.json(), nil
 }
 
-// resolveLogBound turns a range end into a block number, with go-ethereum's errors.
-func (a *API) resolveLogBound(n gethrpc.BlockNumber, head uint64) (uint64, error) {
+// resolveLogBound turns a range end into a block number as of v, with go-ethereum's errors.
+func resolveLogBound(v preconf.View, n gethrpc.BlockNumber) (uint64, error) {
 	switch n {
 	case gethrpc.LatestBlockNumber:
-		return head, nil
+		return v.Latest.Number.Uint64(), nil
 	case gethrpc.EarliestBlockNumber:
 		return 0, nil
 	case gethrpc.SafeBlockNumber:
-		if h := a.chain.Safe(); h != nil {
-			return h.Number.Uint64(), nil
+		if v.Safe != nil {
+			return v.Safe.Number.Uint64(), nil
 		}
 		return 0, errors.New("safe header not found")
 	case gethrpc.FinalizedBlockNumber:
-		if h := a.chain.Finalized(); h != nil {
-			return h.Number.Uint64(), nil
+		if v.Finalized != nil {
+			return v.Finalized.Number.Uint64(), nil
 		}
 		return 0, errors.New("finalized header not found")
 	}

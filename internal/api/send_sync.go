@@ -52,15 +52,15 @@ func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, er
 	hash := tx.Hash()
 	wake := a.waits.add(hash)
 	defer a.waits.remove(hash, wake)
-	if r := a.receiptJSON(hash); r != nil {
+	if r := a.receiptJSON(a.view(), hash); r != nil {
 		return r, nil
 	}
 	if a.pool == nil {
 		return nil, rpc.NewError(rpc.CodeServer, "this node does not accept transactions")
 	}
-	if err := a.pool.Add(tx, a.poolView()); err != nil && !errors.Is(err, gethtxpool.ErrAlreadyKnown) {
+	if err := a.pool.Add(tx, a.poolView(a.writerView())); err != nil && !errors.Is(err, gethtxpool.ErrAlreadyKnown) {
 		// It may have been pre-confirmed since the look-up (its nonce is used now).
-		if r := a.receiptJSON(hash); r != nil {
+		if r := a.receiptJSON(a.view(), hash); r != nil {
 			return r, nil
 		}
 		return nil, err
@@ -70,7 +70,7 @@ func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, er
 	for {
 		select {
 		case <-wake:
-			if r := a.receiptJSON(hash); r != nil {
+			if r := a.receiptJSON(a.view(), hash); r != nil {
 				return r, nil
 			}
 		case <-timer.C:
@@ -111,26 +111,6 @@ func decodeSyncTimeout(p rpc.Params, i int) (time.Duration, error) {
 		return 0, rpc.InvalidParams("invalid argument %d: timeout %d ms is over the maximum of %d ms", i, ms, MaxSyncTimeout/time.Millisecond)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
-}
-
-// receiptJSON returns the receipt this endpoint serves for hash (sealed first, then
-// pre-confirmed on the pre-confirmed endpoint), or nil.
-func (a *API) receiptJSON(hash common.Hash) json.RawMessage {
-	if tx, loc, ok := a.chain.Transaction(hash); ok {
-		receipts := a.chain.Receipts(loc.BlockHash)
-		h := a.chain.HeaderByHash(loc.BlockHash)
-		if h == nil || loc.Index >= uint64(len(receipts)) {
-			return nil
-		}
-		signer := types.MakeSigner(a.config, h.Number, h.Time)
-		return appendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))
-	}
-	if snap := a.pending(); snap != nil {
-		if i, ok := snap.TxIndex(hash); ok {
-			return pendingReceiptJSON(nil, snap, i, a)
-		}
-	}
-	return nil
 }
 
 // receiptWaiters wakes eth_sendRawTransactionSync calls when their transaction is

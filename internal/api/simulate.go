@@ -28,7 +28,7 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	if err := exec.CheckSimOpts(&opts, a.cfg.SimLimits); err != nil {
 		return nil, simulateError(err)
 	}
-	h, snap, err := a.headerByNumberOrHash(b)
+	h, snap, err := a.headerByNumberOrHash(a.view(), b) // the request's one view (view.go)
 	if err != nil {
 		return nil, err
 	}
