@@ -133,7 +133,7 @@ func (a *API) feeHistory(ctx context.Context, v preconf.View, p rpc.Params) (any
 		return nil, err
 	}
 	if len(percentiles) > maxRewardPercentiles {
-		return nil, rpc.InvalidParams("invalid reward percentiles: %d given, at most %d", len(percentiles), maxRewardPercentiles)
+		return nil, errTooManyPercentiles(len(percentiles))
 	}
 	for i, pct := range percentiles {
 		if pct < 0 || pct > 100 {

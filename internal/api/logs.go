@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/logs"
@@ -32,7 +30,7 @@ func (a *API) getLogs(ctx context.Context, v preconf.View, p rpc.Params) (any, e
 	defer cancel()
 	found, err := a.findLogs(qctx, v, &crit)
 	if err != nil {
-		return nil, a.logsError(ctx, err)
+		return nil, logsError(ctx, err, a.cfg.LogsTimeout)
 	}
 	return found, nil
 }
@@ -76,7 +74,7 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 		from = gethrpc.LatestBlockNumber
 	}
 	if from >= 0 && to >= 0 && from > to {
-		return nil, rpc.InvalidParams("invalid block range params")
+		return nil, errLogsRangeReversed()
 	}
 	head := v.Latest.Number.Uint64()
 	begin, err := resolveLogBound(v, from)
@@ -88,13 +86,13 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 		return nil, err
 	}
 	if begin > head || end > head {
-		return nil, rpc.InvalidParams("block range extends beyond current head block")
+		return nil, errLogsBeyondHead()
 	}
 	if begin > end {
-		return nil, rpc.InvalidParams("invalid block range params")
+		return nil, errLogsRangeReversed()
 	}
 	if end-begin > a.cfg.LogsMaxRange {
-		return nil, rpc.InvalidParams("exceed maximum block range %d", a.cfg.LogsMaxRange)
+		return nil, errLogsRangeTooWide(a.cfg.LogsMaxRange)
 	}
 	col := a.newCollector(begin)
 	defer col.reset() // after json has copied the result out, or on an error
@@ -131,49 +129,4 @@ func resolveLogBound(v preconf.View, n gethrpc.BlockNumber) (uint64, error) {
 		return 0, errors.New("negative block number")
 	}
 	return uint64(n), nil
-}
-
-// tooManyLogs is the -32005 answer (decisions.md; Infura's shape): it names the range that
-// fits, the blocks before the one that crossed the cap. When that block alone holds too many,
-// no range fits and the message says to narrow the filter.
-func tooManyLogs(from, crossed uint64, alone bool, limit int) error {
-	fits := crossed - 1
-	msg := fmt.Sprintf("query returned more than %d results. Try with this block range [%s, %s].",
-		limit, hexutil.EncodeUint64(from), hexutil.EncodeUint64(fits))
-	if alone || crossed == from {
-		fits = crossed
-		msg = fmt.Sprintf("query returned more than %d results in block %s alone; narrow the filter by address or topics.",
-			limit, hexutil.EncodeUint64(crossed))
-		from = crossed
-	}
-	return &rpc.Error{Code: rpc.CodeLimitExceeded, Message: msg, Data: map[string]any{
-		"from": hexutil.EncodeUint64(from), "to": hexutil.EncodeUint64(fits), "limit": limit,
-	}}
-}
-
-// logsTimeoutError says the query's time ran out when it reached block reached: blocks
-// [from, reached-1] were searched.
-type logsTimeoutError struct{ from, reached uint64 }
-
-func (e *logsTimeoutError) Error() string { return "query timeout exceeded" }
-
-// logsError maps findLogs' errors: a query that ran out of --rpc.logs.timeout is -32005
-// "query timeout exceeded" (Infura's text), naming the blocks it searched in time; when the
-// request's own deadline (--rpc.timeout) passed first, the transport answers -32002.
-func (a *API) logsError(ctx context.Context, err error) error {
-	var timeout *logsTimeoutError
-	if !errors.As(err, &timeout) {
-		return err
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	msg := fmt.Sprintf("query timeout exceeded (%v)", a.cfg.LogsTimeout)
-	data := map[string]any{"timeout": a.cfg.LogsTimeout.String()}
-	if timeout.reached > timeout.from {
-		from, to := hexutil.EncodeUint64(timeout.from), hexutil.EncodeUint64(timeout.reached-1)
-		msg += fmt.Sprintf(". Blocks [%s, %s] were searched in time: try a narrower range.", from, to)
-		data["from"], data["to"] = from, to
-	}
-	return &rpc.Error{Code: rpc.CodeLimitExceeded, Message: msg, Data: data}
 }

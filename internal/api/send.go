@@ -33,7 +33,7 @@ func (a *API) sendRawTransaction(ctx context.Context, p rpc.Params) (any, error)
 		return nil, err
 	}
 	if a.pool == nil {
-		return nil, rpc.NewError(rpc.CodeServer, "this node does not accept transactions")
+		return nil, errNoTxPool
 	}
 	if err := a.pool.Add(tx, a.poolView(a.writerView())); err != nil {
 		return nil, err

@@ -56,7 +56,7 @@ func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, er
 		return r, nil
 	}
 	if a.pool == nil {
-		return nil, rpc.NewError(rpc.CodeServer, "this node does not accept transactions")
+		return nil, errNoTxPool
 	}
 	if err := a.pool.Add(tx, a.poolView(a.writerView())); err != nil && !errors.Is(err, gethtxpool.ErrAlreadyKnown) {
 		// It may have been pre-confirmed since the look-up (its nonce is used now).
@@ -74,11 +74,7 @@ func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, er
 				return r, nil
 			}
 		case <-timer.C:
-			return nil, &rpc.Error{
-				Code:    rpc.CodeTxSyncTimeout,
-				Message: fmt.Sprintf("The transaction was added to the transaction pool but wasn't processed in %v", timeout),
-				Data:    hash.Hex(),
-			}
+			return nil, syncTimeoutError(timeout, hash)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -108,7 +104,7 @@ func decodeSyncTimeout(p rpc.Params, i int) (time.Duration, error) {
 		return MaxSyncTimeout, nil
 	}
 	if ms > uint64(MaxSyncTimeout/time.Millisecond) {
-		return 0, rpc.InvalidParams("invalid argument %d: timeout %d ms is over the maximum of %d ms", i, ms, MaxSyncTimeout/time.Millisecond)
+		return 0, errSyncTimeoutTooLong(i, ms)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }

@@ -65,7 +65,7 @@ func (a *API) getStorageAt(ctx context.Context, v preconf.View, p rpc.Params) (a
 	}
 	slot, err := decodeStorageKey(key)
 	if err != nil {
-		return nil, rpc.InvalidParams("%v: %q", err, key)
+		return nil, errStorageKey(err, key)
 	}
 	b, err := decodeBlockNumberOrHash(p, 2, false)
 	if err != nil {
