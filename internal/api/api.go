@@ -85,9 +85,7 @@ type API struct {
 	blocks    blockCache
 	headState headState
 	simBases  *recent.List[any, *exec.SimBase] // prepared eth_simulateV1 bases (simbase.go)
-	subs      *hub
-	psubs     *preconfHub     // pre-confirmation subscriptions; nil on the standard endpoint
-	waits     *receiptWaiters // eth_sendRawTransactionSync
+	streams   *streams                         // subscriptions and sync-send waits (streams.go)
 }
 
 // New returns the API of one endpoint.
@@ -106,8 +104,6 @@ func New(cfg Config, b Backend) *API {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, log: logger, simBases: newSimBases()}
-	a.subs = newHub(a)
-	b.Chain.OnHead(a.subs.onHead)
 	a.startStreams(b)
 	return a
 }
@@ -160,12 +156,7 @@ func (a *API) Service() rpc.Service {
 		m["dev_preconfirm"] = a.devPreconfirm
 		m["dev_seal"] = a.devSeal
 	}
-	kinds := map[string]rpc.SubscribeFunc{
-		"newHeads": a.subs.subscribeNewHeads,
-		"logs":     a.subs.subscribeLogs,
-	}
-	if a.psubs != nil {
-		a.psubs.register(kinds)
-	}
+	kinds := map[string]rpc.SubscribeFunc{}
+	a.streams.register(kinds)
 	return rpc.Service{Methods: m, Subscriptions: kinds}
 }

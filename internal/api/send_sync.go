@@ -6,16 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	gethtxpool "github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/flashrpc/flashrpc/internal/chain"
-	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -30,9 +26,12 @@ const MaxSyncTimeout = 6 * time.Second
 // MaxSyncTimeout) it answers code 4 with go-ethereum's message and the transaction hash as
 // data; the transaction stays in the pool.
 //
-// The wait is registered before anything is looked up or submitted, and a transaction that is
-// already pre-confirmed or sealed is answered with its receipt instead of a nonce error, so a
-// receipt published before the wait begins is never missed (base/base#3826).
+// The wait is registered with the endpoint's streams (streams.go) before anything is looked
+// up or submitted: it is woken by every event queued after it that shows the transaction, and
+// an event queued before it was published (with its View) before the first look-up, which
+// then finds the receipt. A transaction that is already pre-confirmed or sealed is answered
+// with its receipt instead of a nonce error. So a receipt is never missed (base/base#3826).
+// Each look-up loads the view anew.
 func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, error) {
 	if err := checkCount(p, 2); err != nil {
 		return nil, err
@@ -50,8 +49,8 @@ func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, er
 		return nil, err
 	}
 	hash := tx.Hash()
-	wake := a.waits.add(hash)
-	defer a.waits.remove(hash, wake)
+	w := a.streams.wait(hash)
+	defer a.streams.unwait(hash, w)
 	if r := a.receiptJSON(a.view(), hash); r != nil {
 		return r, nil
 	}
@@ -69,7 +68,7 @@ func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, er
 	defer timer.Stop()
 	for {
 		select {
-		case <-wake:
+		case <-w.wake:
 			if r := a.receiptJSON(a.view(), hash); r != nil {
 				return r, nil
 			}
@@ -108,65 +107,3 @@ func decodeSyncTimeout(p rpc.Params, i int) (time.Duration, error) {
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }
-
-// receiptWaiters wakes eth_sendRawTransactionSync calls when their transaction is
-// pre-confirmed or sealed. Its listeners run on preconf's and the chain's writer goroutines and
-// never block: a wake-up channel holds one token.
-type receiptWaiters struct {
-	mu      sync.Mutex
-	waiting map[common.Hash][]chan struct{} // guarded by mu
-}
-
-func newReceiptWaiters() *receiptWaiters {
-	return &receiptWaiters{waiting: make(map[common.Hash][]chan struct{})}
-}
-
-// add registers a wait for hash.
-func (w *receiptWaiters) add(hash common.Hash) chan struct{} {
-	ch := make(chan struct{}, 1)
-	w.mu.Lock()
-	w.waiting[hash] = append(w.waiting[hash], ch)
-	w.mu.Unlock()
-	return ch
-}
-
-// remove ends a wait.
-func (w *receiptWaiters) remove(hash common.Hash, ch chan struct{}) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	list := w.waiting[hash]
-	for i, c := range list {
-		if c == ch {
-			list = append(list[:i], list[i+1:]...)
-			break
-		}
-	}
-	if len(list) == 0 {
-		delete(w.waiting, hash)
-	} else {
-		w.waiting[hash] = list
-	}
-}
-
-// wake signals every wait for the transactions.
-func (w *receiptWaiters) wake(txs []*types.Transaction) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.waiting) == 0 {
-		return
-	}
-	for _, tx := range txs {
-		for _, ch := range w.waiting[tx.Hash()] {
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
-		}
-	}
-}
-
-func (w *receiptWaiters) onSnapshot(snap *preconf.Snapshot) {
-	w.wake(snap.Block.Transactions()[snap.FirstNew:])
-}
-
-func (w *receiptWaiters) onHead(ev chain.HeadEvent) { w.wake(ev.Block.Transactions()) }
