@@ -90,9 +90,7 @@ type API struct {
 	blocks    blockCache
 	headState headState
 	simBases  *recent.List[any, *exec.SimBase] // prepared eth_simulateV1 bases (simbase.go)
-	subs      *hub
-	psubs     *preconfHub     // pre-confirmation subscriptions; nil on the standard endpoint
-	waits     *receiptWaiters // eth_sendRawTransactionSync
+	streams   *streams                         // subscriptions and sync-send waits (streams.go)
 }
 
 // New returns the API of one endpoint.
@@ -115,8 +113,6 @@ func New(cfg Config, b Backend) *API {
 		evm = exec.NewLimiter(0, exec.DefaultEVMQueue)
 	}
 	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, evm: evm, log: logger, simBases: newSimBases()}
-	a.subs = newHub(a)
-	b.Chain.OnHead(a.subs.onHead)
 	a.startStreams(b)
 	return a
 }
@@ -124,15 +120,22 @@ func New(cfg Config, b Backend) *API {
 // Service returns the endpoint's method table.
 func (a *API) Service() rpc.Service {
 	m := map[string]rpc.Method{
-		"web3_clientVersion":                      a.clientVersion,
-		"web3_sha3":                               a.sha3,
-		"net_version":                             a.netVersion,
-		"net_listening":                           a.netListening,
-		"net_peerCount":                           a.netPeerCount,
-		"eth_chainId":                             a.chainID,
+		"web3_clientVersion":         a.clientVersion,
+		"web3_sha3":                  a.sha3,
+		"net_version":                a.netVersion,
+		"net_listening":              a.netListening,
+		"net_peerCount":              a.netPeerCount,
+		"eth_chainId":                a.chainID,
+		"eth_syncing":                a.syncing,
+		"eth_accounts":               a.accounts,
+		"eth_getTransactionByHash":   a.getTransactionByHash, // reads the pool, then its view
+		"eth_call":                   a.call,                 // these three load their view
+		"eth_estimateGas":            a.estimateGas,          // where they resolve the block
+		"eth_sendRawTransaction":     a.sendRawTransaction,
+		"eth_sendRawTransactionSync": a.sendRawTransactionSync,
+	}
+	for name, fn := range map[string]viewMethod{
 		"eth_blockNumber":                         a.blockNumber,
-		"eth_syncing":                             a.syncing,
-		"eth_accounts":                            a.accounts,
 		"eth_gasPrice":                            a.gasPrice,
 		"eth_maxPriorityFeePerGas":                a.maxPriorityFeePerGas,
 		"eth_feeHistory":                          a.feeHistory,
@@ -143,7 +146,6 @@ func (a *API) Service() rpc.Service {
 		"eth_getBlockTransactionCountByHash":      a.getBlockTransactionCountByHash,
 		"eth_getUncleCountByBlockNumber":          a.getUncleCountByBlockNumber,
 		"eth_getUncleCountByBlockHash":            a.getUncleCountByBlockHash,
-		"eth_getTransactionByHash":                a.getTransactionByHash,
 		"eth_getTransactionByBlockNumberAndIndex": a.getTransactionByBlockNumberAndIndex,
 		"eth_getTransactionByBlockHashAndIndex":   a.getTransactionByBlockHashAndIndex,
 		"eth_getTransactionReceipt":               a.getTransactionReceipt,
@@ -152,11 +154,9 @@ func (a *API) Service() rpc.Service {
 		"eth_getTransactionCount":                 a.getTransactionCount,
 		"eth_getCode":                             a.getCode,
 		"eth_getStorageAt":                        a.getStorageAt,
-		"eth_call":                                a.call,
-		"eth_estimateGas":                         a.estimateGas,
 		"eth_getLogs":                             a.getLogs,
-		"eth_sendRawTransaction":                  a.sendRawTransaction,
-		"eth_sendRawTransactionSync":              a.sendRawTransactionSync,
+	} {
+		m[name] = a.withView(fn)
 	}
 	if a.cfg.Pending {
 		m["eth_simulateV1"] = a.simulateV1
@@ -165,12 +165,7 @@ func (a *API) Service() rpc.Service {
 		m["dev_preconfirm"] = a.devPreconfirm
 		m["dev_seal"] = a.devSeal
 	}
-	kinds := map[string]rpc.SubscribeFunc{
-		"newHeads": a.subs.subscribeNewHeads,
-		"logs":     a.subs.subscribeLogs,
-	}
-	if a.psubs != nil {
-		a.psubs.register(kinds)
-	}
+	kinds := map[string]rpc.SubscribeFunc{}
+	a.streams.register(kinds)
 	return rpc.Service{Methods: m, Subscriptions: kinds}
 }

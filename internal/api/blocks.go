@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"sync/atomic"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-
+	"github.com/ethereum/go-ethereum/params"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
+
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -18,7 +18,10 @@ var nullResult = json.RawMessage(jsonNull)
 
 // blockCache keeps the JSON of the two blocks asked for most, the sealed head and the block in
 // progress, encoded once per change. Entries are immutable; a miss encodes and swaps in a new
-// entry (two racing misses encode twice, harmlessly).
+// entry (two racing misses encode twice, harmlessly). Only the newest head and the newest
+// pre-confirmation are stored: a request whose view is older (it began just before a seal or
+// a pre-confirmation) is answered from its own view's block, encoded for it alone, and does
+// not push the newer entry out.
 type blockCache struct {
 	head    atomic.Pointer[encodedBlock]
 	pending atomic.Pointer[encodedBlock]
@@ -26,55 +29,63 @@ type blockCache struct {
 
 type encodedBlock struct {
 	header *types.Header     // sealed head header (head entry): compared by pointer, no hashing
-	hash   common.Hash       // sealed block's hash (head entry)
+	block  *types.Block      // the sealed head (head entry)
 	snap   *preconf.Snapshot // snapshot encoded (pending entry)
 	hashes json.RawMessage   // fullTx == false
 	full   atomic.Pointer[json.RawMessage]
 }
 
-// blockJSON returns the JSON of a sealed block, from the cache when it is the head.
-func (a *API) blockJSON(block *types.Block, fullTx bool) json.RawMessage {
-	if block.Hash() != a.chain.Head().Hash() {
-		return appendBlock(nil, block, fullTx, a.config, blockJSONOptions{})
+// sealedBlockJSON returns the JSON of a sealed block, from the cache when it is the head's.
+func (a *API) sealedBlockJSON(block *types.Block, fullTx bool) json.RawMessage {
+	if e := a.blocks.head.Load(); e != nil && e.block.Hash() == block.Hash() {
+		return e.get(fullTx, a.config, blockJSONOptions{})
 	}
+	return appendBlock(nil, block, fullTx, a.config, blockJSONOptions{})
+}
+
+// headBlockJSON returns the JSON of h, the sealed head of the request's view.
+func (a *API) headBlockJSON(h *types.Header, fullTx bool) json.RawMessage {
 	e := a.blocks.head.Load()
-	if e == nil || e.hash != block.Hash() {
-		e = &encodedBlock{header: a.chain.Head(), hash: block.Hash(), hashes: appendBlock(nil, block, false, a.config, blockJSONOptions{})}
-		if e.header.Hash() != e.hash { // the head moved meanwhile: key by hash only
-			e.header = nil
+	if e == nil || e.header != h {
+		block := a.chain.BlockByHash(h.Hash())
+		if block == nil {
+			return nullResult
 		}
-		a.blocks.head.Store(e)
+		e = &encodedBlock{header: h, block: block, hashes: appendBlock(nil, block, false, a.config, blockJSONOptions{})}
+		if h == a.chain.Heads().Latest {
+			a.blocks.head.Store(e)
+		}
 	}
-	return e.get(fullTx, func() json.RawMessage { return appendBlock(nil, block, true, a.config, blockJSONOptions{}) })
+	return e.get(fullTx, a.config, blockJSONOptions{})
 }
 
 // pendingBlockJSON returns the JSON of the block in progress at snap's pre-confirmation.
 func (a *API) pendingBlockJSON(snap *preconf.Snapshot, fullTx bool) json.RawMessage {
+	hash := snap.Block.Hash()
+	opts := blockJSONOptions{hash: &hash, inProgress: true}
 	e := a.blocks.pending.Load()
-	opts := func() blockJSONOptions {
-		hash := snap.Block.Hash()
-		return blockJSONOptions{hash: &hash, inProgress: true}
-	}
 	if e == nil || e.snap != snap {
-		e = &encodedBlock{snap: snap, hashes: appendBlock(nil, snap.Block, false, a.config, opts())}
-		a.blocks.pending.Store(e)
+		e = &encodedBlock{snap: snap, block: snap.Block, hashes: appendBlock(nil, snap.Block, false, a.config, opts)}
+		if snap == a.pre.Current() {
+			a.blocks.pending.Store(e)
+		}
 	}
-	return e.get(fullTx, func() json.RawMessage { return appendBlock(nil, snap.Block, true, a.config, opts()) })
+	return e.get(fullTx, a.config, opts)
 }
 
-func (e *encodedBlock) get(fullTx bool, encodeFull func() json.RawMessage) json.RawMessage {
+func (e *encodedBlock) get(fullTx bool, config *params.ChainConfig, opts blockJSONOptions) json.RawMessage {
 	if !fullTx {
 		return e.hashes
 	}
 	if full := e.full.Load(); full != nil {
 		return *full
 	}
-	full := encodeFull()
+	full := json.RawMessage(appendBlock(nil, e.block, true, config, opts))
 	e.full.Store(&full)
 	return full
 }
 
-func (a *API) getBlockByNumber(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getBlockByNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 2); err != nil {
 		return nil, err
 	}
@@ -86,27 +97,25 @@ func (a *API) getBlockByNumber(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, snap, err := a.headerByNumber(n)
-	if err != nil {
+	h, snap, err := a.headerByNumber(v, n)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if snap != nil {
+	case snap != nil:
 		return a.pendingBlockJSON(snap, fullTx), nil
-	}
-	if h == nil {
+	case h == nil:
 		return nullResult, nil
-	}
-	if head := a.blocks.head.Load(); head != nil && head.header == h && !fullTx {
-		return head.hashes, nil // the hot path: latest, without hashing or reading the block
+	case h == v.Latest:
+		return a.headBlockJSON(h, fullTx), nil // the hot path: no hashing, no reading
 	}
 	block := a.chain.BlockByHash(h.Hash())
 	if block == nil {
 		return nullResult, nil
 	}
-	return a.blockJSON(block, fullTx), nil
+	return a.sealedBlockJSON(block, fullTx), nil
 }
 
-func (a *API) getBlockByHash(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getBlockByHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 2); err != nil {
 		return nil, err
 	}
@@ -122,38 +131,38 @@ func (a *API) getBlockByHash(ctx context.Context, p rpc.Params) (any, error) {
 	if block == nil {
 		return nullResult, nil
 	}
-	return a.blockJSON(block, fullTx), nil
+	return a.sealedBlockJSON(block, fullTx), nil
 }
 
-// blockByNumber resolves a block parameter to a sealed block, or the snapshot of the block in
-// progress.
-func (a *API) blockByNumber(n gethrpc.BlockNumber) (*types.Block, *preconf.Snapshot, error) {
-	h, snap, err := a.headerByNumber(n)
+// blockByNumber resolves a block parameter against v to a sealed block, or the snapshot of the
+// block in progress.
+func (a *API) blockByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Block, *preconf.Snapshot, error) {
+	h, snap, err := a.headerByNumber(v, n)
 	if err != nil || snap != nil || h == nil {
 		return nil, snap, err
 	}
 	return a.chain.BlockByHash(h.Hash()), nil, nil
 }
 
-func (a *API) getBlockTransactionCountByNumber(ctx context.Context, p rpc.Params) (any, error) {
-	return a.countByNumber(p, func(b *types.Block) int { return len(b.Transactions()) })
+func (a *API) getBlockTransactionCountByNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
+	return a.countByNumber(v, p, func(b *types.Block) int { return len(b.Transactions()) })
 }
 
-func (a *API) getBlockTransactionCountByHash(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getBlockTransactionCountByHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	return a.countByHash(p, func(b *types.Block) int { return len(b.Transactions()) })
 }
 
-func (a *API) getUncleCountByBlockNumber(ctx context.Context, p rpc.Params) (any, error) {
-	return a.countByNumber(p, func(b *types.Block) int { return len(b.Uncles()) })
+func (a *API) getUncleCountByBlockNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
+	return a.countByNumber(v, p, func(b *types.Block) int { return len(b.Uncles()) })
 }
 
-func (a *API) getUncleCountByBlockHash(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getUncleCountByBlockHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	return a.countByHash(p, func(b *types.Block) int { return len(b.Uncles()) })
 }
 
 // countByNumber answers the *CountByBlockNumber methods: count of the block a number or tag
 // names, the block in progress included (it has no uncles); null when there is no such block.
-func (a *API) countByNumber(p rpc.Params, count func(*types.Block) int) (any, error) {
+func (a *API) countByNumber(v preconf.View, p rpc.Params, count func(*types.Block) int) (any, error) {
 	if err := checkCount(p, 1); err != nil {
 		return nil, err
 	}
@@ -161,7 +170,7 @@ func (a *API) countByNumber(p rpc.Params, count func(*types.Block) int) (any, er
 	if err != nil {
 		return nil, err
 	}
-	block, snap, err := a.blockByNumber(n)
+	block, snap, err := a.blockByNumber(v, n)
 	if err != nil {
 		return nil, err
 	}

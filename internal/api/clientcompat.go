@@ -21,10 +21,27 @@ func isPendingTag(b gethrpc.BlockNumberOrHash) bool {
 // here; without the pool a second send before the next pre-confirmation would reuse a nonce
 // ("replacement transaction underpriced"), and on the standard endpoint a send after a
 // pre-confirmation would be "nonce too low".
+//
+// The pool is not part of the view: a transaction leaves it just after the View that
+// pre-confirms it is published. A count read from an older View and the pool after that
+// removal would miss the transaction in both, so the count is taken again when a new View
+// was published while it was read (at most nonceReads times; views change every few
+// milliseconds, a read takes microseconds).
 func (a *API) nextNonce(addr common.Address) uint64 {
-	next := a.poolView().Nonce(addr)
-	if a.pool == nil {
-		return next
+	var next uint64
+	for range nonceReads {
+		v := a.writerView()
+		next = a.poolView(v).Nonce(addr)
+		if a.pool == nil {
+			return next
+		}
+		next = a.pool.PendingNonce(addr, next)
+		if a.writerView() == v {
+			break
+		}
 	}
-	return a.pool.PendingNonce(addr, next)
+	return next
 }
+
+// nonceReads bounds the reads of nextNonce.
+const nonceReads = 4

@@ -2,14 +2,12 @@ package api
 
 import (
 	"context"
-	"errors"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/rpc"
-	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
 // The dev_ methods drive the dev sequencer on request, so tests and scripts control time
@@ -67,14 +65,11 @@ func (a *API) devSeal(ctx context.Context, p rpc.Params) (any, error) {
 	var err error
 	if opts.Transactions != nil {
 		block, err = a.seq.SealSelected(ctx, *opts.Transactions)
-		if errors.Is(err, sequencer.ErrNotPreconfirmed) {
-			return nil, rpc.InvalidParams("invalid argument 0: %v", err)
-		}
 	} else {
 		block, err = a.seq.Seal(ctx)
 	}
 	if err != nil {
-		return nil, err
+		return nil, devSealError(err)
 	}
 	return sealResult{Number: hexutil.Uint64(block.NumberU64()), Hash: block.Hash(), Transactions: len(block.Transactions())}, nil
 }

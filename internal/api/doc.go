@@ -4,18 +4,40 @@
 // progress (the newest preconf snapshot), on the standard endpoint the sealed head
 // (decisions.md).
 //
+// # One view per request
+//
+// A request reads one preconf.View, loaded with one atomic load when it begins (view.go): the
+// sealed head, safe and finalized blocks and the block in progress, which preconf's writer
+// publishes together at every pre-confirmation and every change of the sealed chain, after the
+// sealed data is durable. `latest`, `pending`, `safe` and `finalized`, block numbers (a number
+// above the view's head is not found), transaction and receipt look-ups (pre-confirmed, or
+// sealed up to the view's head), state reads, the sealed and the pre-confirmed part of
+// eth_getLogs, the bases of eth_call, eth_estimateGas and eth_simulateV1, and the pre-encoded
+// head and pending blocks all resolve against it. Hence a transaction an answer has shown is in
+// every later answer, a log is neither duplicated nor missed across a seal, and `latest` never
+// goes backwards; retraction (dev_seal with a transaction list) and reorganisations are the
+// exceptions. Most methods are viewMethods: Service wraps them so the view is loaded in one
+// place, and tests run them on a view of their choosing (view_test.go: TestViewAcrossSeal,
+// TestViewUnderLoad). The pool is not part of the view; the two methods that read it read it so
+// that a transaction moving from the pool into a pre-confirmation is seen in one or the other.
+//
 // Methods decode their parameters with typed decoders and answer with pre-encoded JSON
 // (json_*.go appenders, no reflection); the latest and pending blocks are encoded once per change
-// and reused. Domain errors from chain, exec, txpool and preconf are mapped to JSON-RPC codes in
-// one place, errors.go.
+// and reused. Every JSON-RPC error, and every mapping of a domain error from chain, exec,
+// txpool, preconf or sequencer to a code, is built in one place, errors.go.
 //
-// Streams (streams.go): newHeads and logs follow the sealed chain (removed logs on a
-// reorganisation); the pre-confirmed endpoint adds pendingLogs, newFlashblockTransactions and
-// newFlashblocks, fed by preconf's snapshots and retractions and sent off the sequencer's
-// goroutine (preconf_subscriptions.go); eth_sendRawTransactionSync waits on the same events.
+// # Streams
 //
-// Concurrency: an *API is safe for concurrent use. A request takes the preconf snapshot once and
-// sees one pre-confirmation index throughout.
+// One fan-out (streams.go) feeds every subscription kind (subscriptions.go: newHeads and logs
+// on both endpoints; pendingLogs, newFlashblockTransactions and newFlashblocks on the
+// pre-confirmed one) and the waits of eth_sendRawTransactionSync: the chain's and preconf's
+// listeners only queue what the writer published; one drain delivers it in order, each item
+// encoded once, through rpc.Subscription.Notify, which never blocks (the transport disconnects
+// a subscriber that cannot keep up). A subscription or wait gets only the events queued after it
+// began.
+//
+// Concurrency: an *API is safe for concurrent use. Readers never block the writer: a request
+// holds its View, immutable, from start to end.
 //
 // Imports: rpc, exec, preconf, chain, txpool, logs, sequencer and go-ethereum.
 package api

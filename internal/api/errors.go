@@ -1,17 +1,27 @@
 package api
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
+	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
-// Mapping of domain errors to JSON-RPC codes, in one place (STYLE.md rule 4). Errors that reach
-// the transport unmapped are written as -32000 with their text, which is go-ethereum's default
-// too; the tables below list every case where the code differs.
+// Every JSON-RPC error the methods build, and every mapping of a domain error (exec,
+// sequencer, the log search) to a code, is here (STYLE.md rule 4), one function per kind;
+// errors_test.go has a table per function. Errors that reach the transport unmapped are
+// written as -32000 with their text, which is go-ethereum's default too. The generic
+// parameter errors (-32602 "invalid argument i: …", "missing value …", "too many arguments
+// …") are built by the decoders of params.go.
+
+// Execution: eth_call, eth_estimateGas.
 
 // callError maps an eth_call failure: a revert is code 3 with the revert data (execution-apis
 // fixtures, go-ethereum); everything else is -32000 with go-ethereum's text.
@@ -46,4 +56,145 @@ func requestError(err error) error {
 		return &rpc.Error{Code: rpc.CodeLimitExceeded, Message: busy.Error()}
 	}
 	return &rpc.Error{Code: rpc.CodeServer, Message: err.Error()}
+}
+
+// eth_simulateV1.
+
+// simErrorCodes maps request-level eth_simulateV1 failures to the execution-apis codes.
+var simErrorCodes = map[exec.SimErrorKind]int{
+	exec.SimInvalidParams:           rpc.CodeInvalidParams,
+	exec.SimClientLimitExceeded:     rpc.CodeClientLimit,
+	exec.SimBlockNumberInvalid:      rpc.CodeBlockNumberOrder,
+	exec.SimBlockTimestampInvalid:   rpc.CodeBlockTimestampOrder,
+	exec.SimBlockGasLimitReached:    rpc.CodeBlockGasLimit,
+	exec.SimNonceTooLow:             rpc.CodeNonceTooLow,
+	exec.SimNonceTooHigh:            rpc.CodeNonceTooHigh,
+	exec.SimBaseFeeTooLow:           rpc.CodeFeeCapTooLow,
+	exec.SimIntrinsicGas:            rpc.CodeIntrinsicGas,
+	exec.SimInsufficientFunds:       rpc.CodeInsufficientFunds,
+	exec.SimSenderNotEOA:            rpc.CodeSenderNotEOA,
+	exec.SimMaxInitCodeSizeExceeded: rpc.CodeMaxInitCode,
+	exec.SimInternal:                rpc.CodeInternal,
+}
+
+// simulateError maps a request-level eth_simulateV1 failure.
+func simulateError(err error) error {
+	var sim *exec.SimError
+	if errors.As(err, &sim) {
+		if code, ok := simErrorCodes[sim.Kind]; ok {
+			return &rpc.Error{Code: code, Message: sim.Error()}
+		}
+	}
+	return requestError(err)
+}
+
+// simCallError maps the failure of one simulated call, reported inside the result
+// (json_simulate.go): a revert is code 3 with the revert data, any other EVM error -32015
+// without data (go-ethereum's codes).
+func simCallError(err error) (code int, data []byte, withData bool) {
+	var revert *exec.RevertError
+	if errors.As(err, &revert) {
+		return rpc.CodeReverted, revert.Data, true
+	}
+	return rpc.CodeVMError, nil, false
+}
+
+// eth_getLogs.
+
+// errLogsRangeReversed is go-ethereum's answer to a range whose start is after its end.
+func errLogsRangeReversed() error { return rpc.InvalidParams("invalid block range params") }
+
+// errLogsBeyondHead is go-ethereum's answer to a range that ends after the sealed head.
+func errLogsBeyondHead() error {
+	return rpc.InvalidParams("block range extends beyond current head block")
+}
+
+// errLogsRangeTooWide refuses a range wider than --rpc.logs.max-range (decisions.md).
+func errLogsRangeTooWide(max uint64) error {
+	return rpc.InvalidParams("exceed maximum block range %d", max)
+}
+
+// tooManyLogs is the -32005 answer (decisions.md; Infura's shape): it names the range that
+// fits, the blocks before the one that crossed the cap. When that block alone holds too many,
+// no range fits and the message says to narrow the filter.
+func tooManyLogs(from, crossed uint64, alone bool, limit int) error {
+	fits := crossed - 1
+	msg := fmt.Sprintf("query returned more than %d results. Try with this block range [%s, %s].",
+		limit, hexutil.EncodeUint64(from), hexutil.EncodeUint64(fits))
+	if alone || crossed == from {
+		fits = crossed
+		msg = fmt.Sprintf("query returned more than %d results in block %s alone; narrow the filter by address or topics.",
+			limit, hexutil.EncodeUint64(crossed))
+		from = crossed
+	}
+	return &rpc.Error{Code: rpc.CodeLimitExceeded, Message: msg, Data: map[string]any{
+		"from": hexutil.EncodeUint64(from), "to": hexutil.EncodeUint64(fits), "limit": limit,
+	}}
+}
+
+// logsTimeoutError says the query's time ran out when it reached block reached: blocks
+// [from, reached-1] were searched.
+type logsTimeoutError struct{ from, reached uint64 }
+
+func (e *logsTimeoutError) Error() string { return "query timeout exceeded" }
+
+// logsError maps findLogs' errors: a query that ran out of --rpc.logs.timeout (timeout) is
+// -32005 "query timeout exceeded" (Infura's text), naming the blocks it searched in time;
+// when the request's own deadline (--rpc.timeout) passed first, the transport answers
+// -32002. Other errors pass through.
+func logsError(ctx context.Context, err error, timeout time.Duration) error {
+	var t *logsTimeoutError
+	if !errors.As(err, &t) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	msg := fmt.Sprintf("query timeout exceeded (%v)", timeout)
+	data := map[string]any{"timeout": timeout.String()}
+	if t.reached > t.from {
+		from, to := hexutil.EncodeUint64(t.from), hexutil.EncodeUint64(t.reached-1)
+		msg += fmt.Sprintf(". Blocks [%s, %s] were searched in time: try a narrower range.", from, to)
+		data["from"], data["to"] = from, to
+	}
+	return &rpc.Error{Code: rpc.CodeLimitExceeded, Message: msg, Data: data}
+}
+
+// Method parameters beyond the generic decoders.
+
+// errTooManyPercentiles refuses an eth_feeHistory call with more than maxRewardPercentiles.
+func errTooManyPercentiles(n int) error {
+	return rpc.InvalidParams("invalid reward percentiles: %d given, at most %d", n, maxRewardPercentiles)
+}
+
+
+// Transactions.
+
+// errNoTxPool answers a transaction sent to a node without a pool.
+var errNoTxPool = rpc.NewError(rpc.CodeServer, "this node does not accept transactions")
+
+// syncTimeoutError is eth_sendRawTransactionSync's answer when no receipt came within timeout
+// (EIP-7966): code 4 with go-ethereum's message and the transaction hash as data.
+func syncTimeoutError(timeout time.Duration, hash common.Hash) error {
+	return &rpc.Error{
+		Code:    rpc.CodeTxSyncTimeout,
+		Message: fmt.Sprintf("The transaction was added to the transaction pool but wasn't processed in %v", timeout),
+		Data:    hash.Hex(),
+	}
+}
+
+// errSyncTimeoutTooLong refuses a timeout parameter (argument i) over MaxSyncTimeout.
+func errSyncTimeoutTooLong(i int, ms uint64) error {
+	return namedArgError(i, "timeout", fmt.Errorf("%d ms is over the maximum of %d ms", ms, MaxSyncTimeout/time.Millisecond))
+}
+
+// Dev methods.
+
+// devSealError maps dev_seal's failures: a listed transaction that is not pre-confirmed is
+// an invalid argument 0; anything else is -32000 with its text.
+func devSealError(err error) error {
+	if errors.Is(err, sequencer.ErrNotPreconfirmed) {
+		return rpc.InvalidParams("invalid argument 0: %v", err)
+	}
+	return err
 }

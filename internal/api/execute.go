@@ -47,7 +47,7 @@ func execParams(p rpc.Params) (exec.Args, gethrpc.BlockNumberOrHash, exec.StateO
 }
 
 func (a *API) execEnv(b gethrpc.BlockNumberOrHash) (exec.Env, error) {
-	st, h, err := a.stateAndHeader(b)
+	st, h, err := a.stateAndHeader(a.view(), b) // the request's one view (view.go)
 	if err != nil {
 		return exec.Env{}, err
 	}

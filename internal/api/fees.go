@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -35,9 +36,9 @@ const (
 var defaultTip = big.NewInt(params.GWei)
 
 // suggestTip returns the 60th percentile of the smallest effective tip in each of the last 20
-// sealed blocks (go-ethereum's oracle takes the few smallest tips per block), or 1 gwei.
-func (a *API) suggestTip() *big.Int {
-	head := a.chain.Head()
+// sealed blocks up to head (go-ethereum's oracle takes the few smallest tips per block), or
+// 1 gwei.
+func (a *API) suggestTip(head *types.Header) *big.Int {
 	var samples []*big.Int
 	for n := head.Number.Uint64(); len(samples) < tipSampleBlocks && head.Number.Uint64()-n < tipSampleBlocks; n-- {
 		if block := a.chain.BlockByNumber(n); block != nil {
@@ -63,20 +64,20 @@ func (a *API) suggestTip() *big.Int {
 	return samples[(len(samples)-1)*tipPercentile/100]
 }
 
-func (a *API) maxPriorityFeePerGas(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) maxPriorityFeePerGas(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 0); err != nil {
 		return nil, err
 	}
-	return json.RawMessage(appendBig(nil, a.suggestTip())), nil
+	return json.RawMessage(appendBig(nil, a.suggestTip(v.Latest))), nil
 }
 
 // gasPrice is the suggested tip plus the base fee of the next block.
-func (a *API) gasPrice(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) gasPrice(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 0); err != nil {
 		return nil, err
 	}
-	price := a.suggestTip()
-	if baseFee := a.nextBaseFee(); baseFee != nil {
+	price := a.suggestTip(v.Latest)
+	if baseFee := a.nextBaseFee(v); baseFee != nil {
 		price.Add(price, baseFee)
 	}
 	return json.RawMessage(appendBig(nil, price)), nil
@@ -84,19 +85,18 @@ func (a *API) gasPrice(ctx context.Context, p rpc.Params) (any, error) {
 
 // nextBaseFee is the base fee a transaction sent now pays: the block in progress's on the
 // pre-confirmed endpoint, else the one after the sealed head.
-func (a *API) nextBaseFee() *big.Int {
-	if snap := a.pending(); snap != nil {
-		return snap.Block.BaseFee()
+func (a *API) nextBaseFee(v preconf.View) *big.Int {
+	if v.Pending != nil {
+		return v.Pending.Block.BaseFee()
 	}
-	head := a.chain.Head()
-	return eip1559.CalcBaseFee(a.config, head, head.Time+1)
+	return eip1559.CalcBaseFee(a.config, v.Latest, v.Latest.Time+1)
 }
 
-func (a *API) blobBaseFee(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) blobBaseFee(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 0); err != nil {
 		return nil, err
 	}
-	head := a.chain.Head()
+	head := v.Latest
 	if head.ExcessBlobGas == nil {
 		return quantity(0), nil
 	}
@@ -116,7 +116,7 @@ type feeHistoryResult struct {
 
 // feeHistory follows go-ethereum's eth_feeHistory: blockCount blocks ending at newestBlock,
 // base fees including the one after the newest block, gas-weighted tip percentiles.
-func (a *API) feeHistory(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) feeHistory(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 3); err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (a *API) feeHistory(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	if len(percentiles) > maxRewardPercentiles {
-		return nil, rpc.InvalidParams("invalid reward percentiles: %d given, at most %d", len(percentiles), maxRewardPercentiles)
+		return nil, errTooManyPercentiles(len(percentiles))
 	}
 	for i, pct := range percentiles {
 		if pct < 0 || pct > 100 {
@@ -147,7 +147,7 @@ func (a *API) feeHistory(ctx context.Context, p rpc.Params) (any, error) {
 		return feeHistoryResult{OldestBlock: (*hexutil.Big)(new(big.Int)), GasUsedRatio: []float64{}}, nil
 	}
 	count = min(count, maxFeeHistory)
-	blocks, err := a.feeHistoryBlocks(newest, count)
+	blocks, err := a.feeHistoryBlocks(v, newest, count)
 	if err != nil {
 		return nil, err
 	}
@@ -183,9 +183,10 @@ type feeBlock struct {
 	receipts types.Receipts
 }
 
-// feeHistoryBlocks returns up to count blocks ending at newest, oldest first.
-func (a *API) feeHistoryBlocks(newest gethrpc.BlockNumber, count uint64) ([]feeBlock, error) {
-	h, snap, err := a.headerByNumber(newest)
+// feeHistoryBlocks returns up to count blocks ending at newest, resolved against v, oldest
+// first.
+func (a *API) feeHistoryBlocks(v preconf.View, newest gethrpc.BlockNumber, count uint64) ([]feeBlock, error) {
+	h, snap, err := a.headerByNumber(v, newest)
 	if err != nil {
 		return nil, err
 	}

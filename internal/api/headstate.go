@@ -24,10 +24,22 @@ type headState struct {
 	reads  int
 }
 
-// read runs fn on the state of h, which must be the chain's current head header (compared by
-// pointer: the chain hands out one *types.Header per head).
+// read runs fn on the state of h, the sealed head of the request's view (compared by
+// pointer: the chain hands out one *types.Header per head). The cached state follows the
+// chain's newest head: a request whose view has another head (it began just before a seal)
+// reads a state of its own, so that requests on both sides of a seal do not take turns
+// replacing the cache.
 func (hs *headState) read(c *chain.Chain, h *types.Header, fn func(*state.StateDB)) error {
 	hs.mu.Lock()
+	if hs.header != h && h != c.Heads().Latest {
+		hs.mu.Unlock()
+		st, err := c.StateAt(h)
+		if err != nil {
+			return err
+		}
+		fn(st)
+		return nil
+	}
 	defer hs.mu.Unlock()
 	if hs.header != h || hs.reads >= headStateReads {
 		st, err := c.StateAt(h)

@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -54,11 +55,11 @@ func (a *API) chainID(ctx context.Context, p rpc.Params) (any, error) {
 
 // blockNumber is the sealed head on both endpoints: the block in progress is not a block number
 // anything can be read at by number yet.
-func (a *API) blockNumber(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) blockNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 0); err != nil {
 		return nil, err
 	}
-	return quantity(a.chain.Head().Number.Uint64()), nil
+	return quantity(v.Latest.Number.Uint64()), nil
 }
 
 func (a *API) syncing(ctx context.Context, p rpc.Params) (any, error) {

@@ -5,13 +5,11 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/exec"
-	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
 // appendSimBlocks appends the eth_simulateV1 result array.
@@ -49,16 +47,12 @@ func appendSimCall(dst []byte, c *exec.SimCallResult) []byte {
 	dst = append(dst, `,"status":`...)
 	dst = appendQuantity(dst, c.Status)
 	if c.Err != nil {
-		code, data := rpc.CodeVMError, []byte(nil)
-		var revert *exec.RevertError
-		if errors.As(c.Err, &revert) {
-			code, data = rpc.CodeReverted, revert.Data
-		}
+		code, data, withData := simCallError(c.Err) // errors.go
 		dst = append(dst, `,"error":{"message":`...)
 		dst = appendString(dst, c.Err.Error())
 		dst = append(dst, `,"code":`...)
 		dst = appendInt(dst, code)
-		if code == rpc.CodeReverted {
+		if withData {
 			dst = append(dst, `,"data":`...)
 			dst = appendHexBytes(dst, data)
 		}

@@ -152,7 +152,7 @@ func getLogs(t *testing.T, a *API, filter map[string]any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := a.getLogs(context.Background(), rpc.Params{arg})
+	res, err := a.getLogs(context.Background(), a.view(), rpc.Params{arg})
 	if err != nil {
 		data, _ := json.Marshal(err)
 		return fmt.Sprintf("error %v %s", err, data)
@@ -371,7 +371,7 @@ func BenchmarkGetLogs(b *testing.B) {
 			b.ReportAllocs()
 			var res json.RawMessage
 			for b.Loop() {
-				out, err := a.getLogs(context.Background(), rpc.Params{[]byte(q.filter)})
+				out, err := a.getLogs(context.Background(), a.view(), rpc.Params{[]byte(q.filter)})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -416,7 +416,7 @@ func TestGetLogsLimits(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			arg, _ := json.Marshal(c.filter)
 			for _, a := range []*API{n.indexed, n.scanned} {
-				_, err := a.getLogs(context.Background(), rpc.Params{arg})
+				_, err := a.getLogs(context.Background(), a.view(), rpc.Params{arg})
 				var rerr *rpc.Error
 				if !errors.As(err, &rerr) || rerr.Code != c.code || !strings.Contains(rerr.Message, c.msg) {
 					t.Fatalf("got %v, want code %d %q", err, c.code, c.msg)
@@ -428,7 +428,7 @@ func TestGetLogsLimits(t *testing.T) {
 		})
 	}
 	// The range named by -32005 fits: asking for it succeeds.
-	_, err := n.indexed.getLogs(context.Background(), rpc.Params{[]byte(`{"fromBlock":"0x0","toBlock":"0x12c","topics":["` + transfer + `"]}`)})
+	_, err := n.indexed.getLogs(context.Background(), n.indexed.view(), rpc.Params{[]byte(`{"fromBlock":"0x0","toBlock":"0x12c","topics":["` + transfer + `"]}`)})
 	var rerr *rpc.Error
 	errors.As(err, &rerr)
 	data := rerr.Data.(map[string]any)
@@ -450,7 +450,7 @@ func TestGetLogsTimeout(t *testing.T) {
 	arg := rpc.Params{[]byte(`{"fromBlock":"0x0","toBlock":"latest","topics":["` + chaingen.TransferTopic.Hex() + `"]}`)}
 	for _, a := range []*API{n.indexed, n.scanned} {
 		a.cfg.LogsTimeout = -1 // expired before the first block
-		_, err := a.getLogs(context.Background(), arg)
+		_, err := a.getLogs(context.Background(), a.view(), arg)
 		var rerr *rpc.Error
 		if !errors.As(err, &rerr) || rerr.Code != rpc.CodeLimitExceeded || !strings.Contains(rerr.Message, "query timeout exceeded") {
 			t.Fatalf("got %v, want -32005 query timeout exceeded", err)
@@ -458,7 +458,7 @@ func TestGetLogsTimeout(t *testing.T) {
 		a.cfg.LogsTimeout = time.Hour
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := a.getLogs(ctx, arg); !errors.Is(err, context.Canceled) {
+		if _, err := a.getLogs(ctx, a.view(), arg); !errors.Is(err, context.Canceled) {
 			t.Fatalf("request context done: got %v, want the context's error", err)
 		}
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
-// Block resolution: every block parameter becomes either a sealed header or the preconf snapshot
-// of the block in progress (only on the pre-confirmed endpoint, only for `pending`).
+// Block resolution: every block parameter becomes, against the request's view (view.go),
+// either a sealed header or the preconf snapshot of the block in progress (only on the
+// pre-confirmed endpoint, only for `pending`).
 
 var (
 	errSafeNotFound      = errors.New("safe block not found")
@@ -21,50 +22,47 @@ var (
 	errBlockNotFound     = errors.New("block not found")
 )
 
-// pending returns the block in progress, or nil when `pending` means the sealed head: on the
-// standard endpoint, and between sealing and the next pre-confirmation.
-func (a *API) pending() *preconf.Snapshot {
-	if !a.cfg.Pending || a.pre == nil {
-		return nil
-	}
-	return a.pre.Current()
-}
-
-// headerByNumber resolves a number or tag to a sealed header, or to the snapshot of the block in
-// progress. A missing block gives (nil, nil, nil), except for safe and finalized, which are
-// errors as in go-ethereum.
-func (a *API) headerByNumber(n gethrpc.BlockNumber) (*types.Header, *preconf.Snapshot, error) {
+// headerByNumber resolves a number or tag against v to a sealed header, or to the snapshot
+// of the block in progress (then the header is nil: Snapshot.Header copies it, and few callers
+// need it). A block that is missing, or sealed after v, gives (nil, nil, nil), except for safe
+// and finalized, which are errors as in go-ethereum.
+func (a *API) headerByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Header, *preconf.Snapshot, error) {
 	switch n {
 	case gethrpc.PendingBlockNumber:
-		if snap := a.pending(); snap != nil {
-			return snap.Header(), snap, nil
+		if v.Pending != nil {
+			return nil, v.Pending, nil
 		}
-		return a.chain.Head(), nil, nil
+		return v.Latest, nil, nil
 	case gethrpc.LatestBlockNumber:
-		return a.chain.Head(), nil, nil
+		return v.Latest, nil, nil
 	case gethrpc.EarliestBlockNumber:
 		return a.chain.HeaderByNumber(0), nil, nil
 	case gethrpc.SafeBlockNumber:
-		if h := a.chain.Safe(); h != nil {
-			return h, nil, nil
+		if v.Safe != nil {
+			return v.Safe, nil, nil
 		}
 		return nil, nil, errSafeNotFound
 	case gethrpc.FinalizedBlockNumber:
-		if h := a.chain.Finalized(); h != nil {
-			return h, nil, nil
+		if v.Finalized != nil {
+			return v.Finalized, nil, nil
 		}
 		return nil, nil, errFinalizedNotFound
 	}
 	if n < 0 {
 		return nil, nil, fmt.Errorf("invalid block number %d", n)
 	}
+	if uint64(n) > v.Latest.Number.Uint64() {
+		return nil, nil, nil
+	}
 	return a.chain.HeaderByNumber(uint64(n)), nil, nil
 }
 
-// headerByNumberOrHash resolves an EIP-1898 block parameter.
-func (a *API) headerByNumberOrHash(b gethrpc.BlockNumberOrHash) (*types.Header, *preconf.Snapshot, error) {
+// headerByNumberOrHash resolves an EIP-1898 block parameter against v. A hash names its block
+// whatever the view: a client that has the hash of a block newer than v got it from a newer
+// answer.
+func (a *API) headerByNumberOrHash(v preconf.View, b gethrpc.BlockNumberOrHash) (*types.Header, *preconf.Snapshot, error) {
 	if n, ok := b.Number(); ok {
-		return a.headerByNumber(n)
+		return a.headerByNumber(v, n)
 	}
 	hash, _ := b.Hash()
 	h := a.chain.HeaderByHash(hash)
@@ -77,10 +75,11 @@ func (a *API) headerByNumberOrHash(b gethrpc.BlockNumberOrHash) (*types.Header, 
 	return h, nil, nil
 }
 
-// readState runs fn on the state of a block parameter: the pre-confirmed state for `pending`
-// on the pre-confirmed endpoint, otherwise a sealed block's state. fn must only read.
-func (a *API) readState(b gethrpc.BlockNumberOrHash, fn func(*state.StateDB)) error {
-	h, snap, err := a.headerByNumberOrHash(b)
+// readState runs fn on the state of a block parameter resolved against v: the pre-confirmed
+// state for `pending` on the pre-confirmed endpoint, otherwise a sealed block's state. fn must
+// only read.
+func (a *API) readState(v preconf.View, b gethrpc.BlockNumberOrHash, fn func(*state.StateDB)) error {
+	h, snap, err := a.headerByNumberOrHash(v, b)
 	if err != nil {
 		return err
 	}
@@ -91,7 +90,7 @@ func (a *API) readState(b gethrpc.BlockNumberOrHash, fn func(*state.StateDB)) er
 	if h == nil {
 		return errHeaderNotFound
 	}
-	if h == a.chain.Head() {
+	if h == v.Latest {
 		return a.headState.read(a.chain, h, fn)
 	}
 	st, err := a.chain.StateAt(h)
@@ -103,9 +102,9 @@ func (a *API) readState(b gethrpc.BlockNumberOrHash, fn func(*state.StateDB)) er
 }
 
 // stateAndHeader returns a private state copy and the header to execute on, for eth_call,
-// eth_estimateGas and eth_simulateV1.
-func (a *API) stateAndHeader(b gethrpc.BlockNumberOrHash) (*state.StateDB, *types.Header, error) {
-	h, snap, err := a.headerByNumberOrHash(b)
+// eth_estimateGas and eth_simulateV1, resolved against v.
+func (a *API) stateAndHeader(v preconf.View, b gethrpc.BlockNumberOrHash) (*state.StateDB, *types.Header, error) {
+	h, snap, err := a.headerByNumberOrHash(v, b)
 	if err != nil {
 		return nil, nil, err
 	}

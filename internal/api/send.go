@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
@@ -31,24 +32,23 @@ func (a *API) sendRawTransaction(ctx context.Context, p rpc.Params) (any, error)
 		return nil, err
 	}
 	if a.pool == nil {
-		return nil, rpc.NewError(rpc.CodeServer, "this node does not accept transactions")
+		return nil, errNoTxPool
 	}
-	if err := a.pool.Add(tx, a.poolView()); err != nil {
+	if err := a.pool.Add(tx, a.poolView(a.writerView())); err != nil {
 		return nil, err
 	}
 	return json32(tx.Hash()), nil
 }
 
-// poolView is what a new transaction is validated against. On both endpoints it is the block in
-// progress: a transaction lands there whichever endpoint it was sent to.
-func (a *API) poolView() txpool.View {
-	if a.pre != nil {
-		if snap := a.pre.Current(); snap != nil {
-			read := func(fn func(*state.StateDB)) { snap.ReadState(fn) }
-			return txpool.StateView(snap.Header(), read)
-		}
+// poolView is what a new transaction is validated against: the block in progress of v, which
+// is a writerView (a transaction lands there whichever endpoint it was sent to), else the
+// block after v's sealed head.
+func (a *API) poolView(v preconf.View) txpool.View {
+	if snap := v.Pending; snap != nil {
+		read := func(fn func(*state.StateDB)) { snap.ReadState(fn) }
+		return txpool.StateView(snap.Header(), read)
 	}
-	head := a.chain.Head()
+	head := v.Latest
 	next := &types.Header{
 		Number:   new(big.Int).Add(head.Number, common.Big1),
 		Time:     head.Time + 1,

@@ -2,19 +2,13 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	gethtxpool "github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/flashrpc/flashrpc/internal/chain"
-	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -29,9 +23,12 @@ const MaxSyncTimeout = 6 * time.Second
 // MaxSyncTimeout) it answers code 4 with go-ethereum's message and the transaction hash as
 // data; the transaction stays in the pool.
 //
-// The wait is registered before anything is looked up or submitted, and a transaction that is
-// already pre-confirmed or sealed is answered with its receipt instead of a nonce error, so a
-// receipt published before the wait begins is never missed (base/base#3826).
+// The wait is registered with the endpoint's streams (streams.go) before anything is looked
+// up or submitted: it is woken by every event queued after it that shows the transaction, and
+// an event queued before it was published (with its View) before the first look-up, which
+// then finds the receipt. A transaction that is already pre-confirmed or sealed is answered
+// with its receipt instead of a nonce error. So a receipt is never missed (base/base#3826).
+// Each look-up loads the view anew.
 func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, error) {
 	if err := checkCount(p, 2); err != nil {
 		return nil, err
@@ -49,17 +46,17 @@ func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, er
 		return nil, err
 	}
 	hash := tx.Hash()
-	wake := a.waits.add(hash)
-	defer a.waits.remove(hash, wake)
-	if r := a.receiptJSON(hash); r != nil {
+	w := a.streams.wait(hash)
+	defer a.streams.unwait(hash, w)
+	if r := a.receiptJSON(a.view(), hash); r != nil {
 		return r, nil
 	}
 	if a.pool == nil {
-		return nil, rpc.NewError(rpc.CodeServer, "this node does not accept transactions")
+		return nil, errNoTxPool
 	}
-	if err := a.pool.Add(tx, a.poolView()); err != nil && !errors.Is(err, gethtxpool.ErrAlreadyKnown) {
+	if err := a.pool.Add(tx, a.poolView(a.writerView())); err != nil && !errors.Is(err, gethtxpool.ErrAlreadyKnown) {
 		// It may have been pre-confirmed since the look-up (its nonce is used now).
-		if r := a.receiptJSON(hash); r != nil {
+		if r := a.receiptJSON(a.view(), hash); r != nil {
 			return r, nil
 		}
 		return nil, err
@@ -68,16 +65,12 @@ func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, er
 	defer timer.Stop()
 	for {
 		select {
-		case <-wake:
-			if r := a.receiptJSON(hash); r != nil {
+		case <-w.wake:
+			if r := a.receiptJSON(a.view(), hash); r != nil {
 				return r, nil
 			}
 		case <-timer.C:
-			return nil, &rpc.Error{
-				Code:    rpc.CodeTxSyncTimeout,
-				Message: fmt.Sprintf("The transaction was added to the transaction pool but wasn't processed in %v", timeout),
-				Data:    hash.Hex(),
-			}
+			return nil, syncTimeoutError(timeout, hash)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -98,89 +91,7 @@ func decodeSyncTimeout(p rpc.Params, i int) (time.Duration, error) {
 		return MaxSyncTimeout, nil
 	}
 	if ms > uint64(MaxSyncTimeout/time.Millisecond) {
-		return 0, namedArgError(i, "timeout", fmt.Errorf("%d ms is over the maximum of %d ms", ms, MaxSyncTimeout/time.Millisecond))
+		return 0, errSyncTimeoutTooLong(i, ms)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }
-
-// receiptJSON returns the receipt this endpoint serves for hash (sealed first, then
-// pre-confirmed on the pre-confirmed endpoint), or nil.
-func (a *API) receiptJSON(hash common.Hash) json.RawMessage {
-	if tx, loc, ok := a.chain.Transaction(hash); ok {
-		receipts := a.chain.Receipts(loc.BlockHash)
-		h := a.chain.HeaderByHash(loc.BlockHash)
-		if h == nil || loc.Index >= uint64(len(receipts)) {
-			return nil
-		}
-		signer := types.MakeSigner(a.config, h.Number, h.Time)
-		return appendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))
-	}
-	if snap := a.pending(); snap != nil {
-		if i, ok := snap.TxIndex(hash); ok {
-			return pendingReceiptJSON(nil, snap, i, a)
-		}
-	}
-	return nil
-}
-
-// receiptWaiters wakes eth_sendRawTransactionSync calls when their transaction is
-// pre-confirmed or sealed. Its listeners run on preconf's and the chain's writer goroutines and
-// never block: a wake-up channel holds one token.
-type receiptWaiters struct {
-	mu      sync.Mutex
-	waiting map[common.Hash][]chan struct{} // guarded by mu
-}
-
-func newReceiptWaiters() *receiptWaiters {
-	return &receiptWaiters{waiting: make(map[common.Hash][]chan struct{})}
-}
-
-// add registers a wait for hash.
-func (w *receiptWaiters) add(hash common.Hash) chan struct{} {
-	ch := make(chan struct{}, 1)
-	w.mu.Lock()
-	w.waiting[hash] = append(w.waiting[hash], ch)
-	w.mu.Unlock()
-	return ch
-}
-
-// remove ends a wait.
-func (w *receiptWaiters) remove(hash common.Hash, ch chan struct{}) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	list := w.waiting[hash]
-	for i, c := range list {
-		if c == ch {
-			list = append(list[:i], list[i+1:]...)
-			break
-		}
-	}
-	if len(list) == 0 {
-		delete(w.waiting, hash)
-	} else {
-		w.waiting[hash] = list
-	}
-}
-
-// wake signals every wait for the transactions.
-func (w *receiptWaiters) wake(txs []*types.Transaction) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.waiting) == 0 {
-		return
-	}
-	for _, tx := range txs {
-		for _, ch := range w.waiting[tx.Hash()] {
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
-		}
-	}
-}
-
-func (w *receiptWaiters) onSnapshot(snap *preconf.Snapshot) {
-	w.wake(snap.Block.Transactions()[snap.FirstNew:])
-}
-
-func (w *receiptWaiters) onHead(ev chain.HeadEvent) { w.wake(ev.Block.Transactions()) }

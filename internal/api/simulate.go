@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -33,7 +32,7 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, requestError(err)
 	}
 	defer release()
-	h, snap, err := a.headerByNumberOrHash(b)
+	h, snap, err := a.headerByNumberOrHash(a.view(), b) // the request's one view (view.go)
 	if err != nil {
 		return nil, err
 	}
@@ -76,32 +75,4 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 		size += 2048 + 768*len(b.Calls)
 	}
 	return json.RawMessage(appendSimBlocks(make([]byte, 0, size), blocks, a.config)), nil
-}
-
-// simErrorCodes maps request-level eth_simulateV1 failures to the execution-apis codes.
-var simErrorCodes = map[exec.SimErrorKind]int{
-	exec.SimInvalidParams:           rpc.CodeInvalidParams,
-	exec.SimClientLimitExceeded:     rpc.CodeClientLimit,
-	exec.SimBlockNumberInvalid:      rpc.CodeBlockNumberOrder,
-	exec.SimBlockTimestampInvalid:   rpc.CodeBlockTimestampOrder,
-	exec.SimBlockGasLimitReached:    rpc.CodeBlockGasLimit,
-	exec.SimNonceTooLow:             rpc.CodeNonceTooLow,
-	exec.SimNonceTooHigh:            rpc.CodeNonceTooHigh,
-	exec.SimBaseFeeTooLow:           rpc.CodeFeeCapTooLow,
-	exec.SimIntrinsicGas:            rpc.CodeIntrinsicGas,
-	exec.SimInsufficientFunds:       rpc.CodeInsufficientFunds,
-	exec.SimSenderNotEOA:            rpc.CodeSenderNotEOA,
-	exec.SimMaxInitCodeSizeExceeded: rpc.CodeMaxInitCode,
-	exec.SimInternal:                rpc.CodeInternal,
-}
-
-// simulateError maps a request-level eth_simulateV1 failure.
-func simulateError(err error) error {
-	var sim *exec.SimError
-	if errors.As(err, &sim) {
-		if code, ok := simErrorCodes[sim.Kind]; ok {
-			return &rpc.Error{Code: code, Message: sim.Error()}
-		}
-	}
-	return requestError(err)
 }

@@ -8,23 +8,24 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
 // State reads. With `pending` on the pre-confirmed endpoint they see the state after the last
 // pre-confirmed transaction (decisions.md); otherwise a sealed block's state.
 
-func (a *API) getBalance(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getBalance(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	addr, b, err := addressAndBlock(p)
 	if err != nil {
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(b, func(st *state.StateDB) { out = appendU256(nil, st.GetBalance(addr)) })
+	err = a.readState(v, b, func(st *state.StateDB) { out = appendU256(nil, st.GetBalance(addr)) })
 	return out, err
 }
 
-func (a *API) getTransactionCount(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getTransactionCount(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	addr, b, err := addressAndBlock(p)
 	if err != nil {
 		return nil, err
@@ -33,21 +34,21 @@ func (a *API) getTransactionCount(ctx context.Context, p rpc.Params) (any, error
 		return json.RawMessage(quantity(a.nextNonce(addr))), nil // clientcompat.go
 	}
 	var out json.RawMessage
-	err = a.readState(b, func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
+	err = a.readState(v, b, func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
 	return out, err
 }
 
-func (a *API) getCode(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getCode(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	addr, b, err := addressAndBlock(p)
 	if err != nil {
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(b, func(st *state.StateDB) { out = appendHexBytes(nil, st.GetCode(addr)) })
+	err = a.readState(v, b, func(st *state.StateDB) { out = appendHexBytes(nil, st.GetCode(addr)) })
 	return out, err
 }
 
-func (a *API) getStorageAt(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getStorageAt(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 3); err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func (a *API) getStorageAt(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(b, func(st *state.StateDB) {
+	err = a.readState(v, b, func(st *state.StateDB) {
 		v := st.GetState(addr, slot)
 		out = appendHexBytes(nil, v[:])
 	})

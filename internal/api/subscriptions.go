@@ -3,42 +3,87 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/logs"
+	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
-// hub fans sealed-chain events out to WebSocket subscriptions. It runs on the chain's inserting
-// goroutine; rpc.Subscription.Notify never blocks (a subscriber that cannot keep up is
-// disconnected by the transport), so a slow client never delays sealing or other subscribers.
-type hub struct {
-	api *API
+// The eth_subscribe kinds, all fed by the endpoint's streams (streams.go), one item per
+// notification:
+//
+//   - newHeads: the header of each sealed block.
+//   - logs [filter]: each sealed log that matches the optional filter (address and topics;
+//     block range fields are ignored); logs of blocks a reorganisation removed again with
+//     removed: true, and on the pre-confirmed endpoint the pre-confirmed logs a sealed block
+//     retracted, with removed: true, before that block's logs.
+//
+// The pre-confirmed endpoint adds, in the shapes of Base's node (reference/flashblocks.md §3):
+//
+//   - pendingLogs [filter]: each log added by the newest pre-confirmation that matches the
+//     optional filter, blockHash the zero hash. When a sealed block differs from what was
+//     pre-confirmed, the retracted logs come again with removed: true, then the sealed block's
+//     logs that were not pre-confirmed as they are (a moved transaction's), so the stream
+//     always adds up to what was sealed.
+//   - newFlashblockTransactions [full]: each transaction added by the newest pre-confirmation:
+//     its hash, or with full = true the transaction object (as eth_getTransactionByHash
+//     returns it pre-confirmed) plus its "logs".
+//   - newFlashblocks: the block in progress after each pre-confirmation, as
+//     eth_getBlockByNumber("pending", true) returns it.
 
-	mu    sync.Mutex // guards heads and logs
-	heads map[*rpc.Subscription]struct{}
-	logs  map[*rpc.Subscription]*logs.Criteria
+// subKind is a subscription kind.
+type subKind uint8
+
+const (
+	subNewHeads subKind = iota
+	subLogs
+	subPendingLogs
+	subTransactions // newFlashblockTransactions
+	subBlocks       // newFlashblocks
+	numSubKinds
+)
+
+// subscriber is one subscription: its kind's parameters and the first event it gets.
+type subscriber struct {
+	crit  *logs.Criteria // logs, pendingLogs
+	full  bool           // newFlashblockTransactions
+	since uint64         // first event number it gets
 }
 
-func newHub(a *API) *hub {
-	return &hub{api: a, heads: make(map[*rpc.Subscription]struct{}), logs: make(map[*rpc.Subscription]*logs.Criteria)}
+// encodedLog is a log's JSON, encoded once per event for every subscriber that gets it.
+type encodedLog = json.RawMessage
+
+// register adds the endpoint's subscription kinds to a subscription table.
+func (s *streams) register(kinds map[string]rpc.SubscribeFunc) {
+	kinds["newHeads"] = s.subscribeNewHeads
+	kinds["logs"] = s.subscribeLogs
+	if s.api.cfg.Pending && s.api.pre != nil {
+		kinds["pendingLogs"] = s.subscribePendingLogs
+		kinds["newFlashblockTransactions"] = s.subscribeTransactions
+		kinds["newFlashblocks"] = s.subscribeBlocks
+	}
 }
 
-func (h *hub) subscribeNewHeads(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
+func (s *streams) subscribeNewHeads(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
 	if err := checkCount(p, 0); err != nil {
 		return err
 	}
-	h.mu.Lock()
-	h.heads[sub] = struct{}{}
-	h.mu.Unlock()
-	go h.forget(sub)
+	s.add(sub, subNewHeads, &subscriber{})
 	return nil
 }
 
-func (h *hub) subscribeLogs(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
+func (s *streams) subscribeLogs(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
+	return s.subscribeFiltered(p, sub, subLogs)
+}
+
+func (s *streams) subscribePendingLogs(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
+	return s.subscribeFiltered(p, sub, subPendingLogs)
+}
+
+// subscribeFiltered starts a logs or pendingLogs subscription with its optional filter.
+func (s *streams) subscribeFiltered(p rpc.Params, sub *rpc.Subscription, kind subKind) error {
 	if err := checkCount(p, 1); err != nil {
 		return err
 	}
@@ -46,50 +91,143 @@ func (h *hub) subscribeLogs(ctx context.Context, p rpc.Params, sub *rpc.Subscrip
 	if _, err := decodeOptional(p, 0, crit); err != nil {
 		return err
 	}
-	h.mu.Lock()
-	h.logs[sub] = crit
-	h.mu.Unlock()
-	go h.forget(sub)
+	s.add(sub, kind, &subscriber{crit: crit})
 	return nil
 }
 
-// forget drops a subscription once it ends.
-func (h *hub) forget(sub *rpc.Subscription) {
-	<-sub.Done()
-	h.mu.Lock()
-	delete(h.heads, sub)
-	delete(h.logs, sub)
-	h.mu.Unlock()
+func (s *streams) subscribeTransactions(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
+	if err := checkCount(p, 1); err != nil {
+		return err
+	}
+	var full bool
+	if present(p, 0) {
+		var err error
+		if full, err = decodeBool(p, 0); err != nil {
+			return err
+		}
+	}
+	s.add(sub, subTransactions, &subscriber{full: full})
+	return nil
 }
 
-// onHead publishes a sealed block: its header to newHeads, its matching logs, one per
-// notification, to logs subscribers.
-func (h *hub) onHead(ev chain.HeadEvent) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.heads) > 0 {
-		header := json.RawMessage(appendHeader(nil, ev.Block.Header()))
-		for sub := range h.heads {
-			sub.Notify(header)
-		}
+func (s *streams) subscribeBlocks(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
+	if err := checkCount(p, 0); err != nil {
+		return err
 	}
-	if len(h.logs) == 0 {
+	s.add(sub, subBlocks, &subscriber{})
+	return nil
+}
+
+// add registers a subscription from the next event on, and forgets it when it ends.
+func (s *streams) add(sub *rpc.Subscription, kind subKind, sr *subscriber) {
+	sr.since = s.next()
+	s.mu.Lock()
+	if s.subs[kind] == nil {
+		s.subs[kind] = make(map[*rpc.Subscription]*subscriber)
+	}
+	s.subs[kind][sub] = sr
+	s.mu.Unlock()
+	go func() {
+		<-sub.Done()
+		s.mu.Lock()
+		delete(s.subs[kind], sub)
+		s.mu.Unlock()
+	}()
+}
+
+// sendHeadLocked sends a sealed block's header, event seq, to the newHeads subscribers. s.mu
+// must be held.
+func (s *streams) sendHeadLocked(seq uint64, h *types.Header) {
+	var header json.RawMessage
+	for sub, sr := range s.subs[subNewHeads] {
+		if sr.since > seq {
+			continue
+		}
+		if header == nil {
+			header = appendHeader(nil, h)
+		}
+		sub.Notify(header)
+	}
+}
+
+// sendLogsLocked sends each log of list to every subscriber of kind (logs or pendingLogs)
+// whose filter matches it and that began before event seq, one log per notification, in
+// order. enc holds the logs' encodings, shared with another call for the same list; nil
+// means this call's own. s.mu must be held.
+func (s *streams) sendLogsLocked(seq uint64, list []*types.Log, kind subKind, enc []encodedLog) {
+	if len(list) == 0 || len(s.subs[kind]) == 0 {
 		return
 	}
-	var all []*types.Log
-	for _, r := range ev.Receipts {
-		all = append(all, r.Logs...)
+	if enc == nil {
+		enc = make([]encodedLog, len(list))
 	}
-	encoded := make([]json.RawMessage, len(all))
-	for sub, crit := range h.logs {
-		for i, l := range all {
-			if !crit.Match(l) {
+	for sub, sr := range s.subs[kind] {
+		if sr.since > seq {
+			continue
+		}
+		for i, l := range list {
+			if !sr.crit.Match(l) {
 				continue
 			}
-			if encoded[i] == nil {
-				encoded[i] = appendLog(nil, l)
+			if enc[i] == nil {
+				enc[i] = appendLog(nil, l)
 			}
-			sub.Notify(encoded[i])
+			sub.Notify(enc[i])
 		}
 	}
+}
+
+// sendTransactionsLocked sends a pre-confirmation's new transactions to the
+// newFlashblockTransactions subscribers, as hashes or full objects. s.mu must be held.
+func (s *streams) sendTransactionsLocked(seq uint64, snap *preconf.Snapshot) {
+	if len(s.subs[subTransactions]) == 0 {
+		return
+	}
+	added := len(snap.Block.Transactions()) - snap.FirstNew
+	hashes := make([]json.RawMessage, added)
+	full := make([]json.RawMessage, added)
+	for sub, sr := range s.subs[subTransactions] {
+		if sr.since > seq {
+			continue
+		}
+		for k := range added {
+			i := snap.FirstNew + k
+			if !sr.full {
+				if hashes[k] == nil {
+					hashes[k] = appendHash(nil, snap.Block.Transactions()[i].Hash())
+				}
+				sub.Notify(hashes[k])
+				continue
+			}
+			if full[k] == nil {
+				full[k] = transactionWithLogs(snap, i, s.api)
+			}
+			sub.Notify(full[k])
+		}
+	}
+}
+
+// sendFlashblockLocked sends the block in progress at snap to the newFlashblocks subscribers,
+// as eth_getBlockByNumber("pending", true) answers it (and from the same cache while snap is
+// the newest pre-confirmation). s.mu must be held.
+func (s *streams) sendFlashblockLocked(seq uint64, snap *preconf.Snapshot) {
+	var block json.RawMessage
+	for sub, sr := range s.subs[subBlocks] {
+		if sr.since > seq {
+			continue
+		}
+		if block == nil {
+			block = s.api.pendingBlockJSON(snap, true)
+		}
+		sub.Notify(block)
+	}
+}
+
+// transactionWithLogs is pre-confirmed transaction i as eth_getTransactionByHash returns it,
+// with its receipt's logs added as "logs" (Base's TransactionWithLogs).
+func transactionWithLogs(snap *preconf.Snapshot, i int, a *API) json.RawMessage {
+	tx := pendingTxJSON(snap, i, a)
+	out := append(tx[:len(tx)-1], `,"logs":`...) // pendingTxJSON returns a fresh slice
+	out = appendLogs(out, snap.Receipts[i].Logs)
+	return append(out, '}')
 }

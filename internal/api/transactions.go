@@ -7,14 +7,19 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
-// Transactions and receipts are looked up sealed first, then (pre-confirmed endpoint only) in the
-// block in progress, then (transactions only) in the pool. The standard endpoint shows sealed
-// data only: a pre-confirmed transaction appears there when its block is sealed.
+// Transactions and receipts are looked up in the request's view (view.go): in the block in
+// progress (pre-confirmed endpoint only), then among the blocks sealed up to the view's head,
+// then (transactions only, pre-confirmed endpoint only) in the pool. The standard endpoint
+// shows sealed data only: a pre-confirmed transaction appears there when its block is sealed.
 
+// getTransactionByHash reads the pool before it loads the view. A transaction leaves the pool
+// only after the View that pre-confirms it is published (the sequencer removes it after
+// Commit), so one of the two has it: reading the view first could miss it in both.
 func (a *API) getTransactionByHash(ctx context.Context, p rpc.Params) (any, error) {
 	if err := checkCount(p, 1); err != nil {
 		return nil, err
@@ -23,27 +28,41 @@ func (a *API) getTransactionByHash(ctx context.Context, p rpc.Params) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if tx, loc, ok := a.chain.Transaction(hash); ok {
+	var pooled *types.Transaction
+	if a.cfg.Pending && a.pool != nil {
+		pooled = a.pool.Get(hash)
+	}
+	return a.transactionByHash(a.view(), hash, pooled), nil
+}
+
+// transactionByHash answers eth_getTransactionByHash from v, or from pooled (the transaction
+// as the pool held it just before v was loaded) when v does not have it.
+func (a *API) transactionByHash(v preconf.View, hash common.Hash, pooled *types.Transaction) json.RawMessage {
+	if v.Pending != nil {
+		if i, ok := v.Pending.TxIndex(hash); ok {
+			return pendingTxJSON(v.Pending, i, a)
+		}
+	}
+	if tx, loc, ok := a.sealedTransaction(v, hash); ok {
 		h := a.chain.HeaderByHash(loc.BlockHash)
 		if h == nil {
-			return nullResult, nil
+			return nullResult
 		}
-		return json.RawMessage(appendTransaction(nil, tx, sealedLocation(h, loc.Index), a.config)), nil
+		return appendTransaction(nil, tx, sealedLocation(h, loc.Index), a.config)
 	}
-	if !a.cfg.Pending {
-		return nullResult, nil
+	if pooled != nil {
+		return appendTransaction(nil, pooled, txLocation{}, a.config)
 	}
-	if snap := a.pending(); snap != nil {
-		if i, ok := snap.TxIndex(hash); ok {
-			return pendingTxJSON(snap, i, a), nil
-		}
+	return nullResult
+}
+
+// sealedTransaction returns a transaction sealed in a canonical block up to v's head.
+func (a *API) sealedTransaction(v preconf.View, hash common.Hash) (*types.Transaction, chain.TxLocation, bool) {
+	tx, loc, ok := a.chain.Transaction(hash)
+	if !ok || loc.BlockNumber > v.Latest.Number.Uint64() {
+		return nil, chain.TxLocation{}, false
 	}
-	if a.pool != nil {
-		if tx := a.pool.Get(hash); tx != nil {
-			return json.RawMessage(appendTransaction(nil, tx, txLocation{}, a.config)), nil
-		}
-	}
-	return nullResult, nil
+	return tx, loc, true
 }
 
 func sealedLocation(h *types.Header, index uint64) txLocation {
@@ -58,7 +77,7 @@ func pendingTxJSON(snap *preconf.Snapshot, i int, a *API) json.RawMessage {
 	return appendTransaction(nil, snap.Block.Transactions()[i], loc, a.config)
 }
 
-func (a *API) getTransactionByBlockNumberAndIndex(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getTransactionByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 2); err != nil {
 		return nil, err
 	}
@@ -70,7 +89,7 @@ func (a *API) getTransactionByBlockNumberAndIndex(ctx context.Context, p rpc.Par
 	if err != nil {
 		return nil, err
 	}
-	block, snap, err := a.blockByNumber(n)
+	block, snap, err := a.blockByNumber(v, n)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +102,7 @@ func (a *API) getTransactionByBlockNumberAndIndex(ctx context.Context, p rpc.Par
 	return a.txInBlock(block, index), nil
 }
 
-func (a *API) getTransactionByBlockHashAndIndex(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getTransactionByBlockHashAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 2); err != nil {
 		return nil, err
 	}
@@ -105,7 +124,7 @@ func (a *API) txInBlock(block *types.Block, index uint64) json.RawMessage {
 	return appendTransaction(nil, block.Transactions()[index], sealedLocation(block.Header(), index), a.config)
 }
 
-func (a *API) getTransactionReceipt(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getTransactionReceipt(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 1); err != nil {
 		return nil, err
 	}
@@ -113,21 +132,31 @@ func (a *API) getTransactionReceipt(ctx context.Context, p rpc.Params) (any, err
 	if err != nil {
 		return nil, err
 	}
-	if tx, loc, ok := a.chain.Transaction(hash); ok {
-		receipts := a.chain.Receipts(loc.BlockHash)
-		h := a.chain.HeaderByHash(loc.BlockHash)
-		if h == nil || loc.Index >= uint64(len(receipts)) {
-			return nullResult, nil
-		}
-		signer := types.MakeSigner(a.config, h.Number, h.Time)
-		return json.RawMessage(appendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))), nil
-	}
-	if snap := a.pending(); snap != nil {
-		if i, ok := snap.TxIndex(hash); ok {
-			return json.RawMessage(pendingReceiptJSON(nil, snap, i, a)), nil
-		}
+	if r := a.receiptJSON(v, hash); r != nil {
+		return r, nil
 	}
 	return nullResult, nil
+}
+
+// receiptJSON returns the receipt v shows for hash (pre-confirmed, on the pre-confirmed
+// endpoint, or sealed up to v's head), or nil.
+func (a *API) receiptJSON(v preconf.View, hash common.Hash) json.RawMessage {
+	if v.Pending != nil {
+		if i, ok := v.Pending.TxIndex(hash); ok {
+			return pendingReceiptJSON(nil, v.Pending, i, a)
+		}
+	}
+	tx, loc, ok := a.sealedTransaction(v, hash)
+	if !ok {
+		return nil
+	}
+	receipts := a.chain.Receipts(loc.BlockHash)
+	h := a.chain.HeaderByHash(loc.BlockHash)
+	if h == nil || loc.Index >= uint64(len(receipts)) {
+		return nil
+	}
+	signer := types.MakeSigner(a.config, h.Number, h.Time)
+	return appendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))
 }
 
 // pendingReceiptJSON appends receipt i of the block in progress: blockHash is the zero hash.
@@ -137,7 +166,7 @@ func pendingReceiptJSON(dst []byte, snap *preconf.Snapshot, i int, a *API) []byt
 	return appendReceipt(dst, snap.Receipts[i], snap.Block.Transactions()[i], common.Hash{}, h.Number.Uint64(), signer, i)
 }
 
-func (a *API) getBlockReceipts(ctx context.Context, p rpc.Params) (any, error) {
+func (a *API) getBlockReceipts(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := checkCount(p, 1); err != nil {
 		return nil, err
 	}
@@ -145,7 +174,7 @@ func (a *API) getBlockReceipts(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, snap, err := a.headerByNumberOrHash(b)
+	h, snap, err := a.headerByNumberOrHash(v, b)
 	if snap != nil {
 		out := []byte{'['}
 		for i := range snap.Receipts {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus"
@@ -51,6 +52,9 @@ type Chain struct {
 	log     *slog.Logger
 	readers *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
 
+	heads    atomic.Pointer[Heads] // the published markers (heads.go)
+	headsPub headsPublisher        // publishes heads; OnHeads listeners
+
 	mu        sync.Mutex // guards listeners
 	listeners []func(HeadEvent)
 	reorgs    reorgListeners // OnReorg, reorg.go
@@ -94,6 +98,7 @@ func Open(cfg Config) (*Chain, error) {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 	}
 	c.bc = bc
+	c.publishHeads()
 	return c, nil
 }
 

@@ -19,9 +19,12 @@
 // without executing them, for the chain generator (internal/chaingen).
 //
 // Concurrency: a *Chain is safe for concurrent use. Insert is called by one writer at a time (the
-// sequencer, or an import); reads may run concurrently with it. Head listeners registered with
-// OnHead run synchronously on the inserting goroutine and must not block; so do OnReorg
-// listeners, told of canonical blocks that a rewind or a side chain dropped (reorg.go).
+// sequencer, or an import); reads may run concurrently with it. The head, safe and finalized
+// blocks are published together as an immutable Heads value (heads.go), after the blocks it
+// names are durable: a reader that needs them consistent loads Heads once. OnHeads listeners
+// (preconf, which pairs the Heads with the block in progress) run first, then OnReorg
+// listeners, told of canonical blocks that a rewind or a side chain dropped (reorg.go), then
+// OnHead listeners; all run synchronously on the writing goroutine and must not block.
 //
 // Imports: go-ethereum only. Nothing in flashrpc is imported here.
 package chain

@@ -14,7 +14,8 @@ type HeadEvent struct {
 }
 
 // OnHead registers fn to be called, on the inserting goroutine, after every block that Insert
-// makes the new head. fn must return quickly and must not call Insert.
+// makes the new head, once the Heads naming it are published (heads.go). fn must return
+// quickly and must not call Insert.
 func (c *Chain) OnHead(fn func(HeadEvent)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -45,6 +46,7 @@ func (c *Chain) InsertBlocks(blocks types.Blocks) error {
 		}
 	}
 	if n > 0 {
+		c.publishHeads()          // heads.go: readers see the new head from here on
 		c.announceDropped(before) // reorg.go: a side chain took over
 	}
 	for _, b := range blocks[:n] {
@@ -70,8 +72,14 @@ func (c *Chain) announce(b *types.Block) {
 	}
 }
 
-// SetSafe marks the block with this header safe.
-func (c *Chain) SetSafe(h *types.Header) { c.bc.SetSafe(h) }
+// SetSafe marks the block with this header safe and publishes the new Heads.
+func (c *Chain) SetSafe(h *types.Header) {
+	c.bc.SetSafe(h)
+	c.publishHeads()
+}
 
-// SetFinalized marks the block with this header finalized.
-func (c *Chain) SetFinalized(h *types.Header) { c.bc.SetFinalized(h) }
+// SetFinalized marks the block with this header finalized and publishes the new Heads.
+func (c *Chain) SetFinalized(h *types.Header) {
+	c.bc.SetFinalized(h)
+	c.publishHeads()
+}

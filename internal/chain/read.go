@@ -9,7 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
-// Head returns the header of the newest sealed block.
+// Head returns the header of the newest sealed block. It may be newer than the published
+// Heads for a moment while a block is inserted; a request that must read one consistent
+// state of the chain uses Heads.
 func (c *Chain) Head() *types.Header { return c.bc.CurrentBlock() }
 
 // Safe returns the safe block's header, or nil when none is set.

@@ -42,7 +42,9 @@ func (c *Chain) setHead(number uint64) error {
 		}
 	}
 	ev := c.reorgEvent(dropped)
-	if err := c.bc.SetHead(number); err != nil {
+	err := c.bc.SetHead(number)
+	c.publishHeads() // heads.go: even a failed rewind may have moved the head
+	if err != nil {
 		return err
 	}
 	c.announceReorg(ev)

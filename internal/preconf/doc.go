@@ -1,5 +1,6 @@
 // Package preconf owns the block in progress: the pre-confirmed part of the next block, built one
-// pre-confirmation (flashblock) at a time on top of the sealed head.
+// pre-confirmation (flashblock) at a time on top of the sealed head, and the View that pairs it
+// with the sealed chain for readers.
 //
 // A writer (the dev sequencer today, a follower of a remote flashblocks feed later) opens a block
 // with its fixed attributes (index 0), then adds transactions in batches: Begin, Add for each
@@ -9,17 +10,34 @@
 // the last pre-confirmed transaction. Seal assembles the final block from everything committed;
 // its hash equals the last snapshot's.
 //
+// # The View
+//
+// Readers do not combine the chain's head with the snapshot themselves: between the two reads
+// a block could seal, and an answer could miss a transaction in both or count a log in both.
+// The Preconf publishes a View instead: the chain's Heads (sealed head, safe, finalized) and the
+// newest snapshot of the block built on exactly that head, in one atomically swapped pointer.
+// It is republished at every pre-confirmation and, through chain.Chain.OnHeads, at every change
+// of the sealed chain, before the chain tells its OnHead and OnReorg listeners and after the
+// sealed block is durable and readable: the View that names a sealed block is the one that
+// drops its pre-confirmation. Views are published in order, so a request that starts after
+// another's answer sees the same View or a newer one: what an answer showed stays visible,
+// the sealed and the pre-confirmed part never overlap, and the head never goes backwards
+// (view.go states the rules and the exceptions).
+//
 // Retraction: a block may be sealed with other transactions than were pre-confirmed (SealWith;
 // later, a sealed block from a remote sequencer). The block is then built again on the parent's
-// state, the pre-confirmed state is discarded, and the difference is published to OnRetract
-// listeners: the pre-confirmed logs the sealed block does not carry (compared by transaction,
-// position and content, not only by transaction hash), the sealed logs that were not
-// pre-confirmed, and the dropped transactions.
+// state, the pre-confirmed state is discarded (a View without the block in progress is
+// published first), and the difference is published to OnRetract listeners: the pre-confirmed
+// logs the sealed block does not carry (compared by transaction, position and content, not only
+// by transaction hash), the sealed logs that were not pre-confirmed, and the dropped
+// transactions.
 //
-// Concurrency: readers take the current snapshot with one atomic load (Current) and never block
-// the writer; a request that holds a snapshot sees one pre-confirmation index from start to end.
-// Writers are serialised by an internal mutex. Listeners registered with OnSnapshot and
-// OnRetract run on the writer's goroutine after each publication and must not block.
+// Concurrency: readers take the View (View) or the snapshot alone (Current) with one atomic
+// load and never block the writer; a request that holds a View sees one pre-confirmation index
+// and one sealed head from start to end. Writers are serialised by an internal mutex; a second
+// mutex orders the View's publications from the writer and from the chain. Listeners
+// registered with OnSnapshot and OnRetract run on the writer's goroutine after each
+// publication (the View already shows it) and must not block.
 //
 // Imports: chain and go-ethereum.
 package preconf

@@ -58,34 +58,38 @@ func NextAttributes(config *params.ChainConfig, parent *types.Header, time uint6
 }
 
 // Preconf holds the block in progress. It is safe for concurrent use.
+//
+// Locks: mu serialises the writers; viewMu serialises the publications of the View, which
+// come from the writer (pre-confirmations, retraction) and from the chain (onHeads, on the
+// goroutine that changed the chain, which is the writer's own while it seals). The order is
+// mu, then the chain's publication lock, then viewMu.
 type Preconf struct {
 	chain  *chain.Chain
 	config *params.ChainConfig
 
-	current atomic.Pointer[Snapshot] // nil: no pre-confirmation since the last seal
+	view   atomic.Pointer[View] // never nil; view.go
+	viewMu sync.Mutex           // serialises the stores to view
 
-	mu        sync.Mutex // serialises writers; guards work and listeners
+	mu        sync.Mutex // serialises writers; guards the fields below
 	work      *work      // the mutable block in progress; nil between blocks
+	last      *Snapshot  // the newest snapshot of work; nil between blocks
 	listeners []func(*Snapshot)
-	retracts  []func(*Retraction) // guarded by mu
+	retracts  []func(*Retraction)
 }
 
-// New returns a Preconf building on c's head.
+// New returns a Preconf building on c's head. It publishes c's Heads as its first View and
+// follows the chain's changes from then on (chain.Chain.OnHeads).
 func New(c *chain.Chain) *Preconf {
-	return &Preconf{chain: c, config: c.Config()}
+	p := &Preconf{chain: c, config: c.Config()}
+	p.publishView(nil)
+	c.OnHeads(p.onHeads)
+	return p
 }
 
 // Current returns the newest published snapshot, or nil when no block is in progress (then
-// `pending` means the sealed head). A snapshot whose block has just been sealed (the chain's
-// head has reached its number while Seal finishes) is not returned: a reader never sees one
-// block both sealed and pending.
-func (p *Preconf) Current() *Snapshot {
-	snap := p.current.Load()
-	if snap == nil || snap.Number() <= p.chain.Head().Number.Uint64() {
-		return nil
-	}
-	return snap
-}
+// `pending` means the sealed head): the Pending of the newest View. A reader that also needs
+// the sealed head loads the View instead, once.
+func (p *Preconf) Current() *Snapshot { return p.view.Load().Pending }
 
 // OnSnapshot registers fn to run after every published snapshot, on the writer's goroutine. fn
 // must return quickly.
@@ -174,11 +178,12 @@ func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
 	}
+	// Insert publishes the chain's new Heads, and onHeads the View that has the block
+	// sealed and nothing in progress, before it tells the chain's listeners.
 	if err := p.chain.Insert(block); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
-	p.work = nil
-	p.current.Store(nil)
+	p.work, p.last = nil, nil
 	return block, nil
 }
 
@@ -186,8 +191,8 @@ func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 func (p *Preconf) Discard() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.work = nil
-	p.current.Store(nil)
+	p.work, p.last = nil, nil
+	p.publishView(nil)
 }
 
 // publishLocked computes the partial block and publishes it as a snapshot. p.mu must be held.
@@ -209,7 +214,8 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, e
 	}
 	snap.Published = time.Now()
 	w.index++
-	p.current.Store(snap)
+	p.last = snap
+	p.publishView(snap)
 	for _, fn := range p.listeners {
 		fn(snap)
 	}

@@ -74,9 +74,9 @@ func (p *Preconf) SealWith(ctx context.Context, txs []*types.Transaction) (*type
 	if err != nil {
 		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
 	}
-	r := retraction(p.current.Load(), block, fresh.receipts)
-	p.work = nil
-	p.current.Store(nil)
+	r := retraction(p.last, block, fresh.receipts)
+	p.work, p.last = nil, nil
+	p.publishView(nil) // the deliberate exception: the block in progress is gone until Insert
 	if r != nil {
 		for _, fn := range p.retracts {
 			fn(r)

@@ -1,0 +1,173 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/vm"
+
+	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+	"github.com/flashrpc/flashrpc/internal/sequencer"
+)
+
+// errorCase is one branch of an error mapping: the error it builds, and the JSON-RPC error
+// expected (want nil: the input is returned unchanged, to the transport's default mapping).
+type errorCase struct {
+	name string
+	got  error
+	in   error // for pass-through cases: the input
+	want *rpc.Error
+}
+
+func checkErrorCases(t *testing.T, cases []errorCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.want == nil {
+				if tc.got != tc.in {
+					t.Fatalf("got %#v, want the input %#v unchanged", tc.got, tc.in)
+				}
+				return
+			}
+			var got *rpc.Error
+			if !errors.As(tc.got, &got) {
+				t.Fatalf("got %T %v, want a *rpc.Error", tc.got, tc.got)
+			}
+			if got.Code != tc.want.Code || got.Message != tc.want.Message || !reflect.DeepEqual(got.Data, tc.want.Data) {
+				t.Fatalf("got {%d %q %#v}, want {%d %q %#v}", got.Code, got.Message, got.Data, tc.want.Code, tc.want.Message, tc.want.Data)
+			}
+		})
+	}
+}
+
+// decodeError returns a real *exec.DecodeError, as call arguments produce it.
+func decodeError(t *testing.T) error {
+	t.Helper()
+	var args exec.Args
+	err := args.UnmarshalJSON([]byte(`{"gas":true}`))
+	var de *exec.DecodeError
+	if !errors.As(err, &de) {
+		t.Fatalf("bad call arguments gave %T %v, want a DecodeError", err, err)
+	}
+	return err
+}
+
+func TestExecutionErrors(t *testing.T) {
+	t.Parallel()
+	revert := &exec.RevertError{Reason: "no", Data: []byte{0x08, 0xc3}}
+	bare := &exec.RevertError{Data: []byte{0xde, 0xad}}
+	decode := decodeError(t)
+	other := errors.New("insufficient funds for gas * price + value")
+	checkErrorCases(t, []errorCase{
+		{name: "call/revert with reason", got: callError(revert), want: &rpc.Error{Code: 3, Message: "execution reverted: no", Data: "0x08c3"}},
+		{name: "call/revert without reason", got: callError(fmt.Errorf("call: %w", bare)), want: &rpc.Error{Code: 3, Message: "execution reverted", Data: "0xdead"}},
+		{name: "call/decode", got: callError(decode), want: &rpc.Error{Code: -32602, Message: decode.Error()}},
+		{name: "call/other", got: callError(other), want: &rpc.Error{Code: -32000, Message: other.Error()}},
+		{name: "estimate/revert", got: estimateError(revert), want: &rpc.Error{Code: -32000, Message: "execution reverted: no", Data: "0x08c3"}},
+		{name: "estimate/decode", got: estimateError(decode), want: &rpc.Error{Code: -32602, Message: decode.Error()}},
+		{name: "estimate/other", got: estimateError(other), want: &rpc.Error{Code: -32000, Message: other.Error()}},
+		{name: "request/decode", got: requestError(decode), want: &rpc.Error{Code: -32602, Message: decode.Error()}},
+		{name: "request/other", got: requestError(other), want: &rpc.Error{Code: -32000, Message: other.Error()}},
+	})
+}
+
+func TestSimulateErrors(t *testing.T) {
+	t.Parallel()
+	var cases []errorCase
+	for kind, code := range simErrorCodes {
+		err := &exec.SimError{Kind: kind, Err: errors.New("because")}
+		cases = append(cases, errorCase{name: kind.String(), got: simulateError(fmt.Errorf("block 1: %w", err)), want: &rpc.Error{Code: code, Message: "because"}})
+	}
+	decode := decodeError(t)
+	cases = append(cases,
+		errorCase{name: "unknown kind", got: simulateError(&exec.SimError{Kind: 999, Err: errors.New("odd")}), want: &rpc.Error{Code: -32000, Message: "odd"}},
+		errorCase{name: "decode", got: simulateError(decode), want: &rpc.Error{Code: -32602, Message: decode.Error()}},
+		errorCase{name: "other", got: simulateError(errors.New("header not found")), want: &rpc.Error{Code: -32000, Message: "header not found"}},
+	)
+	checkErrorCases(t, cases)
+	if len(simErrorCodes) != int(exec.SimInternal) {
+		t.Fatalf("%d simulate kinds mapped, want every kind up to SimInternal (%d)", len(simErrorCodes), exec.SimInternal)
+	}
+}
+
+func TestSimCallError(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		err      error
+		code     int
+		data     []byte
+		withData bool
+	}{
+		{"revert", &exec.RevertError{Data: []byte{1, 2}}, rpc.CodeReverted, []byte{1, 2}, true},
+		{"vm error", &exec.VMError{Err: vm.ErrOutOfGas}, rpc.CodeVMError, nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, data, withData := simCallError(tc.err)
+			if code != tc.code || string(data) != string(tc.data) || withData != tc.withData {
+				t.Fatalf("got (%d, %x, %v), want (%d, %x, %v)", code, data, withData, tc.code, tc.data, tc.withData)
+			}
+		})
+	}
+}
+
+func TestLogsErrors(t *testing.T) {
+	t.Parallel()
+	live := context.Background()
+	expired, cancel := context.WithCancel(context.Background())
+	cancel()
+	other := errors.New("unknown block")
+	checkErrorCases(t, []errorCase{
+		{name: "range reversed", got: errLogsRangeReversed(), want: &rpc.Error{Code: -32602, Message: "invalid block range params"}},
+		{name: "beyond head", got: errLogsBeyondHead(), want: &rpc.Error{Code: -32602, Message: "block range extends beyond current head block"}},
+		{name: "too wide", got: errLogsRangeTooWide(1000), want: &rpc.Error{Code: -32602, Message: "exceed maximum block range 1000"}},
+		{name: "too many/a range fits", got: tooManyLogs(0x10, 0x20, false, 5), want: &rpc.Error{Code: -32005,
+			Message: "query returned more than 5 results. Try with this block range [0x10, 0x1f].",
+			Data:    map[string]any{"from": "0x10", "to": "0x1f", "limit": 5}}},
+		{name: "too many/one block alone", got: tooManyLogs(0x10, 0x20, true, 5), want: &rpc.Error{Code: -32005,
+			Message: "query returned more than 5 results in block 0x20 alone; narrow the filter by address or topics.",
+			Data:    map[string]any{"from": "0x20", "to": "0x20", "limit": 5}}},
+		{name: "too many/first block", got: tooManyLogs(0x10, 0x10, false, 5), want: &rpc.Error{Code: -32005,
+			Message: "query returned more than 5 results in block 0x10 alone; narrow the filter by address or topics.",
+			Data:    map[string]any{"from": "0x10", "to": "0x10", "limit": 5}}},
+		{name: "timeout/blocks searched", got: logsError(live, &logsTimeoutError{from: 1, reached: 9}, 10*time.Second), want: &rpc.Error{Code: -32005,
+			Message: "query timeout exceeded (10s). Blocks [0x1, 0x8] were searched in time: try a narrower range.",
+			Data:    map[string]any{"timeout": "10s", "from": "0x1", "to": "0x8"}}},
+		{name: "timeout/nothing searched", got: logsError(live, &logsTimeoutError{from: 1, reached: 1}, time.Second), want: &rpc.Error{Code: -32005,
+			Message: "query timeout exceeded (1s)", Data: map[string]any{"timeout": "1s"}}},
+		{name: "other", got: logsError(live, other, time.Second), in: other},
+	})
+	if err := logsError(expired, &logsTimeoutError{from: 1, reached: 9}, time.Second); err != context.Canceled {
+		t.Fatalf("request deadline first: got %v, want the context's error", err)
+	}
+}
+
+func TestTransactionErrors(t *testing.T) {
+	t.Parallel()
+	hash := common.HexToHash("0x01")
+	other := errors.New("block in progress is full")
+	checkErrorCases(t, []errorCase{
+		{name: "no pool", got: errNoTxPool, want: &rpc.Error{Code: -32000, Message: "this node does not accept transactions"}},
+		{name: "sync timeout", got: syncTimeoutError(1500*time.Millisecond, hash), want: &rpc.Error{Code: 4,
+			Message: "The transaction was added to the transaction pool but wasn't processed in 1.5s", Data: hash.Hex()}},
+		{name: "sync timeout too long", got: errSyncTimeoutTooLong(1, 6001), want: &rpc.Error{Code: -32602,
+			Message: "invalid argument 1 (timeout): 6001 ms is over the maximum of 6000 ms"}},
+		{name: "dev_seal/not pre-confirmed", got: devSealError(fmt.Errorf("%w: 0x01", sequencer.ErrNotPreconfirmed)), want: &rpc.Error{Code: -32602,
+			Message: "invalid argument 0: " + sequencer.ErrNotPreconfirmed.Error() + ": 0x01"}},
+		{name: "dev_seal/other", got: devSealError(other), in: other},
+	})
+}
+
+func TestParamErrors(t *testing.T) {
+	t.Parallel()
+	checkErrorCases(t, []errorCase{
+		{name: "percentiles", got: errTooManyPercentiles(101), want: &rpc.Error{Code: -32602, Message: "invalid reward percentiles: 101 given, at most 100"}},
+	})
+}

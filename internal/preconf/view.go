@@ -1,0 +1,92 @@
+package preconf
+
+import (
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+)
+
+// View is one consistent state of the node as a request sees it: the sealed chain's markers
+// and the block in progress, published together. Every answer of a request is computed from
+// the one View it loaded when it began, so nothing it returns mixes two moments (a receipt
+// looked up sealed before a seal and pre-confirmed after it, logs of a block counted sealed
+// and pending at once).
+//
+// The writer publishes a new View at every pre-confirmation and at every change of the
+// sealed chain (a block sealed, the head rewound, the safe or finalized block set), always
+// after the data it names is durable and readable; Views are published in order, so a
+// request that begins after another's answer sees the same View or a newer one. Hence:
+//
+//   - a transaction that an answer has shown stays visible: pre-confirmed transactions stay
+//     in later pre-confirmations of their block, and the View that drops the block in
+//     progress is the one whose Latest is that block, sealed;
+//   - the sealed part and the pre-confirmed part of one View never overlap nor leave a gap:
+//     Pending builds on exactly Latest;
+//   - Latest never goes backwards.
+//
+// The documented exceptions are retraction (SealWith drops the block in progress, then
+// inserts a different block) and reorganisations of the sealed chain.
+//
+// A View is immutable and small: requests copy it by value. The headers and the snapshot are
+// shared and must not be modified.
+type View struct {
+	// Latest is the newest sealed block; never nil.
+	Latest *types.Header
+	// Safe is the safe block as of the view, nil when none is set.
+	Safe *types.Header
+	// Finalized is the finalized block as of the view, nil when none is set.
+	Finalized *types.Header
+	// Pending is the newest pre-confirmation of the block in progress, which builds on
+	// Latest; nil when nothing is pre-confirmed on top of Latest (then `pending` means
+	// Latest).
+	Pending *Snapshot
+}
+
+// SealedView is the View of a chain without a block in progress (no pre-confirmations: serve
+// mode).
+func SealedView(h *chain.Heads) View {
+	return View{Latest: h.Latest, Safe: h.Safe, Finalized: h.Finalized}
+}
+
+// View returns the newest published View: one atomic load.
+func (p *Preconf) View() *View { return p.view.Load() }
+
+// buildsOn reports whether snap is a pre-confirmation of the block after head.
+func buildsOn(snap *Snapshot, head *types.Header) bool {
+	if snap == nil {
+		return false
+	}
+	if snap.Parent == head {
+		return true
+	}
+	return snap.Number() == head.Number.Uint64()+1 && snap.Block.ParentHash() == head.Hash()
+}
+
+// publishViewLocked publishes the chain's current Heads paired with snap, or with no block in
+// progress when snap is nil or does not build on the sealed head. p.viewMu must be held.
+func (p *Preconf) publishViewLocked(snap *Snapshot) {
+	heads := p.chain.Heads()
+	v := SealedView(heads)
+	if buildsOn(snap, heads.Latest) {
+		v.Pending = snap
+	}
+	p.view.Store(&v)
+}
+
+// publishView is publishViewLocked for callers that do not hold p.viewMu.
+func (p *Preconf) publishView(snap *Snapshot) {
+	p.viewMu.Lock()
+	defer p.viewMu.Unlock()
+	p.publishViewLocked(snap)
+}
+
+// onHeads pairs new sealed Heads with the block in progress: kept while it still builds on
+// the sealed head (the safe or finalized block changed), dropped once its block is sealed
+// (or the head moved elsewhere). It runs on the chain's writing goroutine, before anyone is
+// told of the change, and possibly while the Preconf's writer holds p.mu (Seal inserts the
+// block): it takes p.viewMu only.
+func (p *Preconf) onHeads(*chain.Heads) {
+	p.viewMu.Lock()
+	defer p.viewMu.Unlock()
+	p.publishViewLocked(p.view.Load().Pending)
+}
