@@ -167,7 +167,6 @@ func errTooManyPercentiles(n int) error {
 	return rpc.InvalidParams("invalid reward percentiles: %d given, at most %d", n, maxRewardPercentiles)
 }
 
-
 // Transactions.
 
 // errNoTxPool answers a transaction sent to a node without a pool.
