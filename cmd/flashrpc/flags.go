@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flashrpc/flashrpc/internal/api"
+	"github.com/flashrpc/flashrpc/internal/buildinfo"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -151,7 +152,7 @@ func splitList(v string) []string {
 func (f *serverFlags) apiConfig(pending bool, logger *slog.Logger) api.Config {
 	return api.Config{
 		Pending:        pending,
-		ClientVersion:  clientVersion,
+		ClientVersion:  buildinfo.Read().ClientVersion(),
 		GasCap:         f.gasCap,
 		EVMTimeout:     f.evmTimeout,
 		LogsMaxResults: f.logsMaxResults,
@@ -198,6 +199,3 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	}
 	return fs, o
 }
-
-// clientVersion is web3_clientVersion's answer.
-const clientVersion = "flashrpc/v0.1.0"
