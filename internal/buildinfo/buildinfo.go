@@ -80,7 +80,7 @@ func fromBuildInfo(bi *debug.BuildInfo) Info {
 // unknown.
 func (i Info) commitText() string {
 	if i.Commit == "" {
-		return "unknown (built without VCS information: use go build, or go run -buildvcs=true)"
+		return "unknown (the build carries no VCS information: build from a git clone with -buildvcs=true, e.g. go run -buildvcs=true ./cmd/flashrpc)"
 	}
 	if i.Modified {
 		return i.Commit + " (modified: built from a tree with uncommitted changes)"
