@@ -28,16 +28,15 @@ type endpoint struct {
 }
 
 // listen opens both endpoints' sockets before anything is served, so a port conflict fails the
-// start with a clear message instead of half a node.
-func listen(f *serverFlags, logger *slog.Logger, standard, preconfirmed *api.API) ([]*endpoint, error) {
-	if err := startPprof(f.pprofAddr, logger); err != nil {
-		return nil, fmt.Errorf("--pprof.addr: %w", err)
-	}
+// start with a clear message instead of half a node. x brings the logger and the operations
+// hooks.
+func listen(f *serverFlags, x *ops, standard, preconfirmed *api.API) ([]*endpoint, error) {
 	specs := []struct {
-		name string
-		port int
-		api  *api.API
-	}{{"standard", f.httpPort, standard}, {"pre-confirmed", f.preconfPort, preconfirmed}}
+		name    string
+		port    int
+		api     *api.API
+		pending bool
+	}{{"standard", f.httpPort, standard, false}, {"pre-confirmed", f.preconfPort, preconfirmed, true}}
 	var eps []*endpoint
 	for _, s := range specs {
 		addr := net.JoinHostPort(f.httpAddr, strconv.Itoa(s.port))
@@ -48,7 +47,7 @@ func listen(f *serverFlags, logger *slog.Logger, standard, preconfirmed *api.API
 			}
 			return nil, fmt.Errorf("%s endpoint: listen on %s: %w", s.name, addr, err)
 		}
-		eps = append(eps, &endpoint{name: s.name, server: rpc.NewServer(f.rpcConfig(logger.With("endpoint", s.name)), s.api.Service()), ln: ln})
+		eps = append(eps, &endpoint{name: s.name, server: rpc.NewServer(f.rpcConfig(x, s.name, s.pending), s.api.Service()), ln: ln})
 	}
 	return eps, nil
 }
