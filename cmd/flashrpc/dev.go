@@ -49,9 +49,14 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer n.close()
 	printDevBanner(stdout, o, n)
-	return serveUntilSignal(logger, n.endpoints)
+	err = serveUntilSignal(logger, n.endpoints)
+	// The endpoints are closed: stop the sequencer and the feed, flush and close storage.
+	if cerr := n.close(); cerr != nil {
+		return errors.Join(err, fmt.Errorf("close chain: %w", cerr))
+	}
+	logger.Info("stopped", "head", n.chain.Head().Number.Uint64())
+	return err
 }
 
 // devNode is a running dev chain: chain, sequencer and both endpoints (listening, not yet
