@@ -193,4 +193,3 @@ func (w *syncWriter) String() string {
 	defer w.mu.Unlock()
 	return w.b.String()
 }
-
