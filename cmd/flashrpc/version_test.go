@@ -116,11 +116,14 @@ func stampedBinary(t *testing.T) string {
 	return binaryPath
 }
 
-// startBinary runs bin with args (plus loopback ports chosen by the system and no feed) until
-// the test ends, and returns the standard endpoint's URL.
+// startBinary runs bin with args (plus loopback ports chosen by the system, and for dev no
+// feed) until the test ends, and returns the standard endpoint's URL.
 func startBinary(t *testing.T, bin string, args ...string) string {
 	t.Helper()
-	args = append(args, "--http.port", "0", "--preconf.port", "0", "--feed.port", "-1")
+	args = append(args, "--http.port", "0", "--preconf.port", "0")
+	if args[0] == "dev" {
+		args = append(args, "--feed.port", "-1")
+	}
 	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
