@@ -67,7 +67,6 @@ next:
 	return 0
 }
 
-
 // TestMetricsMoveWithTraffic runs a dev node with --metrics.port and --log.requests and
 // checks that /metrics parses and that its counters and gauges follow the traffic sent:
 // calls by endpoint and method, errors by code, unknown methods, WebSocket connections and
