@@ -88,6 +88,15 @@ func gitOutput(t *testing.T, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// TestMain removes the binary stampedBinary built, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaryPath != "" {
+		os.RemoveAll(filepath.Dir(binaryPath))
+	}
+	os.Exit(code)
+}
+
 var (
 	binaryOnce sync.Once
 	binaryPath string
