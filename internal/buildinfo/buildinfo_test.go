@@ -32,7 +32,7 @@ func TestFromBuildInfo(t *testing.T) {
 		{
 			name:       "no vcs",
 			bi:         &debug.BuildInfo{},
-			wantText:   []string{"commit        unknown (built without VCS information"},
+			wantText:   []string{"commit        unknown (the build carries no VCS information"},
 			wantClient: "flashrpc/" + Version + "/commit-unknown/",
 		},
 		{
