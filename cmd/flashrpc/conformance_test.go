@@ -122,7 +122,7 @@ func serveForTest(t *testing.T, dataDir string) (standard, preconfirmed string) 
 	f.evmTimeout = 0
 	logger := slog.New(slog.DiscardHandler)
 	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), txpool.Config{})}
-	eps, err := listen(f, logger, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
+	eps, err := listen(f, &ops{log: logger}, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/devaccounts"
+	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
@@ -48,9 +49,14 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer n.close()
 	printDevBanner(stdout, o, n)
-	return serveUntilSignal(logger, n.endpoints)
+	err = serveUntilSignal(logger, n.endpoints)
+	// The endpoints are closed: stop the sequencer and the feed, flush and close storage.
+	if cerr := n.close(); cerr != nil {
+		return errors.Join(err, fmt.Errorf("close chain: %w", cerr))
+	}
+	logger.Info("stopped", "head", n.chain.Head().Number.Uint64())
+	return err
 }
 
 // devNode is a running dev chain: chain, sequencer and both endpoints (listening, not yet
@@ -62,6 +68,7 @@ type devNode struct {
 	seq       *sequencer.Sequencer
 	endpoints []*endpoint
 	feed      *feed // nil with --feed.port -1
+	ops       *ops  // metrics listener, health
 	accounts  []devaccounts.Account
 	mnemonic  string
 }
@@ -79,20 +86,37 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	for i, acc := range n.accounts {
 		funded[i] = acc.Address
 	}
-	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: chain.DevGenesis(o.chainID, funded), CacheMB: o.dbCache, Logger: logger})
+	x, err := o.startOps(logger)
 	if err != nil {
 		return nil, err
 	}
-	n.chain = c
+	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: chain.DevGenesis(o.chainID, funded), CacheMB: o.dbCache, Logger: logger})
+	if err != nil {
+		x.close()
+		return nil, err
+	}
+	n.chain, n.ops = c, x
 	pre := preconf.New(c)
 	n.pre = pre
 	backend := o.backend(c)
-	n.seq = sequencer.New(sequencer.Config{
+	seqCfg := sequencer.Config{
 		BlockTime:       o.blockTime,
 		PreconfInterval: o.preconfInterval,
 		ExtraData:       []byte("flashrpc"),
 		Logger:          logger,
-	}, c, pre, backend.Pool)
+	}
+	if m := x.metrics; m != nil {
+		m.WatchChain(c)
+		m.WatchPreconf(pre)
+		m.WatchPool(backend.Pool)
+		seqCfg.ObserveBuild = m.ObserveBuild
+	}
+	// Fit to serve while the sequencer seals (health.Sealing; docs/operations.md).
+	x.health = health.New(health.Config{
+		Probes: []health.Probe{health.Head(c), health.Pending(pre)},
+		Rules:  []health.Rule{health.Sealing(c, o.blockTime, nil)},
+	})
+	n.seq = sequencer.New(seqCfg, c, pre, backend.Pool)
 	// Every sealed block of a single-sequencer dev chain is final.
 	c.OnHead(func(ev chain.HeadEvent) {
 		c.SetSafe(ev.Block.Header())
@@ -104,14 +128,16 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	c.SetFinalized(c.Head())
 	if n.logs, err = openLogIndex(&o.serverFlags, c, logger); err != nil {
 		c.Close()
+		x.close()
 		return nil, err
 	}
 	backend.Preconf, backend.Sequencer, backend.Logs = pre, n.seq, n.logs
 	stdCfg, preCfg := o.apiConfig(false, logger), o.apiConfig(true, logger)
 	stdCfg.Dev, preCfg.Dev = true, true
-	if n.endpoints, err = listen(&o.serverFlags, logger, api.New(stdCfg, backend), api.New(preCfg, backend)); err != nil {
+	if n.endpoints, err = listen(&o.serverFlags, x, api.New(stdCfg, backend), api.New(preCfg, backend)); err != nil {
 		n.logs.Close()
 		c.Close()
+		x.close()
 		return nil, err
 	}
 	if n.feed, err = startFeed(&o.feed, pre, logger); err != nil {
@@ -120,6 +146,7 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 		}
 		n.logs.Close()
 		c.Close()
+		x.close()
 		return nil, err
 	}
 	if err := n.seq.Start(context.Background()); err != nil {
@@ -129,6 +156,7 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 		}
 		n.logs.Close()
 		c.Close()
+		x.close()
 		return nil, err
 	}
 	return n, nil
@@ -139,7 +167,9 @@ func (n *devNode) close() error {
 	n.seq.Close()
 	n.feed.close()
 	n.logs.Close()
-	return n.chain.Close()
+	err := n.chain.Close()
+	n.ops.close()
+	return err
 }
 
 func printDevBanner(w io.Writer, o *devOptions, n *devNode) {
@@ -152,6 +182,10 @@ func printDevBanner(w io.Writer, o *devOptions, n *devNode) {
 	if n.feed != nil {
 		fmt.Fprintf(&b, "  %-14s %s  (flashblocks, %s)\n", "feed", n.feed.url(), n.feed.encoding())
 	}
+	if u := n.ops.metricsURL(); u != "" {
+		fmt.Fprintf(&b, "  %-14s %s\n", "metrics", u)
+	}
+	fmt.Fprintf(&b, "\n  live view: open %s/ in a browser; health: %s/health\n", eps[1].url(), eps[1].url())
 	timing := func(d interface{ String() string }, zero string) string {
 		if d.String() == "0s" {
 			return zero

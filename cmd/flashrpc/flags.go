@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flashrpc/flashrpc/internal/api"
+	"github.com/flashrpc/flashrpc/internal/buildinfo"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -23,9 +24,8 @@ type serverFlags struct {
 	httpAddr    string
 	httpPort    int
 	preconfPort int
-	logLevel    string
-	pprofAddr   string
 	dbCache     int
+	opsFlags    // ops.go: logs, metrics, profiler
 
 	gasCap         uint64
 	evmTimeout     time.Duration
@@ -57,9 +57,8 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.StringVar(&f.httpAddr, "http.addr", "127.0.0.1", "interface both JSON-RPC endpoints listen on (HTTP and WebSocket)")
 	fs.IntVar(&f.httpPort, "http.port", 8545, "port of the standard endpoint (sealed blocks)")
 	fs.IntVar(&f.preconfPort, "preconf.port", 8547, "port of the pre-confirmed endpoint (where the pending tag is the block in progress)")
-	fs.StringVar(&f.logLevel, "log.level", "info", "log level: debug, info, warn or error")
 	fs.IntVar(&f.dbCache, "db.cache", 64, "block cache of the chain database (Pebble) in MB; wide eth_getLogs queries read receipts through it")
-	fs.StringVar(&f.pprofAddr, "pprof.addr", "", "serve Go's profiler (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (default: off)")
+	f.opsFlags.register(fs)
 
 	fs.Uint64Var(&f.gasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
 	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call or eth_estimateGas, and of all calls of one eth_simulateV1 (0 = none beyond --rpc.timeout)")
@@ -106,7 +105,7 @@ func (f *serverFlags) check() error {
 	case f.txpool.Lifetime <= 0:
 		return errors.New("--txpool.lifetime must be positive")
 	}
-	return nil
+	return f.opsFlags.check()
 }
 
 // backend returns the parts of an api.Backend the serving flags decide: the pool and the EVM
@@ -119,8 +118,14 @@ func (f *serverFlags) backend(c *chain.Chain) api.Backend {
 	}
 }
 
-func (f *serverFlags) rpcConfig(logger *slog.Logger) rpc.Config {
+// rpcConfig returns the rpc.Config of one endpoint: the flags' limits, logger and the
+// operations hooks of x (request log, metrics, /health, live view).
+func (f *serverFlags) rpcConfig(x *ops, endpoint string, pending bool) rpc.Config {
+	logger := x.log.With("endpoint", endpoint)
 	return rpc.Config{
+		LogRequests:        x.logRequests,
+		Observer:           x.observer(endpoint),
+		Pages:              x.pages(endpoint, pending),
 		BodyLimit:          f.bodyLimit,
 		BatchItemLimit:     f.batchItemLimit,
 		BatchResponseLimit: f.batchResponseLimit,
@@ -151,7 +156,7 @@ func splitList(v string) []string {
 func (f *serverFlags) apiConfig(pending bool, logger *slog.Logger) api.Config {
 	return api.Config{
 		Pending:        pending,
-		ClientVersion:  clientVersion,
+		ClientVersion:  buildinfo.Read().ClientVersion(),
 		GasCap:         f.gasCap,
 		EVMTimeout:     f.evmTimeout,
 		LogsMaxResults: f.logsMaxResults,
@@ -160,14 +165,6 @@ func (f *serverFlags) apiConfig(pending bool, logger *slog.Logger) api.Config {
 		SimLimits:      f.simLimits,
 		Logger:         logger,
 	}
-}
-
-func (f *serverFlags) logger(w io.Writer) (*slog.Logger, error) {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return nil, fmt.Errorf("--log.level: %q is not one of debug, info, warn, error", f.logLevel)
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), nil
 }
 
 // devOptions are the dev command's own flags.
@@ -198,6 +195,3 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	}
 	return fs, o
 }
-
-// clientVersion is web3_clientVersion's answer.
-const clientVersion = "flashrpc/v0.1.0"

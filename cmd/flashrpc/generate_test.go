@@ -58,7 +58,7 @@ func TestGenerateThenServe(t *testing.T) {
 		t.Fatalf("the generated index covers %d (%v), want 2000", last, ok)
 	}
 	b := api.Backend{Chain: c, Pool: txpool.New(c.Config(), txpool.Config{}), Logs: ix}
-	eps, err := listen(f, logger, api.New(f.apiConfig(false, logger), b), api.New(f.apiConfig(true, logger), b))
+	eps, err := listen(f, &ops{log: logger}, api.New(f.apiConfig(false, logger), b), api.New(f.apiConfig(true, logger), b))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@
 //	flashrpc serve [flags]   serve a stored chain without a sequencer
 //	flashrpc import [flags] chain.rlp   import an RLP chain file
 //	flashrpc generate [flags]           generate a large chain for benchmarks
+//	flashrpc version                    print the version, commit and op-geth version
 //
 // Run `flashrpc <command> --help` for the flags of each command.
 package main
@@ -17,6 +18,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/flashrpc/flashrpc/internal/buildinfo"
 )
 
 const usage = `flashrpc: a JSON-RPC node for chains that pre-confirm transactions before sealing a block.
@@ -30,6 +33,8 @@ Usage:
                             import an RLP chain file into a datadir, executing every block
   flashrpc generate --datadir DIR [--blocks N]
                             generate a large, realistic chain of token transfers (benchmarks)
+  flashrpc version          print the version, the commit it was built from and the op-geth /
+                            go-ethereum version (also: flashrpc --version)
 
 Every command serves two JSON-RPC endpoints (HTTP POST and WebSocket at "/"):
   standard       http://127.0.0.1:8545  sealed blocks only
@@ -51,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "dev"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		cmd, args = "version", args[1:]
 	} else if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 		fmt.Fprint(stdout, usage)
 		fmt.Fprintln(stdout, "\nFlags of the default command, dev:")
@@ -68,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runImport(args, stdout, stderr)
 	case "generate":
 		err = runGenerate(args, stdout, stderr)
+	case "version":
+		err = runVersion(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -101,4 +110,14 @@ func helpOutput(args []string, stdout, stderr io.Writer) io.Writer {
 		}
 	}
 	return stderr
+}
+
+// runVersion prints the build: version, commit, op-geth and go-ethereum versions.
+func runVersion(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "flashrpc version: unexpected argument %q\n", args[0])
+		return errUsage
+	}
+	fmt.Fprint(stdout, buildinfo.Read().String())
+	return nil
 }

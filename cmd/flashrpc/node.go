@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,16 +29,15 @@ type endpoint struct {
 }
 
 // listen opens both endpoints' sockets before anything is served, so a port conflict fails the
-// start with a clear message instead of half a node.
-func listen(f *serverFlags, logger *slog.Logger, standard, preconfirmed *api.API) ([]*endpoint, error) {
-	if err := startPprof(f.pprofAddr, logger); err != nil {
-		return nil, fmt.Errorf("--pprof.addr: %w", err)
-	}
+// start with a clear message instead of half a node. x brings the logger and the operations
+// hooks.
+func listen(f *serverFlags, x *ops, standard, preconfirmed *api.API) ([]*endpoint, error) {
 	specs := []struct {
-		name string
-		port int
-		api  *api.API
-	}{{"standard", f.httpPort, standard}, {"pre-confirmed", f.preconfPort, preconfirmed}}
+		name    string
+		port    int
+		api     *api.API
+		pending bool
+	}{{"standard", f.httpPort, standard, false}, {"pre-confirmed", f.preconfPort, preconfirmed, true}}
 	var eps []*endpoint
 	for _, s := range specs {
 		addr := net.JoinHostPort(f.httpAddr, strconv.Itoa(s.port))
@@ -48,7 +48,7 @@ func listen(f *serverFlags, logger *slog.Logger, standard, preconfirmed *api.API
 			}
 			return nil, fmt.Errorf("%s endpoint: listen on %s: %w", s.name, addr, err)
 		}
-		eps = append(eps, &endpoint{name: s.name, server: rpc.NewServer(f.rpcConfig(logger.With("endpoint", s.name)), s.api.Service()), ln: ln})
+		eps = append(eps, &endpoint{name: s.name, server: rpc.NewServer(f.rpcConfig(x, s.name, s.pending), s.api.Service()), ln: ln})
 	}
 	return eps, nil
 }
@@ -57,7 +57,11 @@ func listen(f *serverFlags, logger *slog.Logger, standard, preconfirmed *api.API
 func (ep *endpoint) url() string { return "http://" + ep.ln.Addr().String() }
 
 // serveUntilSignal serves every endpoint until SIGINT or SIGTERM (or a server failure), then
-// shuts them down cleanly.
+// shuts them down cleanly: both stop taking connections at once, requests in flight get up
+// to shutdownTimeout to finish, and WebSocket connections are closed with status 1001
+// (going away), which ends their subscriptions. A stop by signal returns nil even when a
+// request outlived the bound (it is cut, and logged): the caller then closes storage and the
+// process exits 0.
 func serveUntilSignal(logger *slog.Logger, eps []*endpoint) error {
 	errc := make(chan error, len(eps))
 	for _, ep := range eps {
@@ -73,15 +77,22 @@ func serveUntilSignal(logger *slog.Logger, eps []*endpoint) error {
 	var err error
 	select {
 	case s := <-sig:
-		logger.Info("shutting down", "signal", s.String())
+		logger.Info("shutting down", "signal", s.String(), "grace", shutdownTimeout)
 	case err = <-errc:
+		logger.Error("shutting down", "err", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
+	var wg sync.WaitGroup
 	for _, ep := range eps {
-		if serr := ep.server.Shutdown(ctx); serr != nil {
-			err = errors.Join(err, fmt.Errorf("%s endpoint: shutdown: %w", ep.name, serr))
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if serr := ep.server.Shutdown(ctx); serr != nil {
+				logger.Warn("requests cut at shutdown", "endpoint", ep.name, "err", serr)
+			}
+		}()
 	}
+	wg.Wait()
 	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/health"
 )
 
 // runServe serves a stored chain without a sequencer until SIGINT or SIGTERM.
@@ -37,11 +38,18 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	x, err := f.startOps(logger)
+	if err != nil {
+		return err
+	}
+	defer x.close()
 	c, err := chain.Open(chain.Config{DataDir: f.dataDir, CacheMB: f.dbCache, Logger: logger})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	// Nothing to fall behind: a stored chain is fit to serve while it is open.
+	x.health = health.New(health.Config{Probes: []health.Probe{health.Head(c)}})
 	ix, err := openLogIndex(f, c, logger)
 	if err != nil {
 		return err
@@ -49,13 +57,20 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	defer ix.Close()
 	backend := f.backend(c)
 	backend.Logs = ix
-	eps, err := listen(f, logger, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
+	if m := x.metrics; m != nil {
+		m.WatchChain(c)
+		m.WatchPool(backend.Pool)
+	}
+	eps, err := listen(f, x, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "flashrpc serving %s (chain id %d, head block %d)\n", f.dataDir, c.Config().ChainID, c.Head().Number)
 	for _, ep := range eps {
 		fmt.Fprintf(stdout, "  %-14s %s\n", ep.name, ep.url())
+	}
+	if u := x.metricsURL(); u != "" {
+		fmt.Fprintf(stdout, "  %-14s %s\n", "metrics", u)
 	}
 	return serveUntilSignal(logger, eps)
 }

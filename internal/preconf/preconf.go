@@ -197,6 +197,7 @@ func (p *Preconf) Discard() {
 
 // publishLocked computes the partial block and publishes it as a snapshot. p.mu must be held.
 func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, error) {
+	start := time.Now()
 	w := p.work
 	block, err := w.assemble(ctx, w.state.Copy())
 	if err != nil {
@@ -213,6 +214,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, e
 		state:    w.state.Copy(),
 	}
 	snap.Published = time.Now()
+	snap.Assembly = snap.Published.Sub(start)
 	w.index++
 	p.last = snap
 	p.publishView(snap)

@@ -30,6 +30,9 @@ type Snapshot struct {
 	// Published is when the snapshot was built, just before readers could see it: the
 	// moment latency measurements start from (docs/benchmarks.md).
 	Published time.Time
+	// Assembly is how long publishing took: assembling the partial block (roots, hash) and
+	// copying its state (the flashblock apply time of internal/metrics).
+	Assembly time.Duration
 
 	txIndex map[common.Hash]int // transaction hash → position
 

@@ -13,6 +13,15 @@
 // params array, and the mapping of domain errors to codes belong to internal/api. It
 // imports only the standard library and github.com/coder/websocket.
 //
+// # Operations hooks
+//
+// A Server reports what it does to an [Observer] (Config.Observer: calls by method with
+// their duration and error code, WebSocket connections, subscriptions, slow consumers),
+// whose per-method observers are resolved when the server is built, so metrics cost no
+// lookup per call; Config.LogRequests logs one line per call; Config.Pages answers the GET
+// requests that are not WebSocket upgrades (health check, browser page). cmd/flashrpc
+// wires internal/metrics, internal/health and internal/liveview to them.
+//
 // # Methods
 //
 // A [Method] gets the call's context and its [Params] (raw JSON elements) and returns a

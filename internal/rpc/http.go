@@ -42,7 +42,7 @@ type verdict int
 
 const (
 	serveRPC       verdict = iota // a JSON-RPC POST: read the body and answer it
-	serveHealth                   // any other GET: 200 with an empty body (go-ethereum's health check)
+	serveHealth                   // any other GET: Config.Pages, or 200 with an empty body (go-ethereum's health check)
 	serveWebSocket                // a WebSocket upgrade
 	servePreflight                // a CORS preflight: 204
 	refuseHost                    // 403: Host is not an allowed virtual host
@@ -84,8 +84,8 @@ func (s *Server) decide(h *httpHead) verdict {
 }
 
 // ServeHTTP serves the endpoint. POST carries JSON-RPC; GET with "Upgrade: websocket"
-// opens a WebSocket connection; any other GET is answered 200 with an empty body (a health
-// check, as go-ethereum does); a CORS preflight gets 204 when Config.CORSOrigins is set;
+// opens a WebSocket connection; any other GET goes to Config.Pages, or is answered 200 with
+// an empty body (a health check, as go-ethereum does); a CORS preflight gets 204 when Config.CORSOrigins is set;
 // other methods get 405. Requests
 // naming a host that is not allowed get 403 (Config.VirtualHosts), and so do WebSocket
 // upgrades from an origin that is not (Config.WSOrigins). A POST must have a JSON content
@@ -102,6 +102,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case serveRPC:
 		s.servePost(w, r)
 	case serveHealth:
+		if s.cfg.Pages != nil {
+			s.cfg.Pages.ServeHTTP(w, r)
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 	case serveWebSocket:
 		s.serveWebSocket(w, r)

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 )
 
@@ -94,6 +95,19 @@ type Config struct {
 	// Logger receives panics of methods (with stack), slow-consumer disconnects and
 	// WebSocket errors. Nil discards.
 	Logger *slog.Logger
+
+	// LogRequests logs one Info line per call to Logger: method, duration and error code
+	// (0 for success). False logs no line per request.
+	LogRequests bool
+
+	// Observer is told about calls, WebSocket connections and subscriptions (observe.go);
+	// nil observes nothing and costs nothing.
+	Observer Observer
+
+	// Pages answers the GET requests that are not WebSocket upgrades (after the Host
+	// check): a health check, a page for browsers. Nil answers them 200 with an empty
+	// body, as go-ethereum does.
+	Pages http.Handler
 }
 
 // Defaults for zero [Config] fields. The exported ones are the defaults of command-line flags

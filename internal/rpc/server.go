@@ -44,8 +44,12 @@ type Service struct {
 // JSON-RPC POST requests in front of its own http.Server. It is safe for concurrent use.
 type Server struct {
 	cfg     Config
-	exp     *exposure // who may connect (exposure.go)
-	methods map[string]Method
+	exp     *exposure               // who may connect (exposure.go)
+	methods map[string]*methodEntry // observe.go
+	unknown *methodEntry            // calls of methods the Service lacks
+	sub     *methodEntry            // <namespace>_subscribe
+	unsub   *methodEntry            // <namespace>_unsubscribe
+	obs     Observer                // nil: not observed
 	kinds   map[string]SubscribeFunc
 	log     *slog.Logger
 	newID   func() string // subscription IDs; random, or sequential in tests
@@ -86,13 +90,13 @@ func NewServer(cfg Config, svc Service) *Server {
 func newServer(cfg Config, svc Service, newID func() string) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{
-		cfg:     cfg,
-		exp:     newExposure(&cfg),
-		methods: svc.Methods,
-		kinds:   svc.Subscriptions,
-		log:     cfg.Logger,
-		newID:   newID,
-		conns:   make(map[*wsConn]struct{}),
+		cfg:   cfg,
+		exp:   newExposure(&cfg),
+		obs:   cfg.Observer,
+		kinds: svc.Subscriptions,
+		log:   cfg.Logger,
+		newID: newID,
+		conns: make(map[*wsConn]struct{}),
 
 		fast:        make(map[*fastConn]struct{}),
 		listeners:   make(map[net.Listener]struct{}),
@@ -106,6 +110,7 @@ func newServer(cfg Config, svc Service, newID func() string) *Server {
 		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
 	}
+	s.methods, s.unknown, s.sub, s.unsub = buildMethods(svc, cfg.Observer)
 	s.fastCtx, s.fastCancel = context.WithCancel(context.WithValue(context.Background(), http.ServerContextKey, s.http))
 	return s
 }
@@ -338,21 +343,33 @@ func (s *Server) answer(ctx context.Context, x *exchange, r *request) outcome {
 	return outcome{err: errInvalidRequest}
 }
 
-// call runs a call or notification.
+// call runs a call or notification, observed when the server has an Observer or logs
+// requests.
 func (s *Server) call(ctx context.Context, x *exchange, r *request) outcome {
-	if len(r.method) > maxMethodNameLength {
-		return outcome{err: methodNameTooLong(len(r.method))}
+	e := s.lookup(r.method)
+	if e.obs == nil && !s.cfg.LogRequests {
+		return s.dispatch(ctx, x, r, e)
 	}
-	if bytes.HasSuffix(r.method, []byte("_subscribe")) {
+	start := time.Now()
+	o := s.dispatch(ctx, x, r, e)
+	s.observeCall(e, r.method, time.Since(start), &o)
+	return o
+}
+
+// dispatch runs the call of r, whose table entry is e.
+func (s *Server) dispatch(ctx context.Context, x *exchange, r *request, e *methodEntry) outcome {
+	switch e.kind {
+	case entryUnknown:
+		if len(r.method) > maxMethodNameLength {
+			return outcome{err: methodNameTooLong(len(r.method))}
+		}
+		return outcome{err: methodNotFound(r.method)}
+	case entrySubscribe:
 		return s.subscribe(ctx, x.conn, r)
-	}
-	if bytes.HasSuffix(r.method, []byte("_unsubscribe")) {
+	case entryUnsubscribe:
 		return s.unsubscribe(x.conn, r)
 	}
-	m := s.methods[string(r.method)]
-	if m == nil {
-		return outcome{err: methodNotFound(r.method)}
-	}
+	m := e.fn
 	// The exchange's scratch array backs the Params: calls of an exchange run one at a
 	// time, and Params must not outlive the call.
 	params, perr := parseParams(r.params, x.params[:0])

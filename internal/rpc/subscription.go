@@ -108,6 +108,9 @@ func (s *Subscription) end() {
 	}
 	s.ended = true
 	close(s.done)
+	if obs := s.conn.srv.obs; obs != nil {
+		obs.Subscriptions(-1)
+	}
 	for _, b := range s.pending {
 		s.conn.srv.putBuf(b)
 	}
@@ -136,6 +139,9 @@ func (s *Server) subscribe(ctx context.Context, conn *wsConn, r *request) outcom
 	}
 
 	sub := &Subscription{id: s.newID(), conn: conn, done: make(chan struct{})}
+	if s.obs != nil {
+		s.obs.Subscriptions(1) // end, which every path below leads to, takes it back
+	}
 	if !conn.add(sub) {
 		sub.end()
 		return outcome{err: errConnClosed}

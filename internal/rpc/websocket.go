@@ -85,6 +85,10 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.untrack(c)
+	if s.obs != nil {
+		s.obs.WebSocketConns(1)
+		defer s.obs.WebSocketConns(-1)
+	}
 	c.wg.Add(2)
 	go c.writeLoop()
 	go c.pingLoop()
@@ -338,6 +342,9 @@ func (c *wsConn) stop(reason string, err error) {
 		level := slog.LevelDebug
 		if reason == reasonSlowConsumer {
 			level = slog.LevelWarn
+			if c.srv.obs != nil {
+				c.srv.obs.SlowConsumer()
+			}
 		}
 		c.srv.log.Log(context.Background(), level, "websocket connection closed", "remote", c.remote, "reason", reason, "err", err)
 		go c.ws.CloseNow()

@@ -34,6 +34,9 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives one line per sealed block; nil discards.
 	Logger *slog.Logger
+	// ObserveBuild, when set, is called after each pre-confirmation built (on request or by
+	// the timer) with the time it took, from taking the block in progress to publishing it.
+	ObserveBuild func(took time.Duration)
 }
 
 // Sequencer builds the dev chain. It is safe for concurrent use.
@@ -167,6 +170,10 @@ func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
 // be included leave the pool; those that may later (a nonce gap, a full block, a fee cap below
 // the base fee, too little balance for now) wait, with their sender's later ones.
 func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, error) {
+	if s.cfg.ObserveBuild != nil {
+		start := time.Now()
+		defer func() { s.cfg.ObserveBuild(time.Since(start)) }()
+	}
 	batch, err := s.preconf.Begin()
 	if err != nil {
 		return nil, err

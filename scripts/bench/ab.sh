@@ -3,11 +3,13 @@
 # a branch) with wrk, interleaved: A, B, A, B, … per body, so that load from others on a
 # shared machine hits both alike. docs/benchmarks.md ("Transport A/B") has its figures.
 #
-# Usage: scripts/bench/ab.sh BIN_A BIN_B [--rounds N] [--duration S] [body ...]
+# Usage: scripts/bench/ab.sh BIN_A BIN_B [--rounds N] [--duration S] [--a-flags F] [--b-flags F] [body ...]
 #
-#   body          blockNumber, getBlockByNumber (default: both)
+#   body          blockNumber, getBlockByNumber, getCode (default: the first two)
 #   --rounds N    rounds per binary and body (default 4)
 #   --duration S  seconds per wrk run (default 10)
+#   --a-flags F   extra flags of node A (one word list, e.g. "--metrics.port 18760");
+#   --b-flags F   likewise for B: the same binary twice with different flags compares them
 #
 # Besides req/s it prints requests per CPU-second of the node (utime + stime from
 # /proc/PID/stat around each run), which other load on a shared machine moves less.
@@ -19,14 +21,16 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-[[ $# -ge 2 ]] || { sed -n 2,14p "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n 2,16p "$0"; exit 2; }
 BIN_A=$1 BIN_B=$2
 shift 2
-ROUNDS=4 DURATION=10 BODY_NAMES=()
+ROUNDS=4 DURATION=10 BODY_NAMES=() FLAGS_A="" FLAGS_B=""
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift 2 ;;
 	--duration) DURATION=$2; shift 2 ;;
+	--a-flags) FLAGS_A=$2; shift 2 ;;
+	--b-flags) FLAGS_B=$2; shift 2 ;;
 	*) BODY_NAMES+=("$1"); shift ;;
 	esac
 done
@@ -37,6 +41,8 @@ body() {
 	case $1 in
 	blockNumber) echo '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' ;;
 	getBlockByNumber) echo '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]}' ;;
+	# a predeployed system contract (EIP-4788 beacon roots), so the answer is real code
+	getCode) echo '{"jsonrpc":"2.0","id":1,"method":"eth_getCode","params":["0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02","latest"]}' ;;
 	*) echo "unknown body $1" >&2; exit 2 ;;
 	esac
 }
@@ -45,8 +51,9 @@ PIDS=()
 declare -A PID_OF
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
-start() { # start BIN PORT
-	taskset -c 1 "$1" dev --http.port "$2" --preconf.port $(($2 + 2)) --feed.port -1 --log.level warn >/dev/null 2>&1 &
+start() { # start BIN PORT [FLAGS]
+	# shellcheck disable=SC2086 # FLAGS is a word list
+	taskset -c 1 "$1" dev --http.port "$2" --preconf.port $(($2 + 2)) --feed.port -1 --log.level warn ${3:-} >/dev/null 2>&1 &
 	PIDS+=($!)
 	PID_OF[$(($2 + 2))]=$!
 	for _ in $(seq 100); do
@@ -56,11 +63,11 @@ start() { # start BIN PORT
 	echo "$1 did not start" >&2
 	exit 1
 }
-start "$BIN_A" 18745
-start "$BIN_B" 18845
+start "$BIN_A" 18745 "$FLAGS_A"
+start "$BIN_B" 18845 "$FLAGS_B"
 
-echo "A: $BIN_A"
-echo "B: $BIN_B"
+echo "A: $BIN_A $FLAGS_A"
+echo "B: $BIN_B $FLAGS_B"
 echo "$(nproc) CPUs, $(uname -r), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2); $ROUNDS rounds of ${DURATION}s, wrk -t1 -c8"
 echo
 echo "| body | round | A req/s | B req/s | A req per CPU-s | B req per CPU-s |"

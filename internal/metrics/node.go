@@ -1,0 +1,92 @@
+package metrics
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/txpool"
+)
+
+// WatchChain reports c's sealed head: flashrpc_chain_head_block and
+// flashrpc_chain_head_timestamp_seconds (read at scrape time), and
+// flashrpc_chain_head_updates_total.
+func (m *Metrics) WatchChain(c *chain.Chain) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "chain", Name: "head_block",
+			Help: "Number of the sealed head (the latest block).",
+		}, func() float64 { return float64(c.Head().Number.Uint64()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "chain", Name: "head_timestamp_seconds",
+			Help: "Timestamp of the sealed head (Unix seconds, from its header).",
+		}, func() float64 { return float64(c.Head().Time) }),
+	)
+	c.OnHead(func(chain.HeadEvent) { m.blocks.Inc() })
+}
+
+// WatchPreconf reports p's pre-confirmations: flashrpc_preconf_index, _block, _age_seconds,
+// _transactions, _published_total and the flashblock apply time.
+func (m *Metrics) WatchPreconf(p *preconf.Preconf) {
+	var last atomic.Pointer[preconf.Snapshot]
+	p.OnSnapshot(func(s *preconf.Snapshot) {
+		last.Store(s)
+		m.preconfs.Inc()
+		m.lastIndex.Set(float64(s.Index))
+		m.ObserveApply(s.Assembly)
+	})
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "preconf", Name: "block",
+			Help: "Number of the block in progress (the newest pre-confirmation's block).",
+		}, func() float64 {
+			if s := last.Load(); s != nil {
+				return float64(s.Number())
+			}
+			return 0
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "preconf", Name: "age_seconds",
+			Help: "Seconds since the newest pre-confirmation was published (0 before the first).",
+		}, func() float64 {
+			if s := last.Load(); s != nil {
+				return time.Since(s.Published).Seconds()
+			}
+			return 0
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "preconf", Name: "transactions",
+			Help: "Transactions pre-confirmed in the block in progress so far.",
+		}, func() float64 {
+			if s := p.Current(); s != nil {
+				return float64(len(s.Block.Transactions()))
+			}
+			return 0
+		}),
+	)
+}
+
+// WatchPool reports the transaction pool's size: flashrpc_txpool_pending and _queued.
+func (m *Metrics) WatchPool(pool *txpool.Pool) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "txpool", Name: "pending",
+			Help: "Executable transactions waiting in the pool (not pre-confirmed yet).",
+		}, func() float64 { p, _ := pool.Stats(); return float64(p) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "txpool", Name: "queued",
+			Help: "Transactions waiting in the pool for an earlier nonce (future nonces).",
+		}, func() float64 { _, q := pool.Stats(); return float64(q) }),
+	)
+}
+
+// ObserveBuild records the time the sequencer took to build one pre-confirmation (for
+// sequencer.Config.ObserveBuild).
+func (m *Metrics) ObserveBuild(d time.Duration) { m.build.Observe(d.Seconds()) }
+
+// ObserveApply records the time taken to apply one pre-confirmation. WatchPreconf does it
+// for every snapshot preconf publishes; follow mode adds its verification time.
+func (m *Metrics) ObserveApply(d time.Duration) { m.apply.Observe(d.Seconds()) }
