@@ -161,6 +161,7 @@ func (a *API) Service() rpc.Service {
 	if a.cfg.Pending {
 		m["eth_simulateV1"] = a.simulateV1
 	}
+	a.addSurface(m) // surface.go
 	if a.cfg.Dev && a.seq != nil {
 		m["dev_preconfirm"] = a.devPreconfirm
 		m["dev_seal"] = a.devSeal

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
@@ -196,4 +197,44 @@ func devSealError(err error) error {
 		return rpc.InvalidParams("invalid argument 0: %v", err)
 	}
 	return err
+}
+
+// eth_getProof.
+
+// errTooManyProofKeys refuses more storage keys than go-ethereum's limit.
+func errTooManyProofKeys(n int) error {
+	return rpc.InvalidParams("too many storage keys requested (max %d, got %d)", maxProofKeys, n)
+}
+
+// errProofOfPending refuses a proof of the block in progress: its state has no trie until it
+// seals.
+func errProofOfPending(number, head uint64) error {
+	return rpc.NewError(rpc.CodeServer, "no proof of the block in progress (%d): its state is not in a state trie until the block is sealed; ask for a sealed block such as latest (%d)", number, head)
+}
+
+// proofError maps chain.Proof's errors: missing state is -32000 naming the block, as are
+// other failures.
+func proofError(err error) error {
+	if errors.Is(err, chain.ErrStateUnavailable) {
+		return rpc.NewError(rpc.CodeServer, "%v", err)
+	}
+	return err
+}
+
+// eth_getStorageValues.
+
+// errTooManyStorageValues refuses more slots than go-ethereum's limit (-38026, its code).
+func errTooManyStorageValues() error {
+	return rpc.NewError(rpc.CodeClientLimit, "too many slots (max %d)", maxStorageValues)
+}
+
+// errEmptyStorageValues refuses a request without slots, with go-ethereum's text.
+func errEmptyStorageValues() error { return rpc.InvalidParams("empty request") }
+
+// The raw data methods.
+
+// errRawBlockNotFound answers a raw block method given an unknown block hash (go-ethereum
+// answers an error there, and null for an unknown number).
+func errRawBlockNotFound(hash common.Hash) error {
+	return rpc.NewError(rpc.CodeServer, "block %s not found", hash.Hex())
 }
