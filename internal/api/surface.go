@@ -9,6 +9,7 @@ import "github.com/flashrpc/flashrpc/internal/rpc"
 func (a *API) addSurface(m map[string]rpc.Method) {
 	m["eth_getRawTransactionByHash"] = a.getRawTransaction // reads the pool, then its view
 	m["debug_getRawTransaction"] = a.getRawTransaction
+	m["eth_createAccessList"] = a.createAccessList // loads its view where it resolves the block
 	for name, fn := range map[string]viewMethod{
 		"eth_baseFee":                                a.baseFee,
 		"eth_config":                                 a.chainConfig,
