@@ -159,6 +159,8 @@ func (f *serverFlags) apiConfig(pending bool, logger *slog.Logger) api.Config {
 		LogsTimeout:    f.logsTimeout,
 		SimLimits:      f.simLimits,
 		Logger:         logger,
+		// A trace's struct logs cannot be answered beyond the response limit anyway.
+		TraceMaxLogBytes: f.responseLimit,
 	}
 }
 

@@ -53,6 +53,9 @@ type Config struct {
 	// blocks, 5,000 calls per block, 10,000 calls). GasCap is the request's shared gas budget
 	// and EVMTimeout its time limit.
 	SimLimits exec.SimLimits
+	// TraceMaxLogBytes bounds the struct logs one transaction's trace collects (the
+	// struct logger's "limit" option, which a request may lower); zero means no bound.
+	TraceMaxLogBytes int
 	// Logger receives warnings about failed subscriptions; nil discards.
 	Logger *slog.Logger
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
@@ -237,4 +239,41 @@ func errEmptyStorageValues() error { return rpc.InvalidParams("empty request") }
 // answers an error there, and null for an unknown number).
 func errRawBlockNotFound(hash common.Hash) error {
 	return rpc.NewError(rpc.CodeServer, "block %s not found", hash.Hex())
+}
+
+// Tracing.
+
+var (
+	// errTxNotFound answers debug_traceTransaction for a transaction the request's view does
+	// not have, with go-ethereum's text.
+	errTxNotFound = rpc.NewError(rpc.CodeServer, "transaction not found")
+	// errGenesisNotTraceable refuses tracing the genesis block, go-ethereum's text.
+	errGenesisNotTraceable = rpc.NewError(rpc.CodeServer, "genesis is not traceable")
+)
+
+// errParentNotFound says a block to replay lacks its parent.
+func errParentNotFound(block *types.Block) error {
+	return rpc.NewError(rpc.CodeServer, "parent %s of block %d not found", block.ParentHash().Hex(), block.NumberU64())
+}
+
+// errTraceBlockNumberNotFound and errTraceBlockHashNotFound answer the block trace methods for
+// a block that does not exist, with go-ethereum's texts.
+func errTraceBlockNumberNotFound(n gethrpc.BlockNumber) error {
+	return rpc.NewError(rpc.CodeServer, "block #%d not found", n)
+}
+
+func errTraceBlockHashNotFound(hash common.Hash) error {
+	return rpc.NewError(rpc.CodeServer, "block %s not found", hash.Hex())
+}
+
+// traceError maps the debug_trace* failures: options the tracer cannot take (an unknown
+// tracer, a malformed tracerConfig, a timeout that is no duration) are invalid params naming
+// the options argument i; the rest as for every execution method (a tracer's own error, such
+// as "execution timeout", and "tracing failed: …" are -32000).
+func traceError(i int, err error) error {
+	var te *exec.TracerError
+	if errors.As(err, &te) {
+		return rpc.InvalidParams("invalid argument %d: %v", i, err)
+	}
+	return requestError(err)
 }

@@ -9,7 +9,11 @@ import "github.com/flashrpc/flashrpc/internal/rpc"
 func (a *API) addSurface(m map[string]rpc.Method) {
 	m["eth_getRawTransactionByHash"] = a.getRawTransaction // reads the pool, then its view
 	m["debug_getRawTransaction"] = a.getRawTransaction
-	m["eth_createAccessList"] = a.createAccessList // loads its view where it resolves the block
+	m["eth_createAccessList"] = a.createAccessList   // loads its view where it resolves the block
+	m["debug_traceTransaction"] = a.traceTransaction // the tracers load theirs once they hold an EVM slot
+	m["debug_traceBlockByNumber"] = a.traceBlockByNumber
+	m["debug_traceBlockByHash"] = a.traceBlockByHash
+	m["debug_traceCall"] = a.traceCall
 	for name, fn := range map[string]viewMethod{
 		"eth_baseFee":                                a.baseFee,
 		"eth_config":                                 a.chainConfig,

@@ -1,0 +1,357 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/eth"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/eth/tracers"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/rlp"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
+)
+
+// The differential tests of the methods of issue 16 against go-ethereum's own implementation:
+// the execution-apis chain (54 blocks, 249 transactions of every type, proof-of-work blocks
+// with uncles, then proof-of-stake up to Osaka and BPO2) is imported into flashrpc and into
+// an in-process op-geth node (its eth service and its debug tracing API, archive, hash
+// scheme), and the same requests go to both. op-geth's tracers are the ones flashrpc runs,
+// so traces must be equal; what differs is the code around them (which block, which state,
+// which context, how a transaction is replayed), which is what these tests check.
+
+// gethFixtureNode is op-geth's node on the execution-apis chain, reached in process.
+type gethFixtureNode struct {
+	eth    *eth.Ethereum
+	client *gethrpc.Client
+}
+
+func startGethOnFixtures(t *testing.T, dir string) *gethFixtureNode {
+	t.Helper()
+	genesis := new(core.Genesis)
+	if err := readJSON(filepath.Join(dir, "genesis.json"), genesis); err != nil {
+		t.Fatal(err)
+	}
+	stack, err := node.New(&node.Config{P2P: p2p.Config{NoDiscovery: true, MaxPeers: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stack.Close() })
+	conf := ethconfig.Defaults
+	conf.Genesis = genesis
+	conf.NetworkId = genesis.Config.ChainID.Uint64()
+	conf.NoPruning = true
+	conf.StateScheme = rawdb.HashScheme
+	conf.TransactionHistory = 0
+	conf.SyncMode = ethconfig.FullSync
+	backend, err := eth.New(stack, &conf)
+	if err != nil {
+		t.Fatalf("geth eth service: %v", err)
+	}
+	stack.RegisterAPIs(tracers.APIs(backend.APIBackend))
+	if err := stack.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "chain.rlp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var blocks types.Blocks
+	stream := rlp.NewStream(f, 0)
+	for {
+		b := new(types.Block)
+		if err := stream.Decode(b); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decode chain.rlp: %v", err)
+		}
+		blocks = append(blocks, b)
+	}
+	if _, err := backend.BlockChain().InsertChain(blocks); err != nil {
+		t.Fatalf("geth import: %v", err)
+	}
+	client := stack.Attach()
+	t.Cleanup(client.Close)
+	return &gethFixtureNode{eth: backend, client: client}
+}
+
+// diffEnv is flashrpc's standard endpoint and op-geth on the same chain.
+type diffEnv struct {
+	url  string
+	geth *gethFixtureNode
+
+	results, errs int // answers compared: results, and errors with the same code
+}
+
+func newDiffEnv(t *testing.T) *diffEnv {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("imports the execution-apis chain twice and starts op-geth's node")
+	}
+	dir := conformanceDir(t)
+	dataDir := filepath.Join(t.TempDir(), "chain")
+	o := &importOptions{dataDir: dataDir, genesis: filepath.Join(dir, "genesis.json"), forkchoice: filepath.Join(dir, "headfcu.json"), file: filepath.Join(dir, "chain.rlp")}
+	if err := importChain(context.Background(), o, io.Discard); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	standard, _ := serveForTest(t, dataDir)
+	return &diffEnv{url: standard, geth: startGethOnFixtures(t, dir)}
+}
+
+// diffAnswer is a JSON-RPC answer reduced to what is compared: the result, decoded, or the
+// error's code and message.
+type diffAnswer struct {
+	Result  any
+	raw     json.RawMessage
+	Code    int
+	Message string
+}
+
+func (a diffAnswer) String() string {
+	if a.Code != 0 {
+		return fmt.Sprintf("error %d %q", a.Code, a.Message)
+	}
+	if len(a.raw) > 600 {
+		return "result " + string(a.raw[:600]) + "…"
+	}
+	return "result " + string(a.raw)
+}
+
+// flash calls flashrpc over HTTP.
+func (e *diffEnv) flash(t *testing.T, method string, params ...any) diffAnswer {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(e.url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("%s: decode: %v", method, err)
+	}
+	if out.Error != nil {
+		return diffAnswer{Code: out.Error.Code, Message: out.Error.Message}
+	}
+	return decodedAnswer(t, out.Result)
+}
+
+// gethCall calls op-geth's node in process.
+func (e *diffEnv) gethCall(t *testing.T, method string, params ...any) diffAnswer {
+	t.Helper()
+	var raw json.RawMessage
+	err := e.geth.client.CallContext(context.Background(), &raw, method, params...)
+	if err != nil {
+		a := diffAnswer{Code: -32000, Message: err.Error()}
+		var re gethrpc.Error
+		if errors.As(err, &re) {
+			a.Code = re.ErrorCode()
+		}
+		return a
+	}
+	return decodedAnswer(t, raw)
+}
+
+func decodedAnswer(t *testing.T, raw json.RawMessage) diffAnswer {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("decode result: %v", err)
+	}
+	return diffAnswer{Result: v, raw: raw}
+}
+
+// same sends one request to both and requires equal results (JSON-equal), or errors with the
+// same code when geth fails. It returns flashrpc's answer.
+func (e *diffEnv) same(t *testing.T, method string, params ...any) diffAnswer {
+	t.Helper()
+	got := e.flash(t, method, params...)
+	want := e.gethCall(t, method, params...)
+	what := method + " " + compactParams(params)
+	switch {
+	case want.Code != 0 && got.Code != want.Code:
+		t.Errorf("%s:\n got %v\nwant %v", what, got, want)
+	case want.Code == 0 && got.Code != 0:
+		t.Errorf("%s:\n got %v\nwant %v", what, got, want)
+	case want.Code == 0 && !reflect.DeepEqual(got.Result, want.Result):
+		t.Errorf("%s: results differ:\n%s", what, jsonDiff("", got.Result, want.Result))
+	case want.Code == 0:
+		e.results++
+	default:
+		e.errs++
+	}
+	return got
+}
+
+func compactParams(params []any) string {
+	b, _ := json.Marshal(params)
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+// fixtureBlocks returns the numbers and transaction hashes of the chain's blocks.
+func (e *diffEnv) fixtureBlocks(t *testing.T) (head uint64, txs map[uint64][]string) {
+	t.Helper()
+	bc := e.geth.eth.BlockChain()
+	head = bc.CurrentBlock().Number.Uint64()
+	txs = make(map[uint64][]string)
+	for n := uint64(1); n <= head; n++ {
+		for _, tx := range bc.GetBlockByNumber(n).Transactions() {
+			txs[n] = append(txs[n], tx.Hash().Hex())
+		}
+	}
+	return head, txs
+}
+
+// traceConfigs are the tracer options compared: every tracer the issue names, with their
+// options.
+var traceConfigs = []map[string]any{
+	nil, // the struct logger with its defaults
+	{"enableMemory": true, "enableReturnData": true, "disableStorage": true},
+	{"tracer": "callTracer"},
+	{"tracer": "callTracer", "tracerConfig": map[string]any{"withLog": true}},
+	{"tracer": "callTracer", "tracerConfig": map[string]any{"onlyTopCall": true}},
+	{"tracer": "prestateTracer"},
+	{"tracer": "prestateTracer", "tracerConfig": map[string]any{"diffMode": true}},
+	{"tracer": "4byteTracer"},
+	{"tracer": "flatCallTracer"},
+	{"tracer": "muxTracer", "tracerConfig": map[string]any{"callTracer": map[string]any{"withLog": true}, "4byteTracer": nil, "prestateTracer": map[string]any{"diffMode": true}}},
+}
+
+func traceName(cfg map[string]any) string {
+	if cfg == nil {
+		return "structLogger"
+	}
+	b, _ := json.Marshal(cfg)
+	return strings.NewReplacer(`"`, "", "{", "", "}", "", ":", "=").Replace(string(b))
+}
+
+// TestGethDiffTracing traces every block of the execution-apis chain with every tracer, and
+// every transaction with callTracer and the struct logger, on flashrpc and on op-geth.
+func TestGethDiffTracing(t *testing.T) {
+	e := newDiffEnv(t)
+	head, txs := e.fixtureBlocks(t)
+	for _, cfg := range traceConfigs {
+		t.Run(traceName(cfg), func(t *testing.T) {
+			for n := uint64(1); n <= head; n++ {
+				e.same(t, "debug_traceBlockByNumber", hexNum(n), cfg)
+			}
+		})
+	}
+	t.Run("traceTransaction", func(t *testing.T) {
+		for n := uint64(1); n <= head; n++ {
+			for _, h := range txs[n] {
+				for _, cfg := range []map[string]any{nil, {"tracer": "callTracer", "tracerConfig": map[string]any{"withLog": true}}, {"tracer": "prestateTracer", "tracerConfig": map[string]any{"diffMode": true}}} {
+					e.same(t, "debug_traceTransaction", h, cfg)
+				}
+			}
+		}
+	})
+	t.Run("traceBlockByHash", func(t *testing.T) {
+		for _, n := range []uint64{2, 27, 45, head} {
+			hash := e.geth.eth.BlockChain().GetCanonicalHash(n).Hex()
+			e.same(t, "debug_traceBlockByHash", hash, map[string]any{"tracer": "callTracer"})
+		}
+	})
+	t.Logf("%d equal results, %d equal errors", e.results, e.errs)
+}
+
+func hexNum(n uint64) string { return fmt.Sprintf("0x%x", n) }
+
+// The system contracts the pre-execution calls write: EIP-4788's beacon roots and EIP-2935's
+// block hashes.
+const (
+	beaconRootsAddr = "0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02"
+	historyAddr     = "0x0000F90827F1C53a10cb7A02335B175320002935"
+	callenvAddr     = "0x9344b07175800259691961298ca11c824e65032d" // deployed in block 1
+	funded          = "0x7435ed30a8b4aeb0877cef0c6e8cffe834eb865f" // accounts.json, funded
+)
+
+// word is n as a 32-byte ABI word.
+func word(n uint64) string { return fmt.Sprintf("0x%064x", n) }
+
+// TestGethDiffTraceCall compares debug_traceCall: on a block's state and within a block
+// (txIndex, which replays the block's system calls and transactions), with block overrides
+// (the number+1 rule for BLOCKHASH) and state overrides (code, a moved precompile).
+func TestGethDiffTraceCall(t *testing.T) {
+	e := newDiffEnv(t)
+	head, txs := e.fixtureBlocks(t)
+	bc := e.geth.eth.BlockChain()
+	call := map[string]any{"tracer": "callTracer", "tracerConfig": map[string]any{"withLog": true}}
+	prestate := map[string]any{"tracer": "prestateTracer"}
+	for _, n := range []uint64{44, 45, 50, head} {
+		h := bc.GetHeaderByNumber(n)
+		// Within the block, before its first transaction: the beacon root of this block and
+		// the hash of its parent are in the system contracts only if the block's
+		// pre-execution calls were replayed.
+		at0 := func(cfg map[string]any) map[string]any {
+			out := map[string]any{"txIndex": "0x0"}
+			for k, v := range cfg {
+				out[k] = v
+			}
+			return out
+		}
+		e.same(t, "debug_traceCall", map[string]any{"to": beaconRootsAddr, "input": word(h.Time)}, hexNum(n), at0(call))
+		e.same(t, "debug_traceCall", map[string]any{"to": historyAddr, "input": word(n - 1)}, hexNum(n), at0(call))
+		e.same(t, "debug_traceCall", map[string]any{"to": historyAddr, "input": word(n - 1)}, hexNum(n), at0(nil))
+		if len(txs[n]) > 1 {
+			e.same(t, "debug_traceCall", map[string]any{"from": funded, "to": callenvAddr}, hexNum(n), map[string]any{"txIndex": hexNum(uint64(len(txs[n]) - 1)), "tracer": "prestateTracer"})
+		}
+	}
+	// BLOCKHASH(NUMBER-1) and the context: with the number overridden to head+1, the head
+	// becomes the parent.
+	blockhash := "0x600143034060005260206000f3" // PUSH1 1, NUMBER, SUB, BLOCKHASH, MSTORE(0), RETURN(0, 32)
+	code := map[string]any{"0x00000000000000000000000000000000000c0de1": map[string]any{"code": blockhash}}
+	for _, cfg := range []map[string]any{
+		{"stateOverrides": code},
+		{"stateOverrides": code, "blockOverrides": map[string]any{"number": hexNum(head + 1)}},
+		{"stateOverrides": code, "blockOverrides": map[string]any{"number": hexNum(head + 5), "time": "0x9999"}},
+		{"stateOverrides": code, "tracer": "callTracer"},
+		{"stateOverrides": code, "blockOverrides": map[string]any{"number": hexNum(head + 1)}, "tracer": "callTracer"},
+	} {
+		e.same(t, "debug_traceCall", map[string]any{"to": "0x00000000000000000000000000000000000c0de1"}, "latest", cfg)
+	}
+	// SHA-256 moved elsewhere, and called there.
+	moved := map[string]any{"0x0000000000000000000000000000000000000002": map[string]any{"movePrecompileToAddress": "0x0000000000000000000000000000000000000b0b"}}
+	e.same(t, "debug_traceCall", map[string]any{"to": "0x0000000000000000000000000000000000000b0b", "input": "0x616263"}, "latest", map[string]any{"stateOverrides": moved, "tracer": "callTracer"})
+	// Calls of the chain's contracts, priced and not, at several blocks.
+	for _, n := range []uint64{1, 10, 30, head} {
+		for _, args := range []map[string]any{
+			{"from": funded, "to": callenvAddr},
+			{"from": funded, "to": callenvAddr, "gasPrice": "0x3b9aca00"},
+			{"to": "0x0ee3ab1371c93e7c0c281cc0c2107cdebc8b1930", "input": "0x01"}, // reverts
+			{"from": funded, "to": "0x17e7eedce4ac02ef114a7ed9fe6e2f33feba1667", "value": "0x1"},
+		} {
+			for _, cfg := range []map[string]any{nil, call, prestate, {"tracer": "prestateTracer", "tracerConfig": map[string]any{"diffMode": true}}} {
+				e.same(t, "debug_traceCall", args, hexNum(n), cfg)
+			}
+		}
+	}
+	t.Logf("%d equal results, %d equal errors", e.results, e.errs)
+}
