@@ -14,16 +14,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/eth/tracers"
+	"github.com/ethereum/go-ethereum/ethdb/memorydb"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/rlp"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
+	"github.com/ethereum/go-ethereum/trie"
 )
 
 // The differential tests of the methods of issue 16 against go-ethereum's own implementation:
@@ -33,6 +38,7 @@ import (
 // scheme), and the same requests go to both. op-geth's tracers are the ones flashrpc runs,
 // so traces must be equal; what differs is the code around them (which block, which state,
 // which context, how a transaction is replayed), which is what these tests check.
+// GETHDIFF_VERBOSE=1 logs every answer compared.
 
 // gethFixtureNode is op-geth's node on the execution-apis chain, reached in process.
 type gethFixtureNode struct {
@@ -85,6 +91,9 @@ func startGethOnFixtures(t *testing.T, dir string) *gethFixtureNode {
 	if _, err := backend.BlockChain().InsertChain(blocks); err != nil {
 		t.Fatalf("geth import: %v", err)
 	}
+	head := backend.BlockChain().CurrentBlock() // headfcu.json: head = safe = finalized
+	backend.BlockChain().SetSafe(head)
+	backend.BlockChain().SetFinalized(head)
 	client := stack.Attach()
 	t.Cleanup(client.Close)
 	return &gethFixtureNode{eth: backend, client: client}
@@ -203,6 +212,12 @@ func (e *diffEnv) same(t *testing.T, method string, params ...any) diffAnswer {
 		e.results++
 	default:
 		e.errs++
+		if os.Getenv("GETHDIFF_VERBOSE") != "" {
+			t.Logf("%s: both fail: %v / %v", what, got, want)
+		}
+	}
+	if os.Getenv("GETHDIFF_VERBOSE") != "" && want.Code == 0 {
+		t.Logf("%s: %v", what, got)
 	}
 	return got
 }
@@ -353,5 +368,202 @@ func TestGethDiffTraceCall(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d equal results, %d equal errors", e.results, e.errs)
+}
+
+// headState is tools-chain/headstate.json: the state at the head block.
+type headState struct {
+	Root     string `json:"root"` // hex without 0x
+	Accounts map[common.Address]struct {
+		Storage map[common.Hash]string `json:"storage"`
+	} `json:"accounts"`
+}
+
+// TestGethDiffProofs compares eth_getProof for every account of the head state (with its
+// storage slots and one that is empty), at the head and at older blocks, and verifies each
+// of flashrpc's proofs against the block's state root with trie.VerifyProof.
+func TestGethDiffProofs(t *testing.T) {
+	e := newDiffEnv(t)
+	dir := conformanceDir(t)
+	var hs headState
+	if err := readJSON(filepath.Join(dir, "tools-chain", "headstate.json"), &hs); err != nil {
+		t.Fatal(err)
+	}
+	bc := e.geth.eth.BlockChain()
+	head := bc.CurrentBlock()
+	if head.Root != common.HexToHash(hs.Root) {
+		t.Fatalf("head state root %s, headstate.json says %s", head.Root, hs.Root)
+	}
+	missing := "0x00000000000000000000000000000000000000000000000000000000deadbeef"
+	proofs := 0
+	for addr, acct := range hs.Accounts {
+		keys := []string{missing}
+		for k := range acct.Storage {
+			keys = append(keys, k.Hex())
+		}
+		for _, n := range []uint64{head.Number.Uint64(), 45, 30, 10} {
+			h := bc.GetHeaderByNumber(n)
+			got := e.same(t, "eth_getProof", addr, keys, hexNum(n))
+			if got.Code == 0 {
+				verifyProof(t, h.Root, addr, got.raw)
+				proofs++
+			}
+		}
+	}
+	// Key spellings (echoed as given: 32 bytes as such, others as quantities), an account
+	// that does not exist, the default block, a block hash.
+	callenv := "0x9344b07175800259691961298ca11c824e65032d"
+	e.same(t, "eth_getProof", callenv, []string{"0x0", "0x00", "0x1", "0000000000000000000000000000000000000000000000000000000000000001"}, "latest")
+	e.same(t, "eth_getProof", "0x00000000000000000000000000000000000dead1", []string{"0x1"}, "latest")
+	// The block parameter may be left out (latest, execution-apis' fixture); op-geth's
+	// v1.101702.3 still requires it.
+	if got, want := e.flash(t, "eth_getProof", callenv, []string{}), e.gethCall(t, "eth_getProof", callenv, []string{}, "latest"); !reflect.DeepEqual(got.Result, want.Result) {
+		t.Errorf("eth_getProof without a block: got %v, want %v", got, want)
+	}
+	e.same(t, "eth_getProof", callenv, []string{"0x2"}, map[string]any{"blockHash": head.Hash()})
+	t.Logf("%d proofs verified; %d equal results, %d equal errors", proofs, e.results, e.errs)
+	if proofs < len(hs.Accounts) {
+		t.Fatalf("only %d proofs verified", proofs)
+	}
+}
+
+// verifyProof checks an eth_getProof answer against root: the account proof proves the
+// account's fields (or its absence), each storage proof its value under storageHash.
+func verifyProof(t *testing.T, root common.Hash, addr common.Address, raw json.RawMessage) {
+	t.Helper()
+	var p struct {
+		AccountProof []hexutil.Bytes
+		Balance      *hexutil.Big
+		CodeHash     common.Hash
+		Nonce        hexutil.Uint64
+		StorageHash  common.Hash
+		StorageProof []struct {
+			Key   string
+			Value *hexutil.Big
+			Proof []hexutil.Bytes
+		}
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	val, err := trie.VerifyProof(root, crypto.Keccak256(addr.Bytes()), proofDB(p.AccountProof))
+	if err != nil {
+		t.Fatalf("account proof of %s: %v", addr, err)
+	}
+	if val == nil {
+		if p.Nonce != 0 || p.Balance.ToInt().Sign() != 0 || p.StorageHash != (common.Hash{}) || p.CodeHash != (common.Hash{}) {
+			t.Fatalf("%s is absent from the trie but the answer has fields: %s", addr, raw)
+		}
+		return
+	}
+	var acct types.StateAccount
+	if err := rlp.DecodeBytes(val, &acct); err != nil {
+		t.Fatalf("account of %s: %v", addr, err)
+	}
+	if acct.Nonce != uint64(p.Nonce) || acct.Balance.ToBig().Cmp(p.Balance.ToInt()) != 0 || acct.Root != p.StorageHash || common.BytesToHash(acct.CodeHash) != p.CodeHash {
+		t.Fatalf("proven account of %s %+v, answer %s", addr, acct, raw)
+	}
+	for _, sp := range p.StorageProof {
+		if len(sp.Proof) == 0 {
+			if p.StorageHash != types.EmptyRootHash || sp.Value.ToInt().Sign() != 0 {
+				t.Fatalf("%s: slot %s without a proof in a non-empty storage trie", addr, sp.Key)
+			}
+			continue
+		}
+		key := common.HexToHash(sp.Key)
+		v, err := trie.VerifyProof(p.StorageHash, crypto.Keccak256(key.Bytes()), proofDB(sp.Proof))
+		if err != nil {
+			t.Fatalf("%s: proof of slot %s: %v", addr, sp.Key, err)
+		}
+		var want []byte
+		if sp.Value.ToInt().Sign() != 0 {
+			want, _ = rlp.EncodeToBytes(sp.Value.ToInt().Bytes())
+		}
+		if !bytes.Equal(v, want) {
+			t.Fatalf("%s: slot %s proves %x, answer says %s", addr, sp.Key, v, sp.Value)
+		}
+	}
+}
+
+// proofDB holds proof nodes by their hash, as trie.VerifyProof reads them.
+func proofDB(nodes []hexutil.Bytes) *memorydb.Database {
+	db := memorydb.New()
+	for _, n := range nodes {
+		db.Put(crypto.Keccak256(n), n)
+	}
+	return db
+}
+
+// TestGethDiffAccessLists compares eth_createAccessList on calls of the chain's contracts
+// (storage reads and writes, calls to other contracts, reverts, creations) at several
+// blocks, with and without a starting list and state overrides.
+func TestGethDiffAccessLists(t *testing.T) {
+	e := newDiffEnv(t)
+	head, _ := e.fixtureBlocks(t)
+	callme := "0x17e7eedce4ac02ef114a7ed9fe6e2f33feba1667"
+	emitter := "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"
+	cases := []map[string]any{
+		{"from": funded, "to": "0x0100000000000000000000000000000000000000", "value": "0xa"},
+		{"from": funded, "to": emitter, "input": "0x010203040506", "gas": "0xea60"},
+		{"from": funded, "to": emitter, "input": "0x010203040506", "maxFeePerGas": "0x1a21397", "maxPriorityFeePerGas": "0x3"},
+		{"from": funded, "to": emitter, "input": "0x010203040506", "gasPrice": "0x1a21397"},
+		{"from": funded, "to": "0x0ee3ab1371c93e7c0c281cc0c2107cdebc8b1930", "input": "0x01", "gas": "0x186a0"},
+		{"from": funded, "to": callenvAddr},
+		{"from": funded, "to": callme, "value": "0x1"},
+		{"from": funded, "to": emitter, "input": "0x01", "accessList": []map[string]any{{"address": callme, "storageKeys": []string{word(1)}}}},
+		{"from": funded, "input": "0x600160005560016000f3"}, // a creation that stores
+		{"from": funded, "to": beaconRootsAddr, "input": word(1)},
+	}
+	for _, args := range cases {
+		for _, n := range []uint64{head, 45, 30} {
+			e.same(t, "eth_createAccessList", args, hexNum(n))
+		}
+	}
+	// State overrides: code that reads slots of another contract.
+	reader := "0x00000000000000000000000000000000000c0de2"
+	code := "0x6000547f" + strings.Repeat("00", 31) + "0154" + "00" // SLOAD(0), PUSH32 1, SLOAD, STOP
+	e.same(t, "eth_createAccessList", map[string]any{"from": funded, "to": reader}, "latest", map[string]any{reader: map[string]any{"code": code}})
+	t.Logf("%d equal results, %d equal errors", e.results, e.errs)
+}
+
+// TestGethDiffRaw compares the raw data methods, headers and uncles on every block and
+// transaction of the chain, and eth_config.
+func TestGethDiffRaw(t *testing.T) {
+	e := newDiffEnv(t)
+	head, txs := e.fixtureBlocks(t)
+	bc := e.geth.eth.BlockChain()
+	for n := uint64(0); n <= head+1; n++ {
+		num := hexNum(n)
+		for _, m := range []string{"debug_getRawHeader", "debug_getRawBlock", "debug_getRawReceipts"} {
+			e.same(t, m, num)
+		}
+		e.same(t, "eth_getHeaderByNumber", num)
+		e.same(t, "eth_getUncleCountByBlockNumber", num)
+		for i := uint64(0); i < 3; i++ {
+			e.same(t, "eth_getUncleByBlockNumberAndIndex", num, hexNum(i))
+			e.same(t, "eth_getRawTransactionByBlockNumberAndIndex", num, hexNum(i))
+		}
+		if b := bc.GetBlockByNumber(n); b != nil {
+			hash := b.Hash().Hex()
+			e.same(t, "debug_getRawHeader", hash)
+			e.same(t, "debug_getRawBlock", hash)
+			e.same(t, "debug_getRawReceipts", hash)
+			e.same(t, "eth_getHeaderByHash", hash)
+			e.same(t, "eth_getUncleByBlockHashAndIndex", hash, "0x0")
+			e.same(t, "eth_getRawTransactionByBlockHashAndIndex", hash, "0x1")
+		}
+		for _, h := range txs[n] {
+			e.same(t, "debug_getRawTransaction", h)
+			e.same(t, "eth_getRawTransactionByHash", h)
+		}
+	}
+	for _, tag := range []string{"latest", "earliest", "safe", "finalized"} {
+		e.same(t, "debug_getRawBlock", tag)
+		e.same(t, "eth_getHeaderByNumber", tag)
+	}
+	e.same(t, "eth_getRawTransactionByHash", common.Hash{1}.Hex())
+	e.same(t, "eth_getHeaderByHash", common.Hash{1}.Hex())
+	e.same(t, "eth_config")
+	e.same(t, "eth_getStorageValues", map[string][]string{callenvAddr: {word(0), word(1)}, funded: {word(0)}}, "latest")
 	t.Logf("%d equal results, %d equal errors", e.results, e.errs)
 }

@@ -16,9 +16,13 @@ import (
 // debug_getRawReceipts (each receipt's EIP-2718 encoding, as in the receipts trie),
 // debug_getRawTransaction and eth_getRawTransactionBy* (the transaction's EIP-2718 encoding,
 // what eth_sendRawTransaction takes). As in go-ethereum, a block number or tag that names no
-// block answers null and an unknown block hash an error; an unknown transaction answers null.
+// block answers "0x" (debug_getRawReceipts null) and an unknown block hash an error; an
+// unknown transaction answers "0x".
 // On the pre-confirmed endpoint `pending` is the block in progress (its partial header, the
 // transactions and receipts pre-confirmed so far) and pre-confirmed transactions are found.
+
+// emptyRaw is go-ethereum's answer for raw data that does not exist: empty bytes.
+var emptyRaw = json.RawMessage(`"0x"`)
 
 // rawBlock resolves a block parameter of the raw methods against v: a sealed block, or the
 // block in progress. Both nil means a number or tag without a block.
@@ -57,7 +61,7 @@ func (a *API) getRawHeader(ctx context.Context, v preconf.View, p rpc.Params) (a
 	case snap != nil:
 		return rawRLP(snap.Block.Header())
 	case block == nil:
-		return nullResult, nil
+		return emptyRaw, nil
 	}
 	return rawRLP(block.Header())
 }
@@ -74,7 +78,7 @@ func (a *API) getRawBlock(ctx context.Context, v preconf.View, p rpc.Params) (an
 	case snap != nil:
 		return rawRLP(snap.Block)
 	case block == nil:
-		return nullResult, nil
+		return emptyRaw, nil
 	}
 	return rawRLP(block)
 }
@@ -136,7 +140,7 @@ func (a *API) getRawTransaction(ctx context.Context, p rpc.Params) (any, error) 
 	if pooled != nil {
 		return rawTx(pooled)
 	}
-	return nullResult, nil
+	return emptyRaw, nil
 }
 
 func (a *API) getRawTransactionByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
@@ -178,7 +182,7 @@ func (a *API) getRawTransactionByBlockHashAndIndex(ctx context.Context, v precon
 
 func rawTxInBlock(block *types.Block, index uint64) (any, error) {
 	if block == nil || index >= uint64(len(block.Transactions())) {
-		return nullResult, nil
+		return emptyRaw, nil
 	}
 	return rawTx(block.Transactions()[index])
 }
