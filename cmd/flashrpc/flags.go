@@ -36,6 +36,7 @@ type serverFlags struct {
 	logsMaxRange   uint64
 	logsTimeout    time.Duration
 	logsIndex      bool
+	filtersMax     int
 
 	bodyLimit          int64
 	batchItemLimit     int
@@ -71,6 +72,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.IntVar(&f.logsMaxResults, "rpc.logs.max-results", api.DefaultLogsMaxResult, "most logs one eth_getLogs returns; more gives error -32005 naming a block range that fits")
 	fs.Uint64Var(&f.logsMaxRange, "rpc.logs.max-range", api.DefaultLogsMaxRange, "widest block range one eth_getLogs accepts; wider gives error -32602")
 	fs.DurationVar(&f.logsTimeout, "rpc.logs.timeout", api.DefaultLogsTimeout, "time limit of one eth_getLogs; past it error -32005 \"query timeout exceeded\" names the blocks searched in time")
+	fs.IntVar(&f.filtersMax, "rpc.filters.max", api.DefaultFiltersMax, "most polling filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) the node keeps, both endpoints together; more gives error -32005")
 	fs.BoolVar(&f.logsIndex, "logs.index", true, "keep the log index behind eth_getLogs (false: every query scans header blooms and receipts; for comparison)")
 
 	fs.Int64Var(&f.bodyLimit, "rpc.body-limit", rpc.DefaultBodyLimit, "largest HTTP request body in bytes (HTTP 413 beyond)")
@@ -101,6 +103,8 @@ func (f *serverFlags) check() error {
 		return errors.New("--rpc.evm.concurrency must be at least 1")
 	case f.evmQueue < 0:
 		return errors.New("--rpc.evm.queue must not be negative")
+	case f.filtersMax < 1:
+		return errors.New("--rpc.filters.max must be at least 1")
 	case f.txpool.AccountSlots == 0 || f.txpool.GlobalSlots == 0 || f.txpool.AccountQueue == 0 || f.txpool.GlobalQueue == 0 || f.txpool.PriceBump == 0:
 		return errors.New("--txpool.accountslots, --txpool.globalslots, --txpool.accountqueue, --txpool.globalqueue and --txpool.pricebump must be at least 1")
 	case f.txpool.Lifetime <= 0:
@@ -116,6 +120,8 @@ func (f *serverFlags) backend(c *chain.Chain) api.Backend {
 		Chain: c,
 		Pool:  txpool.New(c.Config(), f.txpool),
 		EVM:   exec.NewLimiter(f.evmConcurrency, f.evmQueue),
+		// Filters are per endpoint, their number per node.
+		Filters: api.NewFilterSlots(f.filtersMax),
 	}
 }
 

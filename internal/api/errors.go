@@ -277,3 +277,22 @@ func traceError(i int, err error) error {
 	}
 	return requestError(err)
 }
+
+// Polling filters.
+
+// errFilterNotFound answers an unknown, expired or uninstalled filter id, go-ethereum's text.
+var errFilterNotFound = rpc.NewError(rpc.CodeServer, "filter not found")
+
+// errFilterRange refuses a filter's block range that is not a live range, go-ethereum's text.
+func errFilterRange() error { return rpc.InvalidParams("invalid block range params") }
+
+// errTooManyFilters refuses a filter beyond the node's FilterSlots.
+func errTooManyFilters(max int64, timeout time.Duration) error {
+	return rpc.NewError(rpc.CodeLimitExceeded, "too many filters: this node keeps at most %d; uninstall some (eth_uninstallFilter) or let those no longer polled expire (after %v)", max, timeout)
+}
+
+// errFilterOverflow answers the first poll of a filter removed because it held more changes
+// than a filter may; later polls get errFilterNotFound.
+func errFilterOverflow(id string, maxBytes int) error {
+	return rpc.NewError(rpc.CodeLimitExceeded, "filter %s removed: its changes grew over %d bytes before they were polled; poll more often or narrow the filter, then install it again", id, maxBytes)
+}

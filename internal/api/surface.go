@@ -14,6 +14,12 @@ func (a *API) addSurface(m map[string]rpc.Method) {
 	m["debug_traceBlockByNumber"] = a.traceBlockByNumber
 	m["debug_traceBlockByHash"] = a.traceBlockByHash
 	m["debug_traceCall"] = a.traceCall
+	m["eth_newFilter"] = a.newFilter // filters.go: fed by the streams, polled
+	m["eth_newBlockFilter"] = a.newBlockFilter
+	m["eth_newPendingTransactionFilter"] = a.newPendingTransactionFilter
+	m["eth_getFilterChanges"] = a.getFilterChanges
+	m["eth_getFilterLogs"] = a.getFilterLogs
+	m["eth_uninstallFilter"] = a.uninstallFilter
 	for name, fn := range map[string]viewMethod{
 		"eth_baseFee":                                a.baseFee,
 		"eth_config":                                 a.chainConfig,

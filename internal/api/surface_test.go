@@ -50,6 +50,13 @@ type surfaceNode struct {
 // (Pending is set per endpoint).
 func newSurfaceNode(t testing.TB, senders int, cfg Config) *surfaceNode {
 	t.Helper()
+	return newSurfaceNodeBackend(t, senders, cfg, nil)
+}
+
+// newSurfaceNodeBackend is newSurfaceNode with the node's filter slots (nil: each API its
+// own).
+func newSurfaceNodeBackend(t testing.TB, senders int, cfg Config, slots *FilterSlots) *surfaceNode {
+	t.Helper()
 	n := &surfaceNode{nonces: make([]uint64, senders)}
 	var funded []common.Address
 	for range senders {
@@ -69,7 +76,7 @@ func newSurfaceNode(t testing.TB, senders int, cfg Config) *surfaceNode {
 	pre := preconf.New(c)
 	pool := txpool.New(c.Config(), txpool.Config{})
 	n.seq = sequencer.New(sequencer.Config{}, c, pre, pool)
-	b := Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: n.seq}
+	b := Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: n.seq, Filters: slots}
 	std, pend := cfg, cfg
 	std.Pending, pend.Pending = false, true
 	n.std, n.pre = New(std, b), New(pend, b)
