@@ -28,7 +28,9 @@ import (
 // endpoint they see sealed data only: log filters the sealed blocks' logs (and, as in
 // go-ethereum, the logs of blocks a reorganisation removes, with removed: true),
 // pending-transaction filters the transactions of each sealed block (nothing is pending
-// there). On the pre-confirmed endpoint a log filter whose range reaches `pending` gets the
+// there). On the pre-confirmed endpoint a log filter whose range reaches `pending` (toBlock
+// pending, or no toBlock: ethers' contract.on installs filters without a range, and on this
+// endpoint pending is the point; an explicit latest keeps it sealed) gets the
 // pre-confirmed logs as they arrive, as the pendingLogs subscription does: a sealed block's
 // logs come only when they differ from what was pre-confirmed, after the retracted ones,
 // which come once with removed: true; and a pending-transaction filter gets each transaction
@@ -193,9 +195,10 @@ func (a *API) newFilter(ctx context.Context, p rpc.Params) (any, error) {
 }
 
 // filterRange sets a log filter's bounds from its criteria, with go-ethereum's rules: from
-// and to each a number, latest or earliest (0), from at most to; `pending` on the
-// pre-confirmed endpoint makes it a filter of pre-confirmed logs, elsewhere it is latest. A
-// blockHash is ignored for changes, as in go-ethereum (eth_getFilterLogs uses it).
+// and to each a number, latest or earliest (0), from at most to. On the pre-confirmed
+// endpoint `pending`, or no toBlock, makes it a filter of pre-confirmed logs; elsewhere
+// pending is latest. A blockHash is ignored for changes, as in go-ethereum (eth_getFilterLogs
+// uses it).
 func (a *API) filterRange(f *pollFilter) error {
 	bound := func(b *gethrpc.BlockNumber) (n int64, pending, ok bool) {
 		if b == nil {
@@ -220,7 +223,9 @@ func (a *API) filterRange(f *pollFilter) error {
 		return errFilterRange()
 	}
 	f.from, f.to = from, to
-	f.pending = (pendingFrom || pendingTo) && a.cfg.Pending && a.pre != nil
+	// Without a toBlock, a filter of the pre-confirmed endpoint reaches pending: clients that
+	// install filters for their users (ethers' contract.on) pass no range at all.
+	f.pending = (pendingFrom || pendingTo || f.crit.ToBlock == nil) && a.cfg.Pending && a.pre != nil
 	return nil
 }
 

@@ -86,11 +86,13 @@ func storeData(v byte) []byte { return common.LeftPadBytes([]byte{v}, 32) }
 // through a pre-confirmation, a seal, and a seal that retracts a pre-confirmed log.
 func TestFilterLogs(t *testing.T) {
 	n := newSurfaceNode(t, 2, Config{})
-	crit := map[string]any{"address": storeAddr}
+	crit := map[string]any{"address": storeAddr, "toBlock": "latest"}
 	pendingCrit := map[string]any{"address": storeAddr, "toBlock": "pending"}
 	preSealed := n.install(t, n.pre, "eth_newFilter", crit)
 	prePending := n.install(t, n.pre, "eth_newFilter", pendingCrit)
+	preDefault := n.install(t, n.pre, "eth_newFilter", map[string]any{"address": storeAddr}) // no range: pending there
 	stdSealed := n.install(t, n.std, "eth_newFilter", crit)
+	stdDefault := n.install(t, n.std, "eth_newFilter", map[string]any{"address": storeAddr})
 	stdPending := n.install(t, n.std, "eth_newFilter", pendingCrit) // pending is the sealed head there
 	ranged := n.install(t, n.std, "eth_newFilter", map[string]any{"address": storeAddr, "fromBlock": "0x3", "toBlock": "0x3"})
 	other := n.install(t, n.pre, "eth_newFilter", map[string]any{"address": echoAddr, "toBlock": "pending"})
@@ -98,14 +100,16 @@ func TestFilterLogs(t *testing.T) {
 	n.send(t, 0, storeAddr, storeData(1))
 	n.preconfirm(t)
 	var got []filterLog
-	n.changes(t, n.pre, prePending, &got)
-	if len(got) != 1 || got[0].Data[31] != 1 || got[0].BlockNumber != 1 || got[0].BlockHash != (common.Hash{}) || got[0].Removed {
-		t.Fatalf("pre-confirmed log on the pending filter: %+v", got)
+	for _, id := range []string{prePending, preDefault} {
+		n.changes(t, n.pre, id, &got)
+		if len(got) != 1 || got[0].Data[31] != 1 || got[0].BlockNumber != 1 || got[0].BlockHash != (common.Hash{}) || got[0].Removed {
+			t.Fatalf("pre-confirmed log on the pending filter: %+v", got)
+		}
 	}
 	for _, id := range []struct {
 		api *API
 		id  string
-	}{{n.pre, preSealed}, {n.std, stdSealed}, {n.std, stdPending}, {n.pre, other}} {
+	}{{n.pre, preSealed}, {n.std, stdSealed}, {n.std, stdPending}, {n.std, stdDefault}, {n.pre, other}} {
 		n.changes(t, id.api, id.id, &got)
 		if len(got) != 0 {
 			t.Fatalf("filter %s got %+v before sealing, want nothing", id.id, got)
@@ -116,15 +120,17 @@ func TestFilterLogs(t *testing.T) {
 	for _, id := range []struct {
 		api *API
 		id  string
-	}{{n.pre, preSealed}, {n.std, stdSealed}, {n.std, stdPending}} {
+	}{{n.pre, preSealed}, {n.std, stdSealed}, {n.std, stdPending}, {n.std, stdDefault}} {
 		n.changes(t, id.api, id.id, &got)
 		if len(got) != 1 || got[0].BlockHash != block.Hash() || got[0].Data[31] != 1 {
 			t.Fatalf("filter %s after sealing: %+v, want the sealed log", id.id, got)
 		}
 	}
-	n.changes(t, n.pre, prePending, &got)
-	if len(got) != 0 {
-		t.Fatalf("pending filter after sealing what it had: %+v, want nothing (no log twice)", got)
+	for _, id := range []string{prePending, preDefault} {
+		n.changes(t, n.pre, id, &got)
+		if len(got) != 0 {
+			t.Fatalf("pending filter after sealing what it had: %+v, want nothing (no log twice)", got)
+		}
 	}
 
 	// Block 2: two stores pre-confirmed, only the second sealed; the first is retracted.
