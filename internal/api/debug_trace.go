@@ -26,14 +26,18 @@ func (a *API) traceLimits() exec.TraceLimits {
 	return exec.TraceLimits{Timeout: a.cfg.EVMTimeout, MaxLogBytes: a.cfg.TraceMaxLogBytes}
 }
 
-// decodeTraceConfig decodes the optional options object, parameter i.
-func decodeTraceConfig(p rpc.Params, i int) (*exec.TraceConfig, error) {
+// decodeTraceConfig decodes the optional options object, parameter i, and checks it: an
+// unknown tracer or a bad tracerConfig is refused before anything is looked up.
+func (a *API) decodeTraceConfig(p rpc.Params, i int) (*exec.TraceConfig, error) {
 	if !present(p, i) {
 		return nil, nil
 	}
 	cfg := new(exec.TraceConfig)
 	if _, err := decodeOptional(p, i, cfg); err != nil {
 		return nil, err
+	}
+	if err := exec.CheckTraceConfig(cfg, a.config); err != nil {
+		return nil, traceError(i, err)
 	}
 	return cfg, nil
 }
@@ -46,7 +50,7 @@ func (a *API) traceTransaction(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := decodeTraceConfig(p, 1)
+	cfg, err := a.decodeTraceConfig(p, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +129,7 @@ func (a *API) traceBlockByNumber(ctx context.Context, p rpc.Params) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := decodeTraceConfig(p, 1)
+	cfg, err := a.decodeTraceConfig(p, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +164,7 @@ func (a *API) traceBlockByHash(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := decodeTraceConfig(p, 1)
+	cfg, err := a.decodeTraceConfig(p, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -221,6 +225,9 @@ func (a *API) traceCall(ctx context.Context, p rpc.Params) (any, error) {
 		cfg = new(exec.TraceCallConfig)
 		if _, err := decodeOptional(p, 2, cfg); err != nil {
 			return nil, err
+		}
+		if err := exec.CheckTraceConfig(&cfg.TraceConfig, a.config); err != nil {
+			return nil, traceError(2, err)
 		}
 	}
 	release, err := a.evm.Acquire(ctx)

@@ -159,6 +159,14 @@ func newTracerSpec(c *TraceConfig, config *params.ChainConfig, lim TraceLimits) 
 	return s, nil
 }
 
+// CheckTraceConfig reports what newTracerSpec would refuse in c for a chain with config: an
+// unknown tracer, a tracerConfig it cannot take, a bad timeout (*TracerError). Callers check
+// the options before they look for what to trace, so bad options are reported as such.
+func CheckTraceConfig(c *TraceConfig, config *params.ChainConfig) error {
+	_, err := newTracerSpec(c, config, TraceLimits{})
+	return err
+}
+
 // checkTracer refuses names that are not native tracers, in muxTracer's configuration too:
 // go-ethereum's directory would take them for JavaScript, which is not built in.
 func checkTracer(name string, cfg json.RawMessage, depth int) error {
