@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -191,4 +193,30 @@ func jsonEqual(a, b []byte) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// BenchmarkTraceTransaction traces a sealed call with callTracer (withLog), the first and
+// the last of a block of 10 (the replay of the block's earlier transactions is part of it).
+func BenchmarkTraceTransaction(b *testing.B) {
+	n := newSurfaceNode(b, 10, Config{})
+	var hashes []common.Hash
+	for i := range 10 {
+		hashes = append(hashes, n.send(b, i, storeAddr, common.LeftPadBytes([]byte{byte(i + 1)}, 32)))
+	}
+	n.preconfirm(b)
+	n.seal(b)
+	opts := map[string]any{"tracer": "callTracer", "tracerConfig": map[string]any{"withLog": true}}
+	for _, pos := range []int{0, 9} {
+		b.Run(fmt.Sprintf("index=%d", pos), func(b *testing.B) {
+			b.ReportAllocs()
+			m := n.std.Service().Methods["debug_traceTransaction"]
+			params := encodeParams(b, hashes[pos], opts)
+			for b.Loop() {
+				res, err := m(context.Background(), params)
+				if err != nil || len(res.(json.RawMessage)) == 0 {
+					b.Fatalf("trace: %v", err)
+				}
+			}
+		})
+	}
 }

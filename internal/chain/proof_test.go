@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"testing"
 
@@ -60,5 +61,31 @@ func TestProof(t *testing.T) {
 	missing.Number = big.NewInt(7)
 	if _, err := c.Proof(ctx, missing, funded, nil); !errors.Is(err, ErrStateUnavailable) {
 		t.Fatalf("proof of a missing state: %v, want ErrStateUnavailable", err)
+	}
+}
+
+// BenchmarkProof proves a funded account of the dev genesis (eth_getProof's work beside
+// encoding it), without and with a slot asked for (an account without storage: no storage
+// trie is opened, as for most accounts asked about).
+func BenchmarkProof(b *testing.B) {
+	funded := common.HexToAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")
+	c, err := Open(Config{DataDir: b.TempDir(), Genesis: DevGenesis(DefaultChainID, []common.Address{funded})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	head := c.Head()
+	ctx := context.Background()
+	for _, keys := range []int{0, 1} {
+		b.Run(fmt.Sprintf("keys=%d", keys), func(b *testing.B) {
+			b.ReportAllocs()
+			slots := make([]common.Hash, keys)
+			for b.Loop() {
+				p, err := c.Proof(ctx, head, funded, slots)
+				if err != nil || len(p.AccountProof) == 0 {
+					b.Fatalf("proof: %v", err)
+				}
+			}
+		})
 	}
 }
