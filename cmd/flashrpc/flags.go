@@ -63,8 +63,8 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.StringVar(&f.pprofAddr, "pprof.addr", "", "serve Go's profiler (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (default: off)")
 
 	fs.Uint64Var(&f.gasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
-	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call or eth_estimateGas, and of all calls of one eth_simulateV1 (0 = none beyond --rpc.timeout)")
-	fs.IntVar(&f.evmConcurrency, "rpc.evm.concurrency", runtime.GOMAXPROCS(0), "most eth_call, eth_estimateGas and eth_simulateV1 requests executing at once, both endpoints together (default: GOMAXPROCS, the CPUs this process may use)")
+	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call, eth_estimateGas or eth_createAccessList, of all calls of one eth_simulateV1, and of each traced transaction (debug_trace*'s timeout is capped at it) (0 = none beyond --rpc.timeout)")
+	fs.IntVar(&f.evmConcurrency, "rpc.evm.concurrency", runtime.GOMAXPROCS(0), "most EVM requests (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, debug_trace*) executing at once, both endpoints together (default: GOMAXPROCS, the CPUs this process may use)")
 	fs.IntVar(&f.evmQueue, "rpc.evm.queue", exec.DefaultEVMQueue, "most EVM requests waiting for one of the --rpc.evm.concurrency slots; beyond it a request gets error -32005 \"server busy\" at once")
 	fs.IntVar(&f.simLimits.MaxBlocks, "rpc.simulate.max-blocks", exec.DefaultSimMaxBlocks, "most blocks one eth_simulateV1 simulates, and how far past its base block they may go (error -38026 beyond)")
 	fs.IntVar(&f.simLimits.MaxCallsPerBlock, "rpc.simulate.max-calls-per-block", exec.DefaultSimMaxCallsPerBlock, "most calls in one simulated block (error -38026 beyond)")
