@@ -244,6 +244,24 @@ func (e *diffEnv) fixtureBlocks(t *testing.T) (head uint64, txs map[uint64][]str
 	return head, txs
 }
 
+// TestGethDiff imports the chain into both nodes once and runs the comparisons on them.
+func TestGethDiff(t *testing.T) {
+	e := newDiffEnv(t)
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T, *diffEnv)
+	}{
+		{"tracing", gethDiffTracing},
+		{"traceCall", gethDiffTraceCall},
+		{"proofs", gethDiffProofs},
+		{"accessLists", gethDiffAccessLists},
+		{"raw", gethDiffRaw},
+	} {
+		e.results, e.errs = 0, 0
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, e) })
+	}
+}
+
 // traceConfigs are the tracer options compared: every tracer the issue names, with their
 // options.
 var traceConfigs = []map[string]any{
@@ -267,10 +285,9 @@ func traceName(cfg map[string]any) string {
 	return strings.NewReplacer(`"`, "", "{", "", "}", "", ":", "=").Replace(string(b))
 }
 
-// TestGethDiffTracing traces every block of the execution-apis chain with every tracer, and
+// gethDiffTracing traces every block of the execution-apis chain with every tracer, and
 // every transaction with callTracer and the struct logger, on flashrpc and on op-geth.
-func TestGethDiffTracing(t *testing.T) {
-	e := newDiffEnv(t)
+func gethDiffTracing(t *testing.T, e *diffEnv) {
 	head, txs := e.fixtureBlocks(t)
 	for _, cfg := range traceConfigs {
 		t.Run(traceName(cfg), func(t *testing.T) {
@@ -311,11 +328,10 @@ const (
 // word is n as a 32-byte ABI word.
 func word(n uint64) string { return fmt.Sprintf("0x%064x", n) }
 
-// TestGethDiffTraceCall compares debug_traceCall: on a block's state and within a block
+// gethDiffTraceCall compares debug_traceCall: on a block's state and within a block
 // (txIndex, which replays the block's system calls and transactions), with block overrides
 // (the number+1 rule for BLOCKHASH) and state overrides (code, a moved precompile).
-func TestGethDiffTraceCall(t *testing.T) {
-	e := newDiffEnv(t)
+func gethDiffTraceCall(t *testing.T, e *diffEnv) {
 	head, txs := e.fixtureBlocks(t)
 	bc := e.geth.eth.BlockChain()
 	call := map[string]any{"tracer": "callTracer", "tracerConfig": map[string]any{"withLog": true}}
@@ -379,11 +395,10 @@ type headState struct {
 	} `json:"accounts"`
 }
 
-// TestGethDiffProofs compares eth_getProof for every account of the head state (with its
+// gethDiffProofs compares eth_getProof for every account of the head state (with its
 // storage slots and one that is empty), at the head and at older blocks, and verifies each
 // of flashrpc's proofs against the block's state root with trie.VerifyProof.
-func TestGethDiffProofs(t *testing.T) {
-	e := newDiffEnv(t)
+func gethDiffProofs(t *testing.T, e *diffEnv) {
 	dir := conformanceDir(t)
 	var hs headState
 	if err := readJSON(filepath.Join(dir, "tools-chain", "headstate.json"), &hs); err != nil {
@@ -494,11 +509,10 @@ func proofDB(nodes []hexutil.Bytes) *memorydb.Database {
 	return db
 }
 
-// TestGethDiffAccessLists compares eth_createAccessList on calls of the chain's contracts
+// gethDiffAccessLists compares eth_createAccessList on calls of the chain's contracts
 // (storage reads and writes, calls to other contracts, reverts, creations) at several
 // blocks, with and without a starting list and state overrides.
-func TestGethDiffAccessLists(t *testing.T) {
-	e := newDiffEnv(t)
+func gethDiffAccessLists(t *testing.T, e *diffEnv) {
 	head, _ := e.fixtureBlocks(t)
 	callme := "0x17e7eedce4ac02ef114a7ed9fe6e2f33feba1667"
 	emitter := "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"
@@ -526,10 +540,9 @@ func TestGethDiffAccessLists(t *testing.T) {
 	t.Logf("%d equal results, %d equal errors", e.results, e.errs)
 }
 
-// TestGethDiffRaw compares the raw data methods, headers and uncles on every block and
+// gethDiffRaw compares the raw data methods, headers and uncles on every block and
 // transaction of the chain, and eth_config.
-func TestGethDiffRaw(t *testing.T) {
-	e := newDiffEnv(t)
+func gethDiffRaw(t *testing.T, e *diffEnv) {
 	head, txs := e.fixtureBlocks(t)
 	bc := e.geth.eth.BlockChain()
 	for n := uint64(0); n <= head+1; n++ {

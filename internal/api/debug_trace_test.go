@@ -15,7 +15,7 @@ import (
 )
 
 // The tracers' outputs are compared with op-geth's own node in cmd/flashrpc
-// (TestGethDiffTracing, TestGethDiffTraceCall); these tests cover what op-geth cannot:
+// (TestGethDiff/tracing, TestGethDiff/traceCall); these tests cover what op-geth cannot:
 // pre-confirmed transactions and the block in progress, the endpoints' difference, and the
 // refusals.
 
