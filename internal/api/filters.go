@@ -107,7 +107,8 @@ type pollFilter struct {
 }
 
 // filterTable holds an endpoint's filters. Its lock is taken after streams.mu by the drain
-// (filters_events.go), and alone by the methods.
+// (filters_events.go), and by the methods before streams.qmu (installFilter); the drain never
+// holds it while it takes qmu.
 type filterTable struct {
 	slots    *FilterSlots
 	timeout  time.Duration
@@ -142,9 +143,11 @@ func (a *API) installFilter(f *pollFilter) (any, error) {
 		return nil, errTooManyFilters(ft.slots.max, ft.timeout)
 	}
 	f.id = newFilterID()
-	f.since = a.streams.next()
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
+	// Numbered under ft.mu, which the drain needs to hand an event to the filters: every event
+	// from f.since on is delivered after f is in the table.
+	f.since = a.streams.next()
 	now := ft.now()
 	ft.sweepLocked(now)
 	f.deadline = now.Add(ft.timeout)
