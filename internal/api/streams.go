@@ -166,6 +166,7 @@ func (s *streams) deliverLocked(ev *event) {
 		s.sendLogsLocked(ev.seq, removed, subPendingLogs, enc)
 		s.sendLogsLocked(ev.seq, ev.retract.Added, subPendingLogs, nil)
 	}
+	s.deliverSurface(ev) // newPendingTransactions and the polling filters, subscriptions_pending.go
 }
 
 // wait registers an eth_sendRawTransactionSync wait for hash, from the next event on.

@@ -42,6 +42,7 @@ const (
 	subPendingLogs
 	subTransactions // newFlashblockTransactions
 	subBlocks       // newFlashblocks
+	subPendingTxs   // newPendingTransactions (subscriptions_pending.go)
 	numSubKinds
 )
 
@@ -59,6 +60,7 @@ type encodedLog = json.RawMessage
 func (s *streams) register(kinds map[string]rpc.SubscribeFunc) {
 	kinds["newHeads"] = s.subscribeNewHeads
 	kinds["logs"] = s.subscribeLogs
+	kinds["newPendingTransactions"] = s.subscribePendingTransactions
 	if s.api.cfg.Pending && s.api.pre != nil {
 		kinds["pendingLogs"] = s.subscribePendingLogs
 		kinds["newFlashblockTransactions"] = s.subscribeTransactions
