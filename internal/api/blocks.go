@@ -9,12 +9,13 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
 // nullResult is the JSON-RPC result null, pre-encoded.
-var nullResult = json.RawMessage(jsonNull)
+var nullResult = json.RawMessage(ethjson.Null)
 
 // blockCache keeps the JSON of the two blocks asked for most, the sealed head and the block in
 // progress, encoded once per change. Entries are immutable; a miss encodes and swaps in a new
@@ -35,31 +36,31 @@ type encodedBlock struct {
 // blockJSON returns the JSON of a sealed block, from the cache when it is the head.
 func (a *API) blockJSON(block *types.Block, fullTx bool) json.RawMessage {
 	if block.Hash() != a.chain.Head().Hash() {
-		return appendBlock(nil, block, fullTx, a.config, blockJSONOptions{})
+		return ethjson.AppendBlock(nil, block, fullTx, a.config, ethjson.BlockOptions{})
 	}
 	e := a.blocks.head.Load()
 	if e == nil || e.hash != block.Hash() {
-		e = &encodedBlock{header: a.chain.Head(), hash: block.Hash(), hashes: appendBlock(nil, block, false, a.config, blockJSONOptions{})}
+		e = &encodedBlock{header: a.chain.Head(), hash: block.Hash(), hashes: ethjson.AppendBlock(nil, block, false, a.config, ethjson.BlockOptions{})}
 		if e.header.Hash() != e.hash { // the head moved meanwhile: key by hash only
 			e.header = nil
 		}
 		a.blocks.head.Store(e)
 	}
-	return e.get(fullTx, func() json.RawMessage { return appendBlock(nil, block, true, a.config, blockJSONOptions{}) })
+	return e.get(fullTx, func() json.RawMessage { return ethjson.AppendBlock(nil, block, true, a.config, ethjson.BlockOptions{}) })
 }
 
 // pendingBlockJSON returns the JSON of the block in progress at snap's pre-confirmation.
 func (a *API) pendingBlockJSON(snap *preconf.Snapshot, fullTx bool) json.RawMessage {
 	e := a.blocks.pending.Load()
-	opts := func() blockJSONOptions {
+	opts := func() ethjson.BlockOptions {
 		hash := snap.Block.Hash()
-		return blockJSONOptions{hash: &hash, inProgress: true}
+		return ethjson.BlockOptions{Hash: &hash, InProgress: true}
 	}
 	if e == nil || e.snap != snap {
-		e = &encodedBlock{snap: snap, hashes: appendBlock(nil, snap.Block, false, a.config, opts())}
+		e = &encodedBlock{snap: snap, hashes: ethjson.AppendBlock(nil, snap.Block, false, a.config, opts())}
 		a.blocks.pending.Store(e)
 	}
-	return e.get(fullTx, func() json.RawMessage { return appendBlock(nil, snap.Block, true, a.config, opts()) })
+	return e.get(fullTx, func() json.RawMessage { return ethjson.AppendBlock(nil, snap.Block, true, a.config, opts()) })
 }
 
 func (e *encodedBlock) get(fullTx bool, encodeFull func() json.RawMessage) json.RawMessage {
@@ -192,5 +193,5 @@ func (a *API) countByHash(p rpc.Params, count func(*types.Block) int) (any, erro
 
 // quantity returns v as a pre-encoded JSON hex quantity.
 func quantity(v uint64) json.RawMessage {
-	return appendQuantity(make([]byte, 0, 20), v)
+	return ethjson.AppendQuantity(make([]byte, 0, 20), v)
 }

@@ -1,11 +1,10 @@
-// Package api implements the eth_, net_, web3_ and dev_ JSON-RPC methods and the JSON shapes of
-// blocks, transactions, receipts and logs. The standard and the pre-confirmed endpoint are two
+// Package api implements the eth_, net_, web3_ and dev_ JSON-RPC methods. The standard and the pre-confirmed endpoint are two
 // configurations of one API: on the pre-confirmed endpoint the `pending` tag means the block in
 // progress (the newest preconf snapshot), on the standard endpoint the sealed head
 // (decisions.md).
 //
 // Methods decode their parameters with typed decoders and answer with pre-encoded JSON
-// (json_*.go appenders, no reflection); the latest and pending blocks are encoded once per change
+// (internal/ethjson's appenders, no reflection); the latest and pending blocks are encoded once per change
 // and reused. Domain errors from chain, exec, txpool and preconf are mapped to JSON-RPC codes in
 // one place, errors.go.
 //
@@ -17,5 +16,5 @@
 // Concurrency: an *API is safe for concurrent use. A request takes the preconf snapshot once and
 // sees one pre-confirmation index throughout.
 //
-// Imports: rpc, exec, preconf, chain, txpool, logs, sequencer and go-ethereum.
+// Imports: rpc, ethjson, exec, preconf, chain, txpool, logs, sequencer and go-ethereum.
 package api

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -67,7 +68,7 @@ func (a *API) maxPriorityFeePerGas(ctx context.Context, p rpc.Params) (any, erro
 	if err := checkCount(p, 0); err != nil {
 		return nil, err
 	}
-	return json.RawMessage(appendBig(nil, a.suggestTip())), nil
+	return json.RawMessage(ethjson.AppendBig(nil, a.suggestTip())), nil
 }
 
 // gasPrice is the suggested tip plus the base fee of the next block.
@@ -79,7 +80,7 @@ func (a *API) gasPrice(ctx context.Context, p rpc.Params) (any, error) {
 	if baseFee := a.nextBaseFee(); baseFee != nil {
 		price.Add(price, baseFee)
 	}
-	return json.RawMessage(appendBig(nil, price)), nil
+	return json.RawMessage(ethjson.AppendBig(nil, price)), nil
 }
 
 // nextBaseFee is the base fee a transaction sent now pays: the block in progress's on the
@@ -102,7 +103,7 @@ func (a *API) blobBaseFee(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	excess := eip4844.CalcExcessBlobGas(a.config, head, head.Time+1)
 	next := &types.Header{Number: new(big.Int).Add(head.Number, big.NewInt(1)), Time: head.Time + 1, ExcessBlobGas: &excess}
-	return json.RawMessage(appendBig(nil, eip4844.CalcBlobFee(a.config, next))), nil
+	return json.RawMessage(ethjson.AppendBig(nil, eip4844.CalcBlobFee(a.config, next))), nil
 }
 
 type feeHistoryResult struct {

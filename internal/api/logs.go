@@ -13,6 +13,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -46,7 +47,7 @@ func (a *API) findLogs(ctx context.Context, crit *logs.Criteria) (json.RawMessag
 		if h == nil {
 			return nil, errors.New("unknown block")
 		}
-		return appendLogs(nil, a.chain.FilterLogs(h, crit.Match)), nil
+		return ethjson.AppendLogs(nil, a.chain.FilterLogs(h, crit.Match)), nil
 	}
 	from, to := gethrpc.LatestBlockNumber, gethrpc.LatestBlockNumber
 	if crit.FromBlock != nil {
@@ -231,11 +232,11 @@ func (f *fetcher) work(batch []candidate, w, step int) {
 			if !f.crit.Match(l) {
 				return
 			}
-			start = a.reserve(start, 1+maxLogJSON(l))
+			start = a.reserve(start, 1+ethjson.MaxLogJSON(l))
 			if b.found > 0 {
 				a.buf = append(a.buf, ',')
 			}
-			a.buf = appendLog(a.buf, l)
+			a.buf = ethjson.AppendLog(a.buf, l)
 			b.found++
 		})
 		b.json = a.buf[start:len(a.buf):len(a.buf)]
@@ -333,19 +334,19 @@ func (c *logCollector) add(n uint64, found []*types.Log) error {
 	}
 	size := 0
 	for _, l := range found {
-		size += 1 + maxLogJSON(l)
+		size += 1 + ethjson.MaxLogJSON(l)
 	}
 	enc := make([]byte, 0, size)
 	for i, l := range found {
 		if i > 0 {
 			enc = append(enc, ',')
 		}
-		enc = appendLog(enc, l)
+		enc = ethjson.AppendLog(enc, l)
 	}
 	return c.addJSON(n, len(found), enc)
 }
 
-// addJSON is add for logs encoded already: count logs of block n, as appendLog writes them,
+// addJSON is add for logs encoded already: count logs of block n, as ethjson.AppendLog writes them,
 // separated by commas. It keeps enc.
 func (c *logCollector) addJSON(n uint64, count int, enc []byte) error {
 	if count == 0 {

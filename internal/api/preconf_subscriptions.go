@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -201,7 +202,7 @@ func flashblockJSON(snap *preconf.Snapshot, a *API) json.RawMessage {
 		return a.pendingBlockJSON(snap, true)
 	}
 	hash := snap.Block.Hash()
-	return appendBlock(nil, snap.Block, true, a.config, blockJSONOptions{hash: &hash, inProgress: true})
+	return ethjson.AppendBlock(nil, snap.Block, true, a.config, ethjson.BlockOptions{Hash: &hash, InProgress: true})
 }
 
 // sendTransactions sends the snapshot's new transactions, as hashes or full objects. h.mu must
@@ -217,7 +218,7 @@ func (h *preconfHub) sendTransactions(seq uint64, snap *preconf.Snapshot, added 
 			i := snap.FirstNew + k
 			if !hs.full {
 				if hashes[k] == nil {
-					hashes[k] = appendHash(nil, snap.Block.Transactions()[i].Hash())
+					hashes[k] = ethjson.AppendHash(nil, snap.Block.Transactions()[i].Hash())
 				}
 				sub.Notify(hashes[k])
 				continue
@@ -235,7 +236,7 @@ func (h *preconfHub) sendTransactions(seq uint64, snap *preconf.Snapshot, added 
 func transactionWithLogs(snap *preconf.Snapshot, i int, a *API) json.RawMessage {
 	tx := pendingTxJSON(snap, i, a)
 	out := append(tx[:len(tx)-1], `,"logs":`...) // pendingTxJSON returns a fresh slice
-	out = appendLogs(out, snap.Receipts[i].Logs)
+	out = ethjson.AppendLogs(out, snap.Receipts[i].Logs)
 	return append(out, '}')
 }
 
@@ -255,7 +256,7 @@ func (h *preconfHub) sendLogs(seq uint64, list []*types.Log) {
 				continue
 			}
 			if encoded[i] == nil {
-				encoded[i] = appendLog(nil, l)
+				encoded[i] = ethjson.AppendLog(nil, l)
 			}
 			sub.Notify(encoded[i])
 		}
@@ -278,7 +279,7 @@ func (h *hub) notifyLogs(list []*types.Log) {
 				continue
 			}
 			if encoded[i] == nil {
-				encoded[i] = appendLog(nil, l)
+				encoded[i] = ethjson.AppendLog(nil, l)
 			}
 			sub.Notify(encoded[i])
 		}

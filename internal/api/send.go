@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/holiman/uint256"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
@@ -79,4 +80,4 @@ func viewOf(h *types.Header, read func(func(*state.StateDB))) txpool.View {
 }
 
 // json32 returns a 32-byte value as pre-encoded JSON.
-func json32(h common.Hash) json.RawMessage { return appendHash(nil, h) }
+func json32(h common.Hash) json.RawMessage { return ethjson.AppendHash(nil, h) }

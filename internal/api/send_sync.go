@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -123,7 +124,7 @@ func (a *API) receiptJSON(hash common.Hash) json.RawMessage {
 			return nil
 		}
 		signer := types.MakeSigner(a.config, h.Number, h.Time)
-		return appendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))
+		return ethjson.AppendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))
 	}
 	if snap := a.pending(); snap != nil {
 		if i, ok := snap.TxIndex(hash); ok {

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -23,7 +24,7 @@ func (a *API) getBalance(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(b, func(st *state.StateDB) { out = appendU256(nil, st.GetBalance(addr)) })
+	err = a.readState(b, func(st *state.StateDB) { out = ethjson.AppendU256(nil, st.GetBalance(addr)) })
 	return out, err
 }
 
@@ -46,7 +47,7 @@ func (a *API) getCode(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(b, func(st *state.StateDB) { out = appendHexBytes(nil, st.GetCode(addr)) })
+	err = a.readState(b, func(st *state.StateDB) { out = ethjson.AppendHexBytes(nil, st.GetCode(addr)) })
 	return out, err
 }
 
@@ -73,7 +74,7 @@ func (a *API) getStorageAt(ctx context.Context, p rpc.Params) (any, error) {
 	var out json.RawMessage
 	err = a.readState(b, func(st *state.StateDB) {
 		v := st.GetState(addr, slot)
-		out = appendHexBytes(nil, v[:])
+		out = ethjson.AppendHexBytes(nil, v[:])
 	})
 	return out, err
 }

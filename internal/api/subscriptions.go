@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -68,7 +69,7 @@ func (h *hub) onHead(ev chain.HeadEvent) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.heads) > 0 {
-		header := json.RawMessage(appendHeader(nil, ev.Block.Header()))
+		header := json.RawMessage(ethjson.AppendHeader(nil, ev.Block.Header()))
 		for sub := range h.heads {
 			sub.Notify(header)
 		}
@@ -87,7 +88,7 @@ func (h *hub) onHead(ev chain.HeadEvent) {
 				continue
 			}
 			if encoded[i] == nil {
-				encoded[i] = appendLog(nil, l)
+				encoded[i] = ethjson.AppendLog(nil, l)
 			}
 			sub.Notify(encoded[i])
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -28,7 +29,7 @@ func (a *API) getTransactionByHash(ctx context.Context, p rpc.Params) (any, erro
 		if h == nil {
 			return nullResult, nil
 		}
-		return json.RawMessage(appendTransaction(nil, tx, sealedLocation(h, loc.Index), a.config)), nil
+		return json.RawMessage(ethjson.AppendTransaction(nil, tx, sealedLocation(h, loc.Index), a.config)), nil
 	}
 	if !a.cfg.Pending {
 		return nullResult, nil
@@ -40,22 +41,22 @@ func (a *API) getTransactionByHash(ctx context.Context, p rpc.Params) (any, erro
 	}
 	if a.pool != nil {
 		if tx := a.pool.Get(hash); tx != nil {
-			return json.RawMessage(appendTransaction(nil, tx, txLocation{}, a.config)), nil
+			return json.RawMessage(ethjson.AppendTransaction(nil, tx, ethjson.TxLocation{}, a.config)), nil
 		}
 	}
 	return nullResult, nil
 }
 
-func sealedLocation(h *types.Header, index uint64) txLocation {
+func sealedLocation(h *types.Header, index uint64) ethjson.TxLocation {
 	hash := h.Hash()
-	return txLocation{located: true, blockHash: &hash, blockNumber: h.Number.Uint64(), blockTime: h.Time, index: index, baseFee: h.BaseFee}
+	return ethjson.TxLocation{Located: true, BlockHash: &hash, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: index, BaseFee: h.BaseFee}
 }
 
 // pendingTxJSON encodes transaction i of the block in progress: blockHash null, the rest set.
 func pendingTxJSON(snap *preconf.Snapshot, i int, a *API) json.RawMessage {
 	h := snap.Block.Header()
-	loc := txLocation{located: true, blockNumber: h.Number.Uint64(), blockTime: h.Time, index: uint64(i), baseFee: h.BaseFee}
-	return appendTransaction(nil, snap.Block.Transactions()[i], loc, a.config)
+	loc := ethjson.TxLocation{Located: true, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: uint64(i), BaseFee: h.BaseFee}
+	return ethjson.AppendTransaction(nil, snap.Block.Transactions()[i], loc, a.config)
 }
 
 func (a *API) getTransactionByBlockNumberAndIndex(ctx context.Context, p rpc.Params) (any, error) {
@@ -102,7 +103,7 @@ func (a *API) txInBlock(block *types.Block, index uint64) json.RawMessage {
 	if block == nil || index >= uint64(len(block.Transactions())) {
 		return nullResult
 	}
-	return appendTransaction(nil, block.Transactions()[index], sealedLocation(block.Header(), index), a.config)
+	return ethjson.AppendTransaction(nil, block.Transactions()[index], sealedLocation(block.Header(), index), a.config)
 }
 
 func (a *API) getTransactionReceipt(ctx context.Context, p rpc.Params) (any, error) {
@@ -120,7 +121,7 @@ func (a *API) getTransactionReceipt(ctx context.Context, p rpc.Params) (any, err
 			return nullResult, nil
 		}
 		signer := types.MakeSigner(a.config, h.Number, h.Time)
-		return json.RawMessage(appendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))), nil
+		return json.RawMessage(ethjson.AppendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))), nil
 	}
 	if snap := a.pending(); snap != nil {
 		if i, ok := snap.TxIndex(hash); ok {
@@ -134,7 +135,7 @@ func (a *API) getTransactionReceipt(ctx context.Context, p rpc.Params) (any, err
 func pendingReceiptJSON(dst []byte, snap *preconf.Snapshot, i int, a *API) []byte {
 	h := snap.Block.Header()
 	signer := types.MakeSigner(a.config, h.Number, h.Time)
-	return appendReceipt(dst, snap.Receipts[i], snap.Block.Transactions()[i], common.Hash{}, h.Number.Uint64(), signer, i)
+	return ethjson.AppendReceipt(dst, snap.Receipts[i], snap.Block.Transactions()[i], common.Hash{}, h.Number.Uint64(), signer, i)
 }
 
 func (a *API) getBlockReceipts(ctx context.Context, p rpc.Params) (any, error) {
@@ -170,7 +171,7 @@ func (a *API) getBlockReceipts(ctx context.Context, p rpc.Params) (any, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendReceipt(out, receipts[i], tx, block.Hash(), block.NumberU64(), signer, i)
+		out = ethjson.AppendReceipt(out, receipts[i], tx, block.Hash(), block.NumberU64(), signer, i)
 	}
 	return json.RawMessage(append(out, ']')), nil
 }

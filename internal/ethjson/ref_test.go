@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 // This file reproduces go-ethereum v1.17.10's RPC marshallers (internal/ethapi/api.go:
 // RPCMarshalHeader, RPCMarshalBlock, RPCTransaction + newRPCTransaction, MarshalReceipt) line

@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 // This file builds real go-ethereum blocks, transactions and receipts for the JSON encoder
 // tests: one block per fork configuration from Frontier to Prague (plus the newest optional

@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ func TestAppendReceiptJSON(t *testing.T) {
 			tx := block.Transactions()[i]
 			for _, blockHash := range []common.Hash{block.Hash(), {}} { // sealed, pre-confirmed
 				t.Run(fmt.Sprintf("fork=%s/tx=%d/type=%d/zeroHash=%v", f.name, i, tx.Type(), blockHash == common.Hash{}), func(t *testing.T) {
-					got := appendReceipt([]byte("x"), r, tx, blockHash, block.NumberU64(), signer, i)[1:]
+					got := AppendReceipt([]byte("x"), r, tx, blockHash, block.NumberU64(), signer, i)[1:]
 					jsonCheck(t, "receipt", got, jsonMarshalRef(t, refMarshalReceipt(r, blockHash, block.NumberU64(), signer, tx, i)))
 					jsonCheckSortedKeys(t, "receipt", got)
 					jsonCheckReceiptShape(t, got, r, tx)
@@ -61,11 +61,11 @@ func BenchmarkAppendReceiptJSON(b *testing.B) {
 		if len(r.Logs) != 2 {
 			continue
 		}
-		buf := appendReceipt(nil, r, tx, f.block.Hash(), f.block.NumberU64(), signer, i)
+		buf := AppendReceipt(nil, r, tx, f.block.Hash(), f.block.NumberU64(), signer, i)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for b.Loop() {
-			buf = appendReceipt(buf[:0], r, tx, f.block.Hash(), f.block.NumberU64(), signer, i)
+			buf = AppendReceipt(buf[:0], r, tx, f.block.Hash(), f.block.NumberU64(), signer, i)
 		}
 		if len(buf) == 0 {
 			b.Fatal("empty output")

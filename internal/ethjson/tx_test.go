@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 import (
 	"encoding/json"
@@ -27,22 +27,22 @@ func TestAppendTransactionJSON(t *testing.T) {
 		block := f.block
 		hash := block.Hash()
 		for i, tx := range block.Transactions() {
-			located := txLocation{located: true, blockHash: &hash, blockNumber: block.NumberU64(), blockTime: block.Time(), index: uint64(i), baseFee: block.BaseFee()}
+			located := TxLocation{Located: true, BlockHash: &hash, BlockNumber: block.NumberU64(), BlockTime: block.Time(), Index: uint64(i), BaseFee: block.BaseFee()}
 			preconfirmed := located
-			preconfirmed.blockHash = nil
+			preconfirmed.BlockHash = nil
 			cases := []struct {
 				name string
-				loc  txLocation
+				loc  TxLocation
 				want *refRPCTransaction
 			}{
 				{"sealed", located, refNewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), f.config)},
 				// A pool transaction: geth's NewRPCPendingTransaction passes the zero hash.
-				{"pool", txLocation{baseFee: block.BaseFee()}, refNewRPCTransaction(tx, common.Hash{}, block.NumberU64(), block.Time(), 0, block.BaseFee(), f.config)},
+				{"pool", TxLocation{BaseFee: block.BaseFee()}, refNewRPCTransaction(tx, common.Hash{}, block.NumberU64(), block.Time(), 0, block.BaseFee(), f.config)},
 				{"preconfirmed", preconfirmed, jsonWithoutBlockHash(refNewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), f.config))},
 			}
 			for _, c := range cases {
 				t.Run(fmt.Sprintf("fork=%s/tx=%d/type=%d/%s", f.name, i, tx.Type(), c.name), func(t *testing.T) {
-					got := appendTransaction([]byte("[1,"), tx, c.loc, f.config)[3:]
+					got := AppendTransaction([]byte("[1,"), tx, c.loc, f.config)[3:]
 					jsonCheck(t, "transaction", got, jsonMarshalRef(t, c.want))
 					jsonCheckTxKeys(t, got, tx)
 					jsonCheckTxLocation(t, got, c.loc)
@@ -70,7 +70,7 @@ func jsonCheckTxKeys(t *testing.T, got []byte, tx *types.Transaction) {
 }
 
 // jsonCheckTxLocation checks the location fields and the fee-market gasPrice rule.
-func jsonCheckTxLocation(t *testing.T, got []byte, loc txLocation) {
+func jsonCheckTxLocation(t *testing.T, got []byte, loc TxLocation) {
 	t.Helper()
 	var tx struct {
 		BlockHash, BlockNumber, BlockTimestamp, TransactionIndex json.RawMessage
@@ -80,7 +80,7 @@ func jsonCheckTxLocation(t *testing.T, got []byte, loc txLocation) {
 		t.Fatal(err)
 	}
 	null := json.RawMessage("null")
-	if !loc.located {
+	if !loc.Located {
 		for _, v := range []json.RawMessage{tx.BlockHash, tx.BlockNumber, tx.BlockTimestamp, tx.TransactionIndex} {
 			if string(v) != string(null) {
 				t.Errorf("unlocated transaction has location field %s", v)
@@ -91,13 +91,13 @@ func jsonCheckTxLocation(t *testing.T, got []byte, loc txLocation) {
 		}
 		return
 	}
-	if (loc.blockHash == nil) != (string(tx.BlockHash) == "null") {
-		t.Errorf("blockHash = %s, location hash %v", tx.BlockHash, loc.blockHash)
+	if (loc.BlockHash == nil) != (string(tx.BlockHash) == "null") {
+		t.Errorf("blockHash = %s, location hash %v", tx.BlockHash, loc.BlockHash)
 	}
-	if want := fmt.Sprintf(`"%#x"`, loc.blockNumber); string(tx.BlockNumber) != want {
+	if want := fmt.Sprintf(`"%#x"`, loc.BlockNumber); string(tx.BlockNumber) != want {
 		t.Errorf("blockNumber = %s, want %s", tx.BlockNumber, want)
 	}
-	if want := fmt.Sprintf(`"%#x"`, loc.index); string(tx.TransactionIndex) != want {
+	if want := fmt.Sprintf(`"%#x"`, loc.Index); string(tx.TransactionIndex) != want {
 		t.Errorf("transactionIndex = %s, want %s", tx.TransactionIndex, want)
 	}
 }
@@ -112,9 +112,9 @@ func TestAppendTransactionEffectiveGasPriceJSON(t *testing.T) {
 		if tx.Type() != types.DynamicFeeTxType {
 			continue
 		}
-		loc := txLocation{located: true, blockHash: &hash, blockNumber: 1234, index: uint64(i), baseFee: f.block.BaseFee()}
+		loc := TxLocation{Located: true, BlockHash: &hash, BlockNumber: 1234, Index: uint64(i), BaseFee: f.block.BaseFee()}
 		var got struct{ GasPrice string }
-		if err := json.Unmarshal(appendTransaction(nil, tx, loc, f.config), &got); err != nil {
+		if err := json.Unmarshal(AppendTransaction(nil, tx, loc, f.config), &got); err != nil {
 			t.Fatal(err)
 		}
 		// Base fee 1_000_000_007: tip 2 under cap 5e9 → 1_000_000_009; tip 3e9 over cap 3.5e9 → cap.
@@ -139,13 +139,13 @@ func BenchmarkAppendTransactionJSON(b *testing.B) {
 			continue
 		}
 		seen[tx.Type()] = true
-		loc := txLocation{located: true, blockHash: &hash, blockNumber: f.block.NumberU64(), blockTime: f.block.Time(), index: uint64(i), baseFee: f.block.BaseFee()}
+		loc := TxLocation{Located: true, BlockHash: &hash, BlockNumber: f.block.NumberU64(), BlockTime: f.block.Time(), Index: uint64(i), BaseFee: f.block.BaseFee()}
 		b.Run(fmt.Sprintf("type=%d", tx.Type()), func(b *testing.B) {
-			buf := appendTransaction(nil, tx, loc, f.config)
+			buf := AppendTransaction(nil, tx, loc, f.config)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				buf = appendTransaction(buf[:0], tx, loc, f.config)
+				buf = AppendTransaction(buf[:0], tx, loc, f.config)
 			}
 			if len(buf) == 0 {
 				b.Fatal("empty output")
