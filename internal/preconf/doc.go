@@ -9,6 +9,12 @@
 // the last pre-confirmed transaction. Seal assembles the final block from everything committed;
 // its hash equals the last snapshot's.
 //
+// OP Stack blocks (opstack.go): the attributes carry the transactions the block opens with (the
+// L1-attributes deposit and user deposits), applied in pre-confirmation 0 and kept by every
+// seal; a Jovian block's data-availability footprint is budgeted like its gas; and each
+// snapshot's receipts get the L1 fee fields op-geth derives for sealed receipts, so a
+// pre-confirmed receipt equals its sealed one.
+//
 // Retraction: a block may be sealed with other transactions than were pre-confirmed (SealWith;
 // later, a sealed block from a remote sequencer). The block is then built again on the parent's
 // state, the pre-confirmed state is discarded, and the difference is published to OnRetract
@@ -21,5 +27,5 @@
 // Writers are serialised by an internal mutex. Listeners registered with OnSnapshot and
 // OnRetract run on the writer's goroutine after each publication and must not block.
 //
-// Imports: chain and go-ethereum.
+// Imports: chain, oprollup and go-ethereum.
 package preconf

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
@@ -29,6 +30,11 @@ type Config struct {
 	FeeRecipient common.Address
 	// ExtraData is written into every block header.
 	ExtraData []byte
+	// L1, when set, makes every block an OP Stack block built on this dev L1 (opstack.go):
+	// it opens with the L1-attributes deposit and the queued deposits, and FeeRecipient and
+	// ExtraData give way to the SequencerFeeVault and the EIP-1559 parameters. The chain must
+	// be an OP Stack chain.
+	L1 *oprollup.DevL1
 	// Now returns the wall clock; nil means time.Now. Block timestamps are its whole seconds,
 	// raised to parent+1 when blocks come faster than one per second.
 	Now func() time.Time
@@ -44,7 +50,8 @@ type Sequencer struct {
 	pool    *txpool.Pool
 	log     *slog.Logger
 
-	mu sync.Mutex // serialises building: opening, pre-confirming and sealing
+	mu       sync.Mutex   // serialises building: opening, pre-confirming and sealing
+	deposits depositQueue // guarded by mu (opstack.go)
 
 	stop chan struct{}
 	done chan struct{}
@@ -140,7 +147,14 @@ func (s *Sequencer) openLocked(ctx context.Context) error {
 		ts = head.Time + 1
 	}
 	attrs := preconf.NextAttributes(s.chain.Config(), head, ts, s.cfg.FeeRecipient, s.cfg.ExtraData)
+	var taken []queuedDeposit
+	if s.cfg.L1 != nil {
+		taken = s.opAttributes(&attrs, head)
+	}
 	_, err := s.preconf.Open(ctx, attrs)
+	if err != nil {
+		s.putBack(taken)
+	}
 	return err
 }
 
