@@ -106,6 +106,9 @@ func (p *Pool) Add(tx *types.Transaction, view View) error {
 
 // validate applies go-ethereum's pool rules (core/txpool/validation.go) and returns the sender.
 func (p *Pool) validate(tx *types.Transaction, view View) (common.Address, error) {
+	if err := checkType(p.config, tx); err != nil {
+		return common.Address{}, err
+	}
 	head := view.Header
 	limit := uint64(MaxTxSize)
 	if tx.Type() == types.BlobTxType {
