@@ -36,7 +36,7 @@ type encodedBlock struct {
 // blockJSON returns the JSON of a sealed block, from the cache when it is the head.
 func (a *API) blockJSON(block *types.Block, fullTx bool) json.RawMessage {
 	if block.Hash() != a.chain.Head().Hash() {
-		return ethjson.AppendBlock(nil, block, fullTx, a.config, ethjson.BlockOptions{})
+		return ethjson.AppendBlock(nil, block, fullTx, a.config, a.sealedBlockOptions(block, fullTx))
 	}
 	e := a.blocks.head.Load()
 	if e == nil || e.hash != block.Hash() {
@@ -46,7 +46,9 @@ func (a *API) blockJSON(block *types.Block, fullTx bool) json.RawMessage {
 		}
 		a.blocks.head.Store(e)
 	}
-	return e.get(fullTx, func() json.RawMessage { return ethjson.AppendBlock(nil, block, true, a.config, ethjson.BlockOptions{}) })
+	return e.get(fullTx, func() json.RawMessage {
+		return ethjson.AppendBlock(nil, block, true, a.config, a.sealedBlockOptions(block, true))
+	})
 }
 
 // pendingBlockJSON returns the JSON of the block in progress at snap's pre-confirmation.
@@ -54,13 +56,22 @@ func (a *API) pendingBlockJSON(snap *preconf.Snapshot, fullTx bool) json.RawMess
 	e := a.blocks.pending.Load()
 	opts := func() ethjson.BlockOptions {
 		hash := snap.Block.Hash()
-		return ethjson.BlockOptions{Hash: &hash, InProgress: true}
+		return ethjson.BlockOptions{Hash: &hash, InProgress: true, Receipts: snap.Receipts}
 	}
 	if e == nil || e.snap != snap {
 		e = &encodedBlock{snap: snap, hashes: ethjson.AppendBlock(nil, snap.Block, false, a.config, opts())}
 		a.blocks.pending.Store(e)
 	}
 	return e.get(fullTx, func() json.RawMessage { return ethjson.AppendBlock(nil, snap.Block, true, a.config, opts()) })
+}
+
+// sealedBlockOptions returns the options of a sealed block's JSON: with full transactions,
+// the receipts of a block with deposits (an OP Stack block), whose nonces they hold.
+func (a *API) sealedBlockOptions(block *types.Block, fullTx bool) ethjson.BlockOptions {
+	if txs := block.Transactions(); fullTx && len(txs) > 0 && txs[0].IsDepositTx() {
+		return ethjson.BlockOptions{Receipts: a.chain.Receipts(block.Hash())}
+	}
+	return ethjson.BlockOptions{}
 }
 
 func (e *encodedBlock) get(fullTx bool, encodeFull func() json.RawMessage) json.RawMessage {

@@ -202,7 +202,7 @@ func flashblockJSON(snap *preconf.Snapshot, a *API) json.RawMessage {
 		return a.pendingBlockJSON(snap, true)
 	}
 	hash := snap.Block.Hash()
-	return ethjson.AppendBlock(nil, snap.Block, true, a.config, ethjson.BlockOptions{Hash: &hash, InProgress: true})
+	return ethjson.AppendBlock(nil, snap.Block, true, a.config, ethjson.BlockOptions{Hash: &hash, InProgress: true, Receipts: snap.Receipts})
 }
 
 // sendTransactions sends the snapshot's new transactions, as hashes or full objects. h.mu must

@@ -124,7 +124,7 @@ func (a *API) receiptJSON(hash common.Hash) json.RawMessage {
 			return nil
 		}
 		signer := types.MakeSigner(a.config, h.Number, h.Time)
-		return ethjson.AppendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))
+		return ethjson.AppendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index), a.config)
 	}
 	if snap := a.pending(); snap != nil {
 		if i, ok := snap.TxIndex(hash); ok {

@@ -29,7 +29,7 @@ func (a *API) getTransactionByHash(ctx context.Context, p rpc.Params) (any, erro
 		if h == nil {
 			return nullResult, nil
 		}
-		return json.RawMessage(ethjson.AppendTransaction(nil, tx, sealedLocation(h, loc.Index), a.config)), nil
+		return json.RawMessage(ethjson.AppendTransaction(nil, tx, a.sealedLocation(h, loc.Index, tx), a.config)), nil
 	}
 	if !a.cfg.Pending {
 		return nullResult, nil
@@ -47,15 +47,23 @@ func (a *API) getTransactionByHash(ctx context.Context, p rpc.Params) (any, erro
 	return nullResult, nil
 }
 
-func sealedLocation(h *types.Header, index uint64) ethjson.TxLocation {
+// sealedLocation locates tx, transaction index of the sealed block with header h. A deposit
+// needs its receipt (its nonce is the receipt's depositNonce).
+func (a *API) sealedLocation(h *types.Header, index uint64, tx *types.Transaction) ethjson.TxLocation {
 	hash := h.Hash()
-	return ethjson.TxLocation{Located: true, BlockHash: &hash, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: index, BaseFee: h.BaseFee}
+	loc := ethjson.TxLocation{Located: true, BlockHash: &hash, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: index, BaseFee: h.BaseFee}
+	if tx.IsDepositTx() {
+		if receipts := a.chain.Receipts(hash); index < uint64(len(receipts)) {
+			loc.Receipt = receipts[index]
+		}
+	}
+	return loc
 }
 
 // pendingTxJSON encodes transaction i of the block in progress: blockHash null, the rest set.
 func pendingTxJSON(snap *preconf.Snapshot, i int, a *API) json.RawMessage {
 	h := snap.Block.Header()
-	loc := ethjson.TxLocation{Located: true, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: uint64(i), BaseFee: h.BaseFee}
+	loc := ethjson.TxLocation{Located: true, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: uint64(i), BaseFee: h.BaseFee, Receipt: snap.Receipts[i]}
 	return ethjson.AppendTransaction(nil, snap.Block.Transactions()[i], loc, a.config)
 }
 
@@ -103,7 +111,8 @@ func (a *API) txInBlock(block *types.Block, index uint64) json.RawMessage {
 	if block == nil || index >= uint64(len(block.Transactions())) {
 		return nullResult
 	}
-	return ethjson.AppendTransaction(nil, block.Transactions()[index], sealedLocation(block.Header(), index), a.config)
+	tx := block.Transactions()[index]
+	return ethjson.AppendTransaction(nil, tx, a.sealedLocation(block.Header(), index, tx), a.config)
 }
 
 func (a *API) getTransactionReceipt(ctx context.Context, p rpc.Params) (any, error) {
@@ -121,7 +130,7 @@ func (a *API) getTransactionReceipt(ctx context.Context, p rpc.Params) (any, err
 			return nullResult, nil
 		}
 		signer := types.MakeSigner(a.config, h.Number, h.Time)
-		return json.RawMessage(ethjson.AppendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))), nil
+		return json.RawMessage(ethjson.AppendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index), a.config)), nil
 	}
 	if snap := a.pending(); snap != nil {
 		if i, ok := snap.TxIndex(hash); ok {
@@ -135,7 +144,7 @@ func (a *API) getTransactionReceipt(ctx context.Context, p rpc.Params) (any, err
 func pendingReceiptJSON(dst []byte, snap *preconf.Snapshot, i int, a *API) []byte {
 	h := snap.Block.Header()
 	signer := types.MakeSigner(a.config, h.Number, h.Time)
-	return ethjson.AppendReceipt(dst, snap.Receipts[i], snap.Block.Transactions()[i], common.Hash{}, h.Number.Uint64(), signer, i)
+	return ethjson.AppendReceipt(dst, snap.Receipts[i], snap.Block.Transactions()[i], common.Hash{}, h.Number.Uint64(), signer, i, a.config)
 }
 
 func (a *API) getBlockReceipts(ctx context.Context, p rpc.Params) (any, error) {
@@ -171,7 +180,7 @@ func (a *API) getBlockReceipts(ctx context.Context, p rpc.Params) (any, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = ethjson.AppendReceipt(out, receipts[i], tx, block.Hash(), block.NumberU64(), signer, i)
+		out = ethjson.AppendReceipt(out, receipts[i], tx, block.Hash(), block.NumberU64(), signer, i, a.config)
 	}
 	return json.RawMessage(append(out, ']')), nil
 }

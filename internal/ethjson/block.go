@@ -30,6 +30,9 @@ type BlockOptions struct {
 	Size     uint64
 	// Header, when set, is block's header, to be read instead of a copy of it.
 	Header *types.Header
+	// Receipts, when set, are the block's receipts, for the nonce and depositReceiptVersion of
+	// its full deposit transactions (TxLocation.Receipt). Other transactions ignore them.
+	Receipts types.Receipts
 }
 
 // AppendBlock appends block as go-ethereum's RPCMarshalBlock with inclTx = true marshals it.
@@ -120,6 +123,10 @@ func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash co
 		loc.Index = uint64(i)
 		if i < len(opts.Senders) {
 			loc.Sender = &opts.Senders[i]
+		}
+		loc.Receipt = nil
+		if i < len(opts.Receipts) {
+			loc.Receipt = opts.Receipts[i]
 		}
 		dst = appendTransactionSigner(dst, tx, loc, signer)
 	}

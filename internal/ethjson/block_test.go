@@ -43,6 +43,7 @@ func TestAppendHeaderForkFieldsJSON(t *testing.T) {
 		"cancun":    {"baseFeePerGas", "withdrawalsRoot", "blobGasUsed", "excessBlobGas", "parentBeaconBlockRoot"},
 		"prague":    {"baseFeePerGas", "withdrawalsRoot", "blobGasUsed", "excessBlobGas", "parentBeaconBlockRoot", "requestsHash"},
 		"amsterdam": optional,
+		"op-jovian": {"baseFeePerGas", "withdrawalsRoot", "blobGasUsed", "excessBlobGas", "parentBeaconBlockRoot", "requestsHash"},
 	}
 	for _, f := range jsonForks(t) {
 		var obj map[string]json.RawMessage
@@ -74,16 +75,21 @@ func TestAppendBlockJSON(t *testing.T) {
 		{"sealed", BlockOptions{}},
 		{"hash override", BlockOptions{Hash: &partial}},
 		{"in progress", BlockOptions{Hash: &partial, InProgress: true}},
+		{"with receipts", BlockOptions{Receipts: types.Receipts{}}}, // filled per fork below
 	}
 	for _, f := range jsonForks(t) {
 		for _, v := range variants {
 			for _, fullTx := range []bool{false, true} {
 				t.Run(fmt.Sprintf("fork=%s/%s/fullTx=%v", f.name, v.name, fullTx), func(t *testing.T) {
-					got := AppendBlock(nil, f.block, fullTx, f.config, v.opts)
-					want := jsonMarshalRef(t, refMarshalBlock(f.block, fullTx, f.config, v.opts.Hash, v.opts.InProgress))
+					opts := v.opts
+					if opts.Receipts != nil {
+						opts.Receipts = f.receipts
+					}
+					got := AppendBlock(nil, f.block, fullTx, f.config, opts)
+					want := jsonMarshalRef(t, refMarshalBlock(f.block, fullTx, f.config, opts.Hash, opts.InProgress, opts.Receipts))
 					jsonCheck(t, "block", got, want)
 					jsonCheckSortedKeys(t, "block", got)
-					jsonCheckBlockShape(t, got, f.block, fullTx, v.opts)
+					jsonCheckBlockShape(t, got, f.block, fullTx, opts)
 				})
 			}
 		}
@@ -150,7 +156,7 @@ func TestAppendBlockEmptyJSON(t *testing.T) {
 	block := types.NewBlock(&types.Header{Number: nil, Difficulty: nil}, nil, nil, nil, cfg)
 	for _, fullTx := range []bool{false, true} {
 		got := AppendBlock(nil, block, fullTx, cfg, BlockOptions{})
-		jsonCheck(t, "empty block", got, jsonMarshalRef(t, refMarshalBlock(block, fullTx, cfg, nil, false)))
+		jsonCheck(t, "empty block", got, jsonMarshalRef(t, refMarshalBlock(block, fullTx, cfg, nil, false, nil)))
 	}
 }
 

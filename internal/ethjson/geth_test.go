@@ -251,7 +251,7 @@ func jsonCheckGethBlock(t *testing.T, n *jsonGethNode, num uint64, seenTypes *[5
 		jsonCheck(t, what(fmt.Sprintf("eth_getTransactionByHash %d", i)), got, n.call(t, "eth_getTransactionByHash", tx.Hash()))
 		jsonCheck(t, what(fmt.Sprintf("eth_getTransactionByBlockNumberAndIndex %d", i)), got, n.call(t, "eth_getTransactionByBlockNumberAndIndex", hexNum, hexutil.Uint(i)))
 
-		receipt := AppendReceipt(nil, receipts[i], tx, hash, num, signer, i)
+		receipt := AppendReceipt(nil, receipts[i], tx, hash, num, signer, i, n.config)
 		jsonCheck(t, what(fmt.Sprintf("eth_getTransactionReceipt %d", i)), receipt, n.call(t, "eth_getTransactionReceipt", tx.Hash()))
 		if i > 0 {
 			blockReceipts = append(blockReceipts, ',')

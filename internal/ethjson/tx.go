@@ -34,6 +34,10 @@ type TxLocation struct {
 	// Sender, when set, is written as "from" instead of the sender recovered from the
 	// signature: eth_simulateV1's transactions are unsigned.
 	Sender *common.Address
+	// Receipt is the transaction's receipt, needed for a deposit only: its "nonce" is the
+	// receipt's depositNonce and its "depositReceiptVersion" the receipt's (op-geth). Without
+	// it a deposit's nonce is 0 and the version is omitted.
+	Receipt *types.Receipt
 }
 
 // AppendTransaction appends tx as go-ethereum's newRPCTransaction marshals it, at location loc.
@@ -82,7 +86,7 @@ func appendTransactionSigner(dst []byte, tx *types.Transaction, loc TxLocation, 
 	dst = append(dst, `,"input":`...)
 	dst = AppendHexBytes(dst, tx.Data())
 	dst = append(dst, `,"nonce":`...)
-	dst = AppendQuantity(dst, tx.Nonce())
+	dst = AppendQuantity(dst, txNonce(tx, loc.Receipt))
 	dst = append(dst, `,"to":`...)
 	dst = appendAddressPtr(dst, tx.To())
 	dst = append(dst, `,"transactionIndex":`...)
@@ -96,7 +100,11 @@ func appendTransactionSigner(dst []byte, tx *types.Transaction, loc TxLocation, 
 	dst = append(dst, `,"type":`...)
 	dst = AppendQuantity(dst, uint64(txType))
 	dst = appendTxTypeFields(dst, tx, txType)
-	return appendTxSignature(dst, tx, txType)
+	dst = appendTxSignature(dst, tx, txType)
+	if txType == types.DepositTxType {
+		dst = appendDepositFields(dst, tx, loc.Receipt)
+	}
+	return append(dst, '}')
 }
 
 // appendTxFees appends gasPrice and, per type, maxFeePerGas, maxPriorityFeePerGas and
@@ -125,8 +133,7 @@ func appendTxFees(dst []byte, tx *types.Transaction, txType uint8, loc TxLocatio
 	return dst
 }
 
-// appendTxSignature appends v, r, s and, for the typed transactions geth knows, yParity,
-// then closes the object.
+// appendTxSignature appends v, r, s and, for the typed transactions geth knows, yParity.
 func appendTxSignature(dst []byte, tx *types.Transaction, txType uint8) []byte {
 	v, r, s := tx.RawSignatureValues()
 	dst = append(dst, `,"v":`...)
@@ -139,7 +146,7 @@ func appendTxSignature(dst []byte, tx *types.Transaction, txType uint8) []byte {
 		dst = append(dst, `,"yParity":`...)
 		dst = AppendQuantity(dst, txYParity(v))
 	}
-	return append(dst, '}')
+	return dst
 }
 
 // appendTxTypeFields appends accessList, chainId, blobVersionedHashes and authorizationList as

@@ -16,6 +16,9 @@ import (
 var jsonWantTxKeys = map[uint8][]string{
 	types.LegacyTxType:     {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "v", "r", "s"},
 	types.AccessListTxType: {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "accessList", "chainId", "v", "r", "s", "yParity"},
+	// Deposits always carry mint and isSystemTx (decisions.md); depositReceiptVersion comes
+	// from the receipt (jsonCheckTxKeys adds it).
+	types.DepositTxType:    {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "v", "r", "s", "sourceHash", "mint", "isSystemTx"},
 	types.DynamicFeeTxType: {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "accessList", "chainId", "v", "r", "s", "yParity"},
 	types.BlobTxType:       {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas", "maxFeePerBlobGas", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "accessList", "chainId", "blobVersionedHashes", "v", "r", "s", "yParity"},
 	types.SetCodeTxType:    {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "accessList", "chainId", "authorizationList", "v", "r", "s", "yParity"},
@@ -27,7 +30,8 @@ func TestAppendTransactionJSON(t *testing.T) {
 		block := f.block
 		hash := block.Hash()
 		for i, tx := range block.Transactions() {
-			located := TxLocation{Located: true, BlockHash: &hash, BlockNumber: block.NumberU64(), BlockTime: block.Time(), Index: uint64(i), BaseFee: block.BaseFee()}
+			receipt := f.receipts[i]
+			located := TxLocation{Located: true, BlockHash: &hash, BlockNumber: block.NumberU64(), BlockTime: block.Time(), Index: uint64(i), BaseFee: block.BaseFee(), Receipt: receipt}
 			preconfirmed := located
 			preconfirmed.BlockHash = nil
 			cases := []struct {
@@ -35,16 +39,16 @@ func TestAppendTransactionJSON(t *testing.T) {
 				loc  TxLocation
 				want *refRPCTransaction
 			}{
-				{"sealed", located, refNewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), f.config)},
+				{"sealed", located, refNewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), f.config, receipt)},
 				// A pool transaction: geth's NewRPCPendingTransaction passes the zero hash.
-				{"pool", TxLocation{BaseFee: block.BaseFee()}, refNewRPCTransaction(tx, common.Hash{}, block.NumberU64(), block.Time(), 0, block.BaseFee(), f.config)},
-				{"preconfirmed", preconfirmed, jsonWithoutBlockHash(refNewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), f.config))},
+				{"pool", TxLocation{BaseFee: block.BaseFee()}, refNewRPCTransaction(tx, common.Hash{}, block.NumberU64(), block.Time(), 0, block.BaseFee(), f.config, nil)},
+				{"preconfirmed", preconfirmed, jsonWithoutBlockHash(refNewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), f.config, receipt))},
 			}
 			for _, c := range cases {
 				t.Run(fmt.Sprintf("fork=%s/tx=%d/type=%d/%s", f.name, i, tx.Type(), c.name), func(t *testing.T) {
 					got := AppendTransaction([]byte("[1,"), tx, c.loc, f.config)[3:]
 					jsonCheck(t, "transaction", got, jsonMarshalRef(t, c.want))
-					jsonCheckTxKeys(t, got, tx)
+					jsonCheckTxKeys(t, got, tx, c.loc.Receipt)
 					jsonCheckTxLocation(t, got, c.loc)
 				})
 			}
@@ -58,11 +62,14 @@ func jsonWithoutBlockHash(tx *refRPCTransaction) *refRPCTransaction {
 }
 
 // jsonCheckTxKeys compares the keys of a transaction's JSON with jsonWantTxKeys.
-func jsonCheckTxKeys(t *testing.T, got []byte, tx *types.Transaction) {
+func jsonCheckTxKeys(t *testing.T, got []byte, tx *types.Transaction, receipt *types.Receipt) {
 	t.Helper()
 	want := jsonWantTxKeys[tx.Type()]
 	if tx.Type() == types.LegacyTxType && tx.Protected() {
 		want = slices.Insert(slices.Clone(want), slices.Index(want, "type")+1, "chainId")
+	}
+	if tx.Type() == types.DepositTxType && receipt != nil && receipt.DepositReceiptVersion != nil {
+		want = append(slices.Clone(want), "depositReceiptVersion")
 	}
 	if keys := jsonObjectKeys(t, got); !slices.Equal(keys, want) {
 		t.Errorf("keys\n got %v\nwant %v", keys, want)
