@@ -37,6 +37,7 @@ var defaultTip = big.NewInt(params.GWei)
 
 // suggestTip returns the 60th percentile of the smallest effective tip in each of the last 20
 // sealed blocks (go-ethereum's oracle takes the few smallest tips per block), or 1 gwei.
+// Deposits are not sampled.
 func (a *API) suggestTip() *big.Int {
 	head := a.chain.Head()
 	var samples []*big.Int
@@ -44,6 +45,9 @@ func (a *API) suggestTip() *big.Int {
 		if block := a.chain.BlockByNumber(n); block != nil {
 			var lowest *big.Int
 			for _, tx := range block.Transactions() {
+				if tx.IsDepositTx() { // an OP Stack block's deposits pay no tip
+					continue
+				}
 				tip, err := tx.EffectiveGasTip(block.BaseFee())
 				if err == nil && (lowest == nil || tip.Cmp(lowest) < 0) {
 					lowest = tip
