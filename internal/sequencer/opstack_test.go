@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"encoding/binary"
 	"math/big"
 	"testing"
 	"time"
@@ -36,12 +37,14 @@ type opNode struct {
 	now   time.Time
 }
 
-func newOPNode(t testing.TB, gasLimit uint64) *opNode {
+// newOPNode opens an OP Stack chain whose genesis funds senders keys (gasLimit 0: Base's
+// gas limit) and starts its sequencer in manual mode.
+func newOPNode(t testing.TB, gasLimit uint64, senders int) *opNode {
 	t.Helper()
 	n := &opNode{now: time.Unix(1_800_000_000, 0)}
 	var funded []common.Address
-	for i := range 4 {
-		key, _ := crypto.ToECDSA(crypto.Keccak256([]byte{byte(i + 1)}))
+	for i := range senders {
+		key, _ := crypto.ToECDSA(crypto.Keccak256(binary.BigEndian.AppendUint32(nil, uint32(i+1))))
 		n.keys = append(n.keys, key)
 		funded = append(funded, crypto.PubkeyToAddress(key.PublicKey))
 	}
@@ -120,7 +123,7 @@ func initCode(runtime []byte) []byte {
 // root (ValidateBody, ValidateState), and receipts equal to flashrpc's field for field.
 func TestOPDifferential(t *testing.T) {
 	ctx := context.Background()
-	n := newOPNode(t, 0)
+	n := newOPNode(t, 0, 4)
 	bc := n.chain.Context().(*core.BlockChain)
 	cfg := n.chain.Config()
 	addr := func(i int) common.Address { return crypto.PubkeyToAddress(n.keys[i].PublicKey) }
