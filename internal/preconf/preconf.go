@@ -245,7 +245,8 @@ type work struct {
 	senders  []common.Address
 	txIndex  map[common.Hash]int
 	blobGas  uint64
-	da       daBudget // OP Stack, Jovian: the block's data-availability footprint (opstack.go)
+	da       daBudget       // OP Stack, Jovian: the block's data-availability footprint (opstack.go)
+	enc      blockEncodings // the transactions' and receipts' trie encodings (assemble.go)
 }
 
 func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs Attributes) (*work, error) {
@@ -324,6 +325,11 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 		w.gasPool.Set(pool)
 		return err
 	}
+	if err := w.enc.add(tx, receipt); err != nil {
+		w.state.RevertToSnapshot(snap)
+		w.gasPool.Set(pool)
+		return err
+	}
 	// Derived fields go-ethereum fills when it reads receipts back from the database.
 	receipt.EffectiveGasPrice = effectiveGasPrice(tx, w.header.BaseFee)
 	w.txIndex[tx.Hash()] = len(w.txs)
@@ -361,7 +367,7 @@ func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, e
 		header.RequestsHash = &h
 	}
 	body := &types.Body{Transactions: w.txs, Withdrawals: withdrawals}
-	return w.chain.Engine().FinalizeAndAssemble(ctx, w.chain.Context(), header, st, body, w.receipts)
+	return w.finalizeAndAssemble(ctx, header, st, body) // assemble.go
 }
 
 // postExecution makes the post-execution system calls and collects the execution layer
