@@ -85,3 +85,54 @@ func BenchmarkFlashblockBuild(b *testing.B) {
 }
 
 func itoa(v int) string { return big.NewInt(int64(v)).String() }
+
+// BenchmarkSeal measures sealing a block of txs transfers, pre-confirmed in flashblocks of
+// 1,000: the final assembly, chain.Insert (go-ethereum executes and validates the block again,
+// commits its state and writes it; the database is synced) and opening the next block. The
+// sequencer holds its lock meanwhile, so a seal longer than the pre-confirmation interval
+// delays the next pre-confirmation (docs/benchmarks.md).
+//
+//	go test -run '^$' -bench BenchmarkSeal -benchtime 10x ./internal/sequencer/
+func BenchmarkSeal(b *testing.B) {
+	for _, txs := range []int{1000, 4000} {
+		b.Run("txs="+itoa(txs), func(b *testing.B) {
+			const senders = 100
+			n := newOPNode(b, 1_000_000_000, senders)
+			ctx := context.Background()
+			nonces := make([]uint64, senders)
+			to := common.HexToAddress("0x00000000000000000000000000000000000f00d5")
+			cfg := n.chain.Config()
+			signer := types.LatestSigner(cfg)
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				for i := range txs {
+					s := i % senders
+					tx, err := types.SignNewTx(n.keys[s], signer, &types.DynamicFeeTx{
+						ChainID: cfg.ChainID, Nonce: nonces[s], To: &to, Value: big.NewInt(1), Gas: params.TxGas,
+						GasFeeCap: big.NewInt(params.GWei), GasTipCap: big.NewInt(1000),
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+					nonces[s]++
+					if err := n.pool.Add(tx, n.view()); err != nil {
+						b.Fatal(err)
+					}
+					if (i+1)%1000 == 0 {
+						if _, err := n.seq.Preconfirm(ctx); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				n.now = n.now.Add(2 * time.Second)
+				n.snaps = n.snaps[:0]
+				b.StartTimer()
+				block, err := n.seq.Seal(ctx)
+				if err != nil || len(block.Transactions()) != txs+1 {
+					b.Fatalf("seal: %v", err)
+				}
+			}
+		})
+	}
+}

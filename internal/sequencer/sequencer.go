@@ -103,9 +103,16 @@ func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
 }
 
 // loop drives the timers. A block lasts BlockTime; pre-confirmations come every
-// PreconfInterval inside it, and the last one before sealing coincides with the seal.
+// PreconfInterval inside it, and the last one before sealing coincides with the seal. When the
+// block time is a whole number of intervals, one ticker drives both (tickLoop), so that the
+// first pre-confirmation of the next block comes one interval after the seal, not at the
+// same instant, waiting for it.
 func (s *Sequencer) loop() {
 	defer close(s.done)
+	if i, b := s.cfg.PreconfInterval, s.cfg.BlockTime; i > 0 && b > 0 && b%i == 0 {
+		s.tickLoop(int(b / i))
+		return
+	}
 	var preconfTick, sealTick <-chan time.Time
 	if s.cfg.PreconfInterval > 0 {
 		t := time.NewTicker(s.cfg.PreconfInterval)
@@ -117,26 +124,46 @@ func (s *Sequencer) loop() {
 		defer t.Stop()
 		sealTick = t.C
 	}
-	ctx := context.Background()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-preconfTick:
-			if _, err := s.Preconfirm(ctx); err != nil {
-				s.log.Error("pre-confirmation failed", "err", err)
-			}
+			s.tick(false)
 		case <-sealTick:
-			s.mu.Lock()
-			// Transactions that arrived since the last tick still make this block.
-			if _, err := s.preconfirmLocked(ctx); err != nil {
-				s.log.Error("pre-confirmation failed", "err", err)
-			}
-			if _, err := s.sealLocked(ctx); err != nil {
-				s.log.Error("sealing failed", "err", err)
-			}
-			s.mu.Unlock()
+			s.tick(true)
 		}
+	}
+}
+
+// tickLoop pre-confirms every PreconfInterval and seals on every perBlock-th tick.
+func (s *Sequencer) tickLoop(perBlock int) {
+	t := time.NewTicker(s.cfg.PreconfInterval)
+	defer t.Stop()
+	for n := 1; ; n++ {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.tick(n%perBlock == 0)
+		}
+	}
+}
+
+// tick builds the next pre-confirmation and, when seal is set, seals the block with it.
+func (s *Sequencer) tick(seal bool) {
+	ctx := context.Background()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Transactions that arrived since the last tick still make this block.
+	if _, err := s.preconfirmLocked(ctx); err != nil {
+		s.log.Error("pre-confirmation failed", "err", err)
+	}
+	if !seal {
+		return
+	}
+	if _, err := s.sealLocked(ctx); err != nil {
+		s.log.Error("sealing failed", "err", err)
 	}
 }
 
@@ -159,11 +186,12 @@ func (s *Sequencer) openLocked(ctx context.Context) error {
 }
 
 func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
+	start := time.Now()
 	block, err := s.preconf.Seal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()), "gasUsed", block.GasUsed())
+	s.log.Info("sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()), "gasUsed", block.GasUsed(), "took", time.Since(start).Round(time.Millisecond))
 	if err := s.openLocked(ctx); err != nil {
 		return block, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
 	}
