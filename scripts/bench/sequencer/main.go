@@ -74,8 +74,13 @@ func main() {
 		}
 		ok := r.included >= 0.99*float64(rate) && abs(r.p99-*interval) <= 20*time.Millisecond
 		fmt.Printf("| %d | %.0f | %v | %v | %v | %v | %d | %d |\n", rate, r.included, ok, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.max.Round(time.Millisecond), r.flashblocks, r.refused)
+		if refusals := c.takeRefusals(); len(refusals) > 0 {
+			fmt.Fprintf(os.Stderr, "rate %d: refused %v\n", rate, refusals)
+		}
 		// Let the pool drain before the next rate.
-		time.Sleep(2 * time.Second)
+		if err := c.waitDrained(accs); err != nil {
+			log.Fatal(err)
+		}
 	}
 }
 
@@ -191,6 +196,9 @@ func signTransfers(c *client, accs []devaccounts.Account, chainID *big.Int, n in
 type client struct {
 	url  string
 	http *http.Client
+
+	mu       sync.Mutex
+	refusals map[string]int // guarded by mu
 }
 
 type rpcResponse struct {
@@ -245,6 +253,37 @@ func (c *client) pendingNonce(a common.Address) (uint64, error) {
 	return uint64(n), json.Unmarshal(raw, &n)
 }
 
+// waitDrained waits until no sender has transactions left in the pool, at most a minute: on
+// the pre-confirmed endpoint `latest` counts pre-confirmed transactions, `pending` pooled
+// ones too.
+func (c *client) waitDrained(accs []devaccounts.Account) error {
+	deadline := time.Now().Add(time.Minute)
+	for _, a := range accs {
+		for {
+			pending, err := c.pendingNonce(a.Address)
+			if err != nil {
+				return err
+			}
+			raw, err := c.call("eth_getTransactionCount", a.Address, "latest")
+			if err != nil {
+				return err
+			}
+			var latest hexutil.Uint64
+			if err := json.Unmarshal(raw, &latest); err != nil {
+				return err
+			}
+			if uint64(latest) >= pending {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the pool did not drain: %s has nonce %d sealed, %d pending", a.Address, latest, pending)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
 // sendBatch sends raw transactions in one batch request and returns how many were refused.
 func (c *client) sendBatch(raws [][]byte) (int, error) {
 	var b bytes.Buffer
@@ -268,9 +307,32 @@ func (c *client) sendBatch(raws [][]byte) (int, error) {
 	for _, r := range rs {
 		if r.Error != nil {
 			refused++
+			c.noteRefusal(r.Error.Message)
 		}
 	}
 	return refused, nil
+}
+
+// noteRefusal counts a refusal by the start of its message.
+func (c *client) noteRefusal(msg string) {
+	if i := strings.IndexByte(msg, ':'); i > 0 {
+		msg = msg[:i]
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refusals == nil {
+		c.refusals = map[string]int{}
+	}
+	c.refusals[msg]++
+}
+
+// takeRefusals returns the refusals counted since the last call.
+func (c *client) takeRefusals() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.refusals
+	c.refusals = nil
+	return r
 }
 
 // feedWatch records every flashblock of the feed: when it arrived, its index and how many
