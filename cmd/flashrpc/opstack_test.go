@@ -541,3 +541,45 @@ func TestSimulateOnOPStack(t *testing.T) {
 		t.Fatalf("eth_estimateGas: %d %v, want 21000 (L2 gas only)", gas, err)
 	}
 }
+
+// TestPoolCountsL1Fee: on an OP Stack chain a transaction's sender must afford its L1 data fee
+// too, as in op-geth's pool; one that can pay gas and value only is refused at submission
+// instead of waiting in the pool for ever.
+func TestPoolCountsL1Fee(t *testing.T) {
+	ctx := context.Background()
+	tn := startTestNode(t, testOptions(t.TempDir()))
+	key, _ := crypto.GenerateKey()
+	from := addressOf(key)
+	feeCap := big.NewInt(params.GWei)
+	gasCost := new(big.Int).Mul(feeCap, big.NewInt(int64(params.TxGas)))
+	fund := func(amount *big.Int) {
+		t.Helper()
+		var h common.Hash
+		if err := tn.preRaw.Call(&h, "dev_deposit", map[string]any{"from": from, "to": from, "mint": (*hexutil.Big)(amount)}); err != nil {
+			t.Fatal(err)
+		}
+		tn.seal(t) // the deposit opens the next block
+	}
+	// A deposit uses its sender's nonce: sign with the current one.
+	send := func() error {
+		nonce, err := tn.pre.PendingNonceAt(ctx, from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := types.SignNewTx(key, types.LatestSignerForChainID(big.NewInt(1337)), &types.DynamicFeeTx{
+			ChainID: big.NewInt(1337), Nonce: nonce, To: &from, Value: new(big.Int), Gas: params.TxGas, GasFeeCap: feeCap, GasTipCap: big.NewInt(1),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tn.pre.SendTransaction(ctx, tx)
+	}
+	fund(gasCost) // gas × fee cap exactly: nothing left for the L1 fee
+	if err := send(); err == nil || !strings.Contains(err.Error(), "insufficient funds for gas * price + value") {
+		t.Fatalf("a sender without the L1 fee: %v, want insufficient funds", err)
+	}
+	fund(big.NewInt(1e16))
+	if err := send(); err != nil {
+		t.Fatalf("with the L1 fee funded: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/state"
+	gethtxpool "github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/holiman/uint256"
 
@@ -47,7 +48,7 @@ func (a *API) poolView() txpool.View {
 	if a.pre != nil {
 		if snap := a.pre.Current(); snap != nil {
 			read := func(fn func(*state.StateDB)) { snap.ReadState(fn) }
-			return viewOf(snap.Header(), read)
+			return a.viewOf(snap.Header(), read)
 		}
 	}
 	head := a.chain.Head()
@@ -59,14 +60,27 @@ func (a *API) poolView() txpool.View {
 	}
 	st, err := a.chain.StateAt(head)
 	if err != nil { // the head's state is always there (archive mode); fail closed if not
-		return viewOf(next, func(func(*state.StateDB)) {})
+		return a.viewOf(next, func(func(*state.StateDB)) {})
 	}
-	return viewOf(next, func(fn func(*state.StateDB)) { fn(st) })
+	return a.viewOf(next, func(fn func(*state.StateDB)) { fn(st) })
 }
 
-func viewOf(h *types.Header, read func(func(*state.StateDB))) txpool.View {
+func (a *API) viewOf(h *types.Header, read func(func(*state.StateDB))) txpool.View {
+	var rollupCost gethtxpool.RollupCostFunc
+	if a.config.IsOptimism() {
+		// The L1 data fee and operator fee, from L1Block's storage in this state (op-geth's pool).
+		rollupCost = func(tx types.RollupTransaction) (cost *uint256.Int) {
+			read(func(st *state.StateDB) {
+				if fn := types.NewTotalRollupCostFunc(a.config, st); fn != nil {
+					cost = fn(tx, h.Time)
+				}
+			})
+			return cost
+		}
+	}
 	return txpool.View{
-		Header: h,
+		RollupCost: rollupCost,
+		Header:     h,
 		Nonce: func(addr common.Address) (n uint64) {
 			read(func(st *state.StateDB) { n = st.GetNonce(addr) })
 			return n

@@ -36,6 +36,10 @@ type View struct {
 	Header  *types.Header // the block the transaction would land in (base fee, gas limit, fork rules)
 	Nonce   func(common.Address) uint64
 	Balance func(common.Address) *uint256.Int
+	// RollupCost, on an OP Stack chain, is what a transaction pays beyond gas and value (the
+	// L1 data fee and the operator fee), which its sender's balance must cover too, as in
+	// op-geth's pool; nil elsewhere.
+	RollupCost txpool.RollupCostFunc
 }
 
 // Pool holds pending transactions. It is safe for concurrent use.
@@ -165,7 +169,11 @@ func (p *Pool) validate(tx *types.Transaction, view View) (common.Address, error
 	if next := view.Nonce(from); tx.Nonce() < next {
 		return common.Address{}, fmt.Errorf("%w: next nonce %v, tx nonce %v", core.ErrNonceTooLow, next, tx.Nonce())
 	}
-	balance, cost := view.Balance(from).ToBig(), tx.Cost()
+	total, overflow := txpool.TotalTxCost(tx, view.RollupCost)
+	if overflow {
+		return common.Address{}, fmt.Errorf("%w: total tx cost overflow", core.ErrInsufficientFunds)
+	}
+	balance, cost := view.Balance(from).ToBig(), total.ToBig()
 	if balance.Cmp(cost) < 0 {
 		return common.Address{}, fmt.Errorf("%w: balance %v, tx cost %v, overshot %v", core.ErrInsufficientFunds, balance, cost, new(big.Int).Sub(cost, balance))
 	}
