@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -18,6 +19,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/devaccounts"
 	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
@@ -41,8 +43,13 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 	if err := o.check(); err != nil {
 		return err
 	}
+	o.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
 	logger, err := o.logger(stderr)
 	if err != nil {
+		return err
+	}
+	if err := o.chainFlags.checkChain(); err != nil {
 		return err
 	}
 	n, err := startDev(o, logger)
@@ -90,7 +97,7 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: chain.DevGenesis(o.chainID, funded), CacheMB: o.dbCache, Logger: logger})
+	c, err := openDevChain(o, funded, logger)
 	if err != nil {
 		x.close()
 		return nil, err
@@ -104,6 +111,9 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 		PreconfInterval: o.preconfInterval,
 		ExtraData:       []byte("flashrpc"),
 		Logger:          logger,
+	}
+	if oprollup.IsOP(c.Config()) {
+		seqCfg.L1 = &oprollup.DevL1{GenesisTime: c.Genesis().Time(), BaseFee: o.l1BaseFee.v, BlobBaseFee: o.l1BlobBaseFee.v}
 	}
 	if m := x.metrics; m != nil {
 		m.WatchChain(c)
@@ -176,6 +186,12 @@ func printDevBanner(w io.Writer, o *devOptions, n *devNode) {
 	c, eps, accounts, mnemonic := n.chain, n.endpoints, n.accounts, n.mnemonic
 	var b strings.Builder
 	fmt.Fprintf(&b, "flashrpc dev chain (chain id %d, head block %d)\n\n", c.Config().ChainID, c.Head().Number)
+	if oprollup.IsOP(c.Config()) {
+		fmt.Fprintf(&b, "  OP Stack chain configured as Base: forks through Jovian, Base's fee scalars; dev L1 base fee %s wei, blob base fee %s wei (docs/opstack.md)\n", o.l1BaseFee.String(), o.l1BlobBaseFee.String())
+	} else {
+		fmt.Fprintf(&b, "  plain Ethereum chain (--chain-type l1)\n")
+	}
+	fmt.Fprintf(&b, "  genesis: %s\n\n", filepath.Join(c.DataDir(), genesisFileName))
 	for _, ep := range eps {
 		fmt.Fprintf(&b, "  %-14s %s  (WebSocket: ws://%s)\n", ep.name, ep.url(), ep.ln.Addr())
 	}

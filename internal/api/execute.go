@@ -6,6 +6,7 @@ import (
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -72,7 +73,7 @@ func (a *API) call(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, callError(err)
 	}
-	return json.RawMessage(appendHexBytes(nil, res.Return())), nil
+	return json.RawMessage(ethjson.AppendHexBytes(nil, res.Return())), nil
 }
 
 func (a *API) estimateGas(ctx context.Context, p rpc.Params) (any, error) {

@@ -43,11 +43,15 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// ErrNoChain is Open's error for a database that holds no chain when Config.Genesis is nil.
+var ErrNoChain = errors.New("holds no chain")
+
 // Chain is the sealed chain. It is safe for concurrent use.
 type Chain struct {
 	bc      *core.BlockChain
 	db      ethdb.Database
 	engine  consensus.Engine
+	dir     string // the data directory
 	tempDir string // removed by Close when the chain lives in a temporary directory
 	log     *slog.Logger
 	readers *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
@@ -75,6 +79,7 @@ func Open(cfg Config) (*Chain, error) {
 		}
 		dir, c.tempDir = tmp, tmp
 	}
+	c.dir = dir
 	cache := cfg.CacheMB
 	if cache == 0 {
 		cache = defaultCacheMB
@@ -86,7 +91,7 @@ func Open(cfg Config) (*Chain, error) {
 	}
 	c.db = rawdb.NewDatabase(kv)
 	if cfg.Genesis == nil && rawdb.ReadCanonicalHash(c.db, 0) == (common.Hash{}) {
-		return nil, errors.Join(fmt.Errorf("open chain: %s holds no chain (import one first)", dir), c.closeDB())
+		return nil, errors.Join(fmt.Errorf("open chain: %s %w (import one first)", dir, ErrNoChain), c.closeDB())
 	}
 	// beacon over a fake ethash accepts both the dev chain (merged from genesis) and imported
 	// chains that start with proof-of-work blocks: the faker skips only the PoW seal check.
@@ -125,6 +130,10 @@ func (c *Chain) removeTemp() error {
 	c.tempDir = ""
 	return os.RemoveAll(dir)
 }
+
+// DataDir returns the directory the chain lives in (a temporary one when Config.DataDir was
+// empty).
+func (c *Chain) DataDir() string { return c.dir }
 
 // Config returns the chain's fork configuration.
 func (c *Chain) Config() *params.ChainConfig { return c.bc.Config() }
