@@ -18,6 +18,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/devaccounts"
 	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
+	"github.com/flashrpc/flashrpc/internal/metrics"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
@@ -38,7 +39,11 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 	if o.blockTime < 0 || o.preconfInterval < 0 {
 		return errors.New("--block-time and --preconf-interval must not be negative")
 	}
+	fs.Visit(func(f *flag.Flag) { o.chainIDSet = o.chainIDSet || f.Name == "chain-id" })
 	if err := o.check(); err != nil {
+		return err
+	}
+	if err := o.fork.check(); err != nil {
 		return err
 	}
 	logger, err := o.logger(stderr)
@@ -90,7 +95,19 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: chain.DevGenesis(o.chainID, funded), CacheMB: o.dbCache, Logger: logger})
+	cfg := chain.Config{DataDir: o.dataDir, Genesis: chain.DevGenesis(o.chainID, funded), CacheMB: o.dbCache, Logger: logger}
+	if o.fork.url != "" {
+		var um *metrics.Upstream
+		if x.reg != nil {
+			um = metrics.NewUpstream(x.reg)
+		}
+		var chainID uint64
+		if o.chainIDSet {
+			chainID = o.chainID
+		}
+		cfg.Fork = o.fork.config(chainID, funded, um)
+	}
+	c, err := chain.Open(cfg)
 	if err != nil {
 		x.close()
 		return nil, err
@@ -175,7 +192,13 @@ func (n *devNode) close() error {
 func printDevBanner(w io.Writer, o *devOptions, n *devNode) {
 	c, eps, accounts, mnemonic := n.chain, n.endpoints, n.accounts, n.mnemonic
 	var b strings.Builder
-	fmt.Fprintf(&b, "flashrpc dev chain (chain id %d, head block %d)\n\n", c.Config().ChainID, c.Head().Number)
+	if f := c.Fork(); f != nil {
+		info := f.Info()
+		fmt.Fprintf(&b, "flashrpc dev chain: a fork of %s at block %d (chain id %d, head block %d)\n", info.URL, info.Number, c.Config().ChainID, c.Head().Number)
+		fmt.Fprintf(&b, "  rules: %s\n  blocks up to %d are the upstream's; state the local chain has not written is read from it at block %d\n\n", info.Network, info.Number, info.Number)
+	} else {
+		fmt.Fprintf(&b, "flashrpc dev chain (chain id %d, head block %d)\n\n", c.Config().ChainID, c.Head().Number)
+	}
 	for _, ep := range eps {
 		fmt.Fprintf(&b, "  %-14s %s  (WebSocket: ws://%s)\n", ep.name, ep.url(), ep.ln.Addr())
 	}
@@ -198,7 +221,11 @@ func printDevBanner(w io.Writer, o *devOptions, n *devNode) {
 	} else {
 		fmt.Fprintf(&b, "  chain data: %s\n", o.dataDir)
 	}
-	fmt.Fprintf(&b, "\nDev accounts (10,000 ETH each at genesis):\n\n")
+	if c.Fork() != nil {
+		fmt.Fprintf(&b, "\nDev accounts (10,000 ETH each in the first forked block, %d):\n\n", c.Fork().Number()+1)
+	} else {
+		fmt.Fprintf(&b, "\nDev accounts (10,000 ETH each at genesis):\n\n")
+	}
 	for i, acc := range accounts {
 		fmt.Fprintf(&b, "  (%d) %s  private key %s\n", i, acc.Address.Hex(), hexutil.Encode(crypto.FromECDSA(acc.Key)))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
@@ -185,6 +186,24 @@ func syncTimeoutError(timeout time.Duration, hash common.Hash) error {
 // errSyncTimeoutTooLong refuses a timeout parameter (argument i) over MaxSyncTimeout.
 func errSyncTimeoutTooLong(i int, ms uint64) error {
 	return namedArgError(i, "timeout", fmt.Errorf("%d ms is over the maximum of %d ms", ms, MaxSyncTimeout/time.Millisecond))
+}
+
+// Fork mode.
+
+// upstreamError maps what the upstream answered or failed to answer (fork mode): a JSON-RPC
+// error the upstream answered reaches the client as it gave it; an upstream that could not
+// answer (unreachable, timing out, 429 or 5xx after every retry) is -32000 "upstream <url>
+// failed: <method>: <reason>".
+func upstreamError(err error) error {
+	var answer *remote.RPCError
+	if errors.As(err, &answer) {
+		return &rpc.Error{Code: answer.Code, Message: answer.Message, Data: answer.ErrorData()}
+	}
+	var failed *remote.UpstreamError
+	if errors.As(err, &failed) {
+		return &rpc.Error{Code: rpc.CodeServer, Message: failed.Error()}
+	}
+	return err
 }
 
 // Dev methods.

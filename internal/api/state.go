@@ -21,7 +21,7 @@ func (a *API) getBalance(ctx context.Context, v preconf.View, p rpc.Params) (any
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(v, b, func(st *state.StateDB) { out = appendU256(nil, st.GetBalance(addr)) })
+	err = a.readState(ctx, v, b, stateKeys{account: addr}, func(st *state.StateDB) { out = appendU256(nil, st.GetBalance(addr)) })
 	return out, err
 }
 
@@ -31,10 +31,14 @@ func (a *API) getTransactionCount(ctx context.Context, v preconf.View, p rpc.Par
 		return nil, err
 	}
 	if isPendingTag(b) && a.pool != nil {
-		return json.RawMessage(quantity(a.nextNonce(addr))), nil // clientcompat.go
+		next, err := a.nextNonce(ctx, addr) // clientcompat.go
+		if err != nil {
+			return nil, err
+		}
+		return json.RawMessage(quantity(next)), nil
 	}
 	var out json.RawMessage
-	err = a.readState(v, b, func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
+	err = a.readState(ctx, v, b, stateKeys{account: addr}, func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
 	return out, err
 }
 
@@ -44,7 +48,7 @@ func (a *API) getCode(ctx context.Context, v preconf.View, p rpc.Params) (any, e
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(v, b, func(st *state.StateDB) { out = appendHexBytes(nil, st.GetCode(addr)) })
+	err = a.readState(ctx, v, b, stateKeys{account: addr}, func(st *state.StateDB) { out = appendHexBytes(nil, st.GetCode(addr)) })
 	return out, err
 }
 
@@ -65,7 +69,7 @@ func (a *API) getStorageAt(ctx context.Context, v preconf.View, p rpc.Params) (a
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(v, b, func(st *state.StateDB) {
+	err = a.readState(ctx, v, b, stateKeys{account: addr, slot: &slot}, func(st *state.StateDB) {
 		v := st.GetState(addr, slot)
 		out = appendHexBytes(nil, v[:])
 	})

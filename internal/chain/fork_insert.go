@@ -36,7 +36,7 @@ func (c *Chain) forkInsert(block *types.Block) error {
 	if err := c.bc.Validator().ValidateBody(block); err != nil {
 		return fmt.Errorf("body: %w", err)
 	}
-	st, err := c.forkStateAt(head, nil)
+	st, err := c.forkBlockState(head, c.Config(), block.NumberU64(), block.Time())
 	if err != nil {
 		return err
 	}

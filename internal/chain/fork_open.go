@@ -261,12 +261,12 @@ func (f *Fork) writeFirstBlock(parent *types.Header, config *params.ChainConfig,
 	tmp.forkDB = &forkDB{CachingDB: state.NewDatabase(tdb, state.NewCodeDB(f.db)), c: tmp}
 	f.setRoot(types.EmptyRootHash, parent.Number.Uint64())
 	cc := &creationContext{config: config, engine: newEngine(), parent: parent, fork: f}
-	st, err := tmp.forkStateAt(parent, nil)
+	number := new(big.Int).Add(parent.Number, common.Big1)
+	t := max(uint64(time.Now().Unix()), parent.Time+1)
+	st, err := tmp.forkBlockState(parent, config, number.Uint64(), t)
 	if err != nil {
 		return nil, err
 	}
-	number := new(big.Int).Add(parent.Number, common.Big1)
-	t := max(uint64(time.Now().Unix()), parent.Time+1)
 	header := &types.Header{
 		ParentHash: parent.Hash(),
 		Number:     number,
@@ -297,6 +297,9 @@ func (f *Fork) writeFirstBlock(parent *types.Header, config *params.ChainConfig,
 		h := types.CalcRequestsHash(requests)
 		header.RequestsHash = &h
 	}
+	// The fee recipient's account is read by every block: read it now (it is cached), so that
+	// sealing never waits for the upstream.
+	st.GetBalance(header.Coinbase)
 	if fc.Balance != nil {
 		balance := uint256.MustFromBig(fc.Balance)
 		for _, addr := range fc.Funded {

@@ -3,12 +3,14 @@ package chain
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/recent"
 	"github.com/flashrpc/flashrpc/internal/remote"
@@ -155,7 +157,7 @@ func (r *forkReader) storage(addr common.Address, slot common.Hash, disc *remote
 	if ok {
 		return v, nil
 	}
-	got, err := r.resolveStorage(addr, slot, disc)
+	got, err := r.resolveStorage(addr, slot, disc, false)
 	if err != nil || got == nil {
 		return common.Hash{}, err // a discovery miss is not remembered
 	}
@@ -167,8 +169,9 @@ func (r *forkReader) storage(addr common.Address, slot common.Hash, disc *remote
 	return *got, nil
 }
 
-// resolveStorage returns a slot's value; nil (with no error) is a discovery miss.
-func (r *forkReader) resolveStorage(addr common.Address, slot common.Hash, disc *remote.Discovery) (*common.Hash, error) {
+// resolveStorage returns a slot's value; nil (with no error) is a discovery miss. With
+// noUpstream a value that would be the upstream's is zero instead (blockReader).
+func (r *forkReader) resolveStorage(addr common.Address, slot common.Hash, disc *remote.Discovery, noUpstream bool) (*common.Hash, error) {
 	r.localMu.Lock()
 	v, err := r.local.Storage(addr, slot)
 	r.localMu.Unlock()
@@ -180,6 +183,9 @@ func (r *forkReader) resolveStorage(addr common.Address, slot common.Hash, disc 
 	}
 	if n, ok := r.fork.rec.firstWrite(addr, crypto.Keccak256Hash(slot[:])); ok && n <= r.number {
 		return &v, nil // the local chain set it to zero: it shadows the upstream's value
+	}
+	if noUpstream {
+		return &v, nil
 	}
 	// An account that has no code and has never sent a transaction or authorised one at the
 	// upstream has no storage there (created locally, or an untouched address): no request.
@@ -237,6 +243,78 @@ func (r discoveryReader) Account(addr common.Address) (*types.StateAccount, erro
 
 func (r discoveryReader) Storage(addr common.Address, slot common.Hash) (common.Hash, error) {
 	return r.storage(addr, slot, r.disc)
+}
+
+// blockReader is the reader of the state a block is built or executed on: a forkReader that
+// does not ask the upstream for the slots the block's pre-execution system calls overwrite
+// (the EIP-4788 beacon roots and EIP-2935 block hashes ring buffers: a slot keyed by the
+// block's timestamp or number, new every block). Their values before the block only set the
+// gas of those system calls, which no one pays and no receipt shows, and only the system
+// address may write them, so no transaction can observe them either; reading them would make
+// every new block wait for the upstream. Such a slot reads as the local chain has it, or zero,
+// and is not remembered.
+type blockReader struct {
+	*forkReader
+	overwritten [3]slotKey
+	n           int
+}
+
+func (r *blockReader) Storage(addr common.Address, slot common.Hash) (common.Hash, error) {
+	for _, k := range r.overwritten[:r.n] {
+		if k.addr == addr && k.slot == slot {
+			v, err := r.resolveStorage(addr, slot, nil, true)
+			if err != nil {
+				return common.Hash{}, err
+			}
+			return *v, nil
+		}
+	}
+	return r.forkReader.Storage(addr, slot)
+}
+
+// systemSlots returns the reader of the state a block at number and time executes on, over
+// r: the slots its pre-execution system calls overwrite (see blockReader).
+func systemSlots(r *forkReader, config *params.ChainConfig, number, time uint64) *blockReader {
+	br := &blockReader{forkReader: r}
+	n := new(big.Int).SetUint64(number)
+	if config.IsCancun(n, time) {
+		i := common.BigToHash(new(big.Int).SetUint64(time % params.HistoryServeWindow))
+		j := common.BigToHash(new(big.Int).SetUint64(time%params.HistoryServeWindow + params.HistoryServeWindow))
+		br.overwritten[0], br.overwritten[1] = slotKey{params.BeaconRootsAddress, i}, slotKey{params.BeaconRootsAddress, j}
+		br.n = 2
+	}
+	if config.IsPrague(n, time) && number > 0 {
+		br.overwritten[br.n] = slotKey{params.HistoryStorageAddress, common.BigToHash(new(big.Int).SetUint64((number - 1) % params.HistoryServeWindow))}
+		br.n++
+	}
+	return br
+}
+
+// BlockStateAt opens the state after parent for building a block at number and time on it:
+// StateAt, except that in fork mode the slots the block's system calls overwrite are not read
+// from the upstream (blockReader), so that opening a block does not wait for it.
+func (c *Chain) BlockStateAt(parent *types.Header, number, time uint64) (*state.StateDB, error) {
+	if c.fork == nil {
+		return c.StateAt(parent)
+	}
+	st, err := c.forkBlockState(parent, c.Config(), number, time)
+	if err != nil {
+		return nil, fmt.Errorf("state of block %d: %w", parent.Number.Uint64(), err)
+	}
+	return st, nil
+}
+
+// forkBlockState is BlockStateAt's fork state with config's rules.
+func (c *Chain) forkBlockState(parent *types.Header, config *params.ChainConfig, number, time uint64) (*state.StateDB, error) {
+	root, err := c.localRoot(parent)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.forkReaderAt(root, parent.Number.Uint64())
+	if err != nil {
+		return nil, err
+	}
+	return state.NewWithReader(root, c.forkDB, systemSlots(r, config, number, time))
 }
 
 // localRoot returns the root of a block's state in the local trie: the empty trie at the fork
