@@ -273,6 +273,63 @@ export async function runEthers(report, { start, artifact }) {
       }
     });
 
+    await run('http-filters', async () => {
+      // contract.on over HTTP: ethers installs a filter (eth_newFilter, no block range) and
+      // polls it (eth_getFilterChanges) each time its block poller sees a new block number;
+      // provider.on('pending') does the same with eth_newPendingTransactionFilter. The
+      // pre-confirmed endpoint's filters hold pre-confirmed logs and transactions, so a poll
+      // made before the block seals already has the event; the standard endpoint's only once
+      // it is sealed.
+      const address = await (await deploy(n, std, artifact)).getAddress();
+      const to = getAddress('0x00000000000000000000000000000000000000b2');
+      const providers = [n.std, n.pre].map((url) => new JsonRpcProvider(url, network, { staticNetwork: network, pollingInterval: 500, cacheTimeout: -1 }));
+      const events = providers.map(() => []);
+      const pending = providers.map(() => []);
+      try {
+        for (const [i, p] of providers.entries()) {
+          const c = new Contract(address, abi, p);
+          await c.on(c.filters.Transfer(null, to), (...args) => events[i].push(args.at(-1)));
+          await p.on('pending', (hash) => pending[i].push(hash));
+        }
+        await new Promise((r) => setTimeout(r, 300)); // let the first polls install the filters
+        const [stdEvents, preEvents] = events;
+        const sender = new Contract(address, abi, pre.wallets[1]);
+        let early = null;
+        for (let round = 0; round < 3 && !early; round++) {
+          const value = 100n + BigInt(round);
+          const tx = await sender.transfer(to, value, { gasLimit: 100_000n });
+          // Seal a block without it, then pre-confirm it in the next: ethers' block poller
+          // (every 500 ms) sees the sealed block and polls the filters while the transfer is
+          // pre-confirmed only. (If it polled between the two calls, the round is repeated.)
+          await n.seal();
+          await n.preconfirm();
+          const head = await std.provider.getBlockNumber();
+          const found = await eventually(() => preEvents.find((e) => e.args.value === value), 'pre-confirmed event', 3_000).catch(() => null);
+          if (found) {
+            early = { found, head, tx, value };
+            eq(found.log.blockNumber, head + 1, 'pre-confirmed event in the block in progress');
+            eq(await std.provider.getBlockNumber(), head, 'the block is not sealed when the event arrives');
+            assert(!stdEvents.some((e) => e.args.value === value), 'standard endpoint saw the event before sealing');
+            eq(found.args.from, dev[1].address, 'decoded from (pre-confirmed)');
+            assert(pending[1].includes(tx.hash), 'pending filter of the pre-confirmed endpoint has the transaction');
+            assert(!pending[0].includes(tx.hash), 'pending filter of the standard endpoint has the transaction before sealing');
+          }
+          await n.seal();
+          const sealed = await eventually(() => stdEvents.find((e) => e.args.value === value), 'sealed event on the standard endpoint');
+          eq(sealed.log.blockHash, (await std.provider.getBlock('latest')).hash, 'sealed event blockHash');
+          await eventually(() => pending[0].includes(tx.hash), 'standard endpoint pending filter after sealing');
+        }
+        assert(early, 'in 3 rounds the pre-confirmed endpoint never delivered the event before the block sealed');
+        // Each event once: the pre-confirmed endpoint does not repeat it when its block seals.
+        await n.seal();
+        await new Promise((r) => setTimeout(r, 1_200)); // two more polls
+        eq(preEvents.filter((e) => e.args.value === early.value).length, 1, 'pre-confirmed endpoint: the event once');
+        eq(stdEvents.filter((e) => e.args.value === early.value).length, 1, 'standard endpoint: the event once');
+      } finally {
+        for (const p of providers) p.destroy();
+      }
+    });
+
     await run('simulate', async () => {
       contract ??= await (await deploy(n, std, artifact)).getAddress();
       const from = dev[0].address;

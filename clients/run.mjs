@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { compile, artifactJSON } from './compile.mjs';
 import { build, repoRoot, start, binary } from './lib/node.mjs';
 import { Report } from './lib/report.mjs';
-import { scenarioNames } from './lib/scenarios.mjs';
+import { clientScenarios, scenarioNames } from './lib/scenarios.mjs';
 import { runViem } from './viem.mjs';
 import { runEthers } from './ethers.mjs';
 
@@ -56,7 +56,7 @@ if (selected.includes('ethclient')) {
   await runScript('ethclient', 'go', ['test', '-count=1', '-run', '^TestClientSuite', '-v', './cmd/flashrpc/'], {});
 }
 
-const failed = report.summary(selected, Date.now() - t0, scenarioNames);
+const failed = report.summary(selected, Date.now() - t0, scenarioNames, clientScenarios);
 process.exit(failed > 0 ? 1 : 0);
 
 // runScript runs a command whose output reports scenarios as lines `PASS name (N ms)` /

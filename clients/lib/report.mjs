@@ -38,10 +38,11 @@ export class Report {
   }
 
   // summary prints one line per client and the overall line; it returns the failure count.
-  // A scenario of scenarioNames that a client did not report counts as failed.
-  summary(clients, ms, scenarioNames = []) {
+  // A scenario of scenarioNames, or of the client's own list in perClient, that a client did
+  // not report counts as failed.
+  summary(clients, ms, scenarioNames = [], perClient = {}) {
     for (const client of clients) {
-      for (const name of scenarioNames) {
+      for (const name of [...scenarioNames, ...(perClient[client] ?? [])]) {
         if (!this.results.some((r) => r.client === client && r.scenario === name)) {
           this.add(client, name, false, 0, new Error('not run'));
         }

@@ -22,3 +22,9 @@ export const scenarioNames = [
   'fee-data',
   'default-timing',
 ];
+
+// clientScenarios lists the scenarios only some clients run, by client.
+export const clientScenarios = {
+  // ethers' contract.on over HTTP installs filters (eth_newFilter) and polls them.
+  ethers: ['http-filters'],
+};

@@ -36,6 +36,7 @@ type serverFlags struct {
 	logsMaxRange   uint64
 	logsTimeout    time.Duration
 	logsIndex      bool
+	filtersMax     int
 
 	bodyLimit          int64
 	batchItemLimit     int
@@ -61,8 +62,8 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	f.opsFlags.register(fs)
 
 	fs.Uint64Var(&f.gasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
-	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call or eth_estimateGas, and of all calls of one eth_simulateV1 (0 = none beyond --rpc.timeout)")
-	fs.IntVar(&f.evmConcurrency, "rpc.evm.concurrency", runtime.GOMAXPROCS(0), "most eth_call, eth_estimateGas and eth_simulateV1 requests executing at once, both endpoints together (default: GOMAXPROCS, the CPUs this process may use)")
+	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call, eth_estimateGas or eth_createAccessList, of all calls of one eth_simulateV1, and of each traced transaction (debug_trace*'s timeout is capped at it) (0 = none beyond --rpc.timeout)")
+	fs.IntVar(&f.evmConcurrency, "rpc.evm.concurrency", runtime.GOMAXPROCS(0), "most EVM requests (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, debug_trace*) executing at once, both endpoints together (default: GOMAXPROCS, the CPUs this process may use)")
 	fs.IntVar(&f.evmQueue, "rpc.evm.queue", exec.DefaultEVMQueue, "most EVM requests waiting for one of the --rpc.evm.concurrency slots; beyond it a request gets error -32005 \"server busy\" at once")
 	fs.IntVar(&f.simLimits.MaxBlocks, "rpc.simulate.max-blocks", exec.DefaultSimMaxBlocks, "most blocks one eth_simulateV1 simulates, and how far past its base block they may go (error -38026 beyond)")
 	fs.IntVar(&f.simLimits.MaxCallsPerBlock, "rpc.simulate.max-calls-per-block", exec.DefaultSimMaxCallsPerBlock, "most calls in one simulated block (error -38026 beyond)")
@@ -70,6 +71,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.IntVar(&f.logsMaxResults, "rpc.logs.max-results", api.DefaultLogsMaxResult, "most logs one eth_getLogs returns; more gives error -32005 naming a block range that fits")
 	fs.Uint64Var(&f.logsMaxRange, "rpc.logs.max-range", api.DefaultLogsMaxRange, "widest block range one eth_getLogs accepts; wider gives error -32602")
 	fs.DurationVar(&f.logsTimeout, "rpc.logs.timeout", api.DefaultLogsTimeout, "time limit of one eth_getLogs; past it error -32005 \"query timeout exceeded\" names the blocks searched in time")
+	fs.IntVar(&f.filtersMax, "rpc.filters.max", api.DefaultFiltersMax, "most polling filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) the node keeps, both endpoints together; more gives error -32005")
 	fs.BoolVar(&f.logsIndex, "logs.index", true, "keep the log index behind eth_getLogs (false: every query scans header blooms and receipts; for comparison)")
 
 	fs.Int64Var(&f.bodyLimit, "rpc.body-limit", rpc.DefaultBodyLimit, "largest HTTP request body in bytes (HTTP 413 beyond)")
@@ -100,6 +102,8 @@ func (f *serverFlags) check() error {
 		return errors.New("--rpc.evm.concurrency must be at least 1")
 	case f.evmQueue < 0:
 		return errors.New("--rpc.evm.queue must not be negative")
+	case f.filtersMax < 1:
+		return errors.New("--rpc.filters.max must be at least 1")
 	case f.txpool.AccountSlots == 0 || f.txpool.GlobalSlots == 0 || f.txpool.AccountQueue == 0 || f.txpool.GlobalQueue == 0 || f.txpool.PriceBump == 0:
 		return errors.New("--txpool.accountslots, --txpool.globalslots, --txpool.accountqueue, --txpool.globalqueue and --txpool.pricebump must be at least 1")
 	case f.txpool.Lifetime <= 0:
@@ -115,6 +119,8 @@ func (f *serverFlags) backend(c *chain.Chain) api.Backend {
 		Chain: c,
 		Pool:  txpool.New(c.Config(), f.txpool),
 		EVM:   exec.NewLimiter(f.evmConcurrency, f.evmQueue),
+		// Filters are per endpoint, their number per node.
+		Filters: api.NewFilterSlots(f.filtersMax),
 	}
 }
 
@@ -164,6 +170,8 @@ func (f *serverFlags) apiConfig(pending bool, logger *slog.Logger) api.Config {
 		LogsTimeout:    f.logsTimeout,
 		SimLimits:      f.simLimits,
 		Logger:         logger,
+		// A trace's struct logs cannot be answered beyond the response limit anyway.
+		TraceMaxLogBytes: f.responseLimit,
 	}
 }
 

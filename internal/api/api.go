@@ -53,6 +53,17 @@ type Config struct {
 	// blocks, 5,000 calls per block, 10,000 calls). GasCap is the request's shared gas budget
 	// and EVMTimeout its time limit.
 	SimLimits exec.SimLimits
+	// FilterTimeout is how long a polling filter lives without being polled; zero means
+	// DefaultFilterTimeout (go-ethereum's 5 minutes).
+	FilterTimeout time.Duration
+	// FilterMaxBytes bounds the changes, in bytes of JSON, one polling filter holds between
+	// polls (a filter that would hold more is removed); zero means DefaultFilterMaxBytes.
+	FilterMaxBytes int
+	// Now is the clock filter expiry reads; nil means time.Now.
+	Now func() time.Time
+	// TraceMaxLogBytes bounds the struct logs one transaction's trace collects (the
+	// struct logger's "limit" option, which a request may lower); zero means no bound.
+	TraceMaxLogBytes int
 	// Logger receives warnings about failed subscriptions; nil discards.
 	Logger *slog.Logger
 }
@@ -69,6 +80,9 @@ type Backend struct {
 	// Logs is the log index behind eth_getLogs; nil makes every query scan header blooms and
 	// receipts.
 	Logs *logs.Index
+	// Filters bounds the polling filters of the node, shared by both endpoints; nil gives
+	// each API its own, of DefaultFiltersMax.
+	Filters *FilterSlots
 	// EVM bounds the EVM work of eth_call, eth_estimateGas and eth_simulateV1, shared by
 	// both endpoints; nil gives each API its own, of GOMAXPROCS running and
 	// exec.DefaultEVMQueue waiting.
@@ -92,6 +106,7 @@ type API struct {
 	headState headState
 	simBases  *recent.List[any, *exec.SimBase] // prepared eth_simulateV1 bases (simbase.go)
 	streams   *streams                         // subscriptions and sync-send waits (streams.go)
+	filters   *filterTable                     // polling filters (filters.go)
 }
 
 // New returns the API of one endpoint.
@@ -114,6 +129,7 @@ func New(cfg Config, b Backend) *API {
 		evm = exec.NewLimiter(0, exec.DefaultEVMQueue)
 	}
 	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, evm: evm, log: logger, simBases: newSimBases(), fork: b.Chain.Fork()}
+	a.filters = newFilterTable(cfg, b.Filters)
 	a.startStreams(b)
 	return a
 }
@@ -162,6 +178,7 @@ func (a *API) Service() rpc.Service {
 	if a.cfg.Pending {
 		m["eth_simulateV1"] = a.simulateV1
 	}
+	a.addSurface(m) // surface.go
 	if a.cfg.Dev && a.seq != nil {
 		m["dev_preconfirm"] = a.devPreconfirm
 		m["dev_seal"] = a.devSeal

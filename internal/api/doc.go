@@ -21,6 +21,10 @@
 // TestViewUnderLoad). The pool is not part of the view; the two methods that read it read it so
 // that a transaction moving from the pool into a pre-confirmation is seen in one or the other.
 //
+// The methods beyond the core ones (proofs, access lists, filters, tracing, raw data, the
+// rest of go-ethereum's eth_ namespace) are registered in surface.go; docs/rpc.md lists what
+// is served per endpoint and what is refused.
+//
 // Methods decode their parameters with typed decoders and answer with pre-encoded JSON
 // (json_*.go appenders, no reflection); the latest and pending blocks are encoded once per change
 // and reused. Every JSON-RPC error, and every mapping of a domain error from chain, exec,
@@ -28,9 +32,10 @@
 //
 // # Streams
 //
-// One fan-out (streams.go) feeds every subscription kind (subscriptions.go: newHeads and logs
-// on both endpoints; pendingLogs, newFlashblockTransactions and newFlashblocks on the
-// pre-confirmed one) and the waits of eth_sendRawTransactionSync: the chain's and preconf's
+// One fan-out (streams.go) feeds every subscription kind (subscriptions.go: newHeads, logs and
+// newPendingTransactions on both endpoints; pendingLogs, newFlashblockTransactions and
+// newFlashblocks on the pre-confirmed one), the polling filters (filters.go) and the waits of
+// eth_sendRawTransactionSync: the chain's and preconf's
 // listeners only queue what the writer published; one drain delivers it in order, each item
 // encoded once, through rpc.Subscription.Notify, which never blocks (the transport disconnects
 // a subscriber that cannot keep up). A subscription or wait gets only the events queued after it

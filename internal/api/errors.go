@@ -8,7 +8,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -215,4 +218,100 @@ func devSealError(err error) error {
 		return rpc.InvalidParams("invalid argument 0: %v", err)
 	}
 	return err
+}
+
+// eth_getProof.
+
+// errTooManyProofKeys refuses more storage keys than go-ethereum's limit.
+func errTooManyProofKeys(n int) error {
+	return rpc.InvalidParams("too many storage keys requested (max %d, got %d)", maxProofKeys, n)
+}
+
+// errProofOfPending refuses a proof of the block in progress: its state has no trie until it
+// seals.
+func errProofOfPending(number, head uint64) error {
+	return rpc.NewError(rpc.CodeServer, "no proof of the block in progress (%d): its state is not in a state trie until the block is sealed; ask for a sealed block such as latest (%d)", number, head)
+}
+
+// proofError maps chain.Proof's errors: missing state is -32000 naming the block, as are
+// other failures.
+func proofError(err error) error {
+	if errors.Is(err, chain.ErrStateUnavailable) || errors.Is(err, chain.ErrNotProvable) {
+		return rpc.NewError(rpc.CodeServer, "%v", err)
+	}
+	return upstreamError(err)
+}
+
+// eth_getStorageValues.
+
+// errTooManyStorageValues refuses more slots than go-ethereum's limit (-38026, its code).
+func errTooManyStorageValues() error {
+	return rpc.NewError(rpc.CodeClientLimit, "too many slots (max %d)", maxStorageValues)
+}
+
+// errEmptyStorageValues refuses a request without slots, with go-ethereum's text.
+func errEmptyStorageValues() error { return rpc.InvalidParams("empty request") }
+
+// The raw data methods.
+
+// errRawBlockNotFound answers a raw block method given an unknown block hash (go-ethereum
+// answers an error there, and null for an unknown number).
+func errRawBlockNotFound(hash common.Hash) error {
+	return rpc.NewError(rpc.CodeServer, "block %s not found", hash.Hex())
+}
+
+// Tracing.
+
+var (
+	// errTxNotFound answers debug_traceTransaction for a transaction the request's view does
+	// not have, with go-ethereum's text.
+	errTxNotFound = rpc.NewError(rpc.CodeServer, "transaction not found")
+	// errGenesisNotTraceable refuses tracing the genesis block, go-ethereum's text.
+	errGenesisNotTraceable = rpc.NewError(rpc.CodeServer, "genesis is not traceable")
+)
+
+// errParentNotFound says a block to replay lacks its parent.
+func errParentNotFound(block *types.Block) error {
+	return rpc.NewError(rpc.CodeServer, "parent %s of block %d not found", block.ParentHash().Hex(), block.NumberU64())
+}
+
+// errTraceBlockNumberNotFound and errTraceBlockHashNotFound answer the block trace methods for
+// a block that does not exist, with go-ethereum's texts.
+func errTraceBlockNumberNotFound(n gethrpc.BlockNumber) error {
+	return rpc.NewError(rpc.CodeServer, "block #%d not found", n)
+}
+
+func errTraceBlockHashNotFound(hash common.Hash) error {
+	return rpc.NewError(rpc.CodeServer, "block %s not found", hash.Hex())
+}
+
+// traceError maps the debug_trace* failures: options the tracer cannot take (an unknown
+// tracer, a malformed tracerConfig, a timeout that is no duration) are invalid params naming
+// the options argument i; the rest as for every execution method (a tracer's own error, such
+// as "execution timeout", and "tracing failed: …" are -32000).
+func traceError(i int, err error) error {
+	var te *exec.TracerError
+	if errors.As(err, &te) {
+		return rpc.InvalidParams("invalid argument %d: %v", i, err)
+	}
+	return requestError(err)
+}
+
+// Polling filters.
+
+// errFilterNotFound answers an unknown, expired or uninstalled filter id, go-ethereum's text.
+var errFilterNotFound = rpc.NewError(rpc.CodeServer, "filter not found")
+
+// errFilterRange refuses a filter's block range that is not a live range, go-ethereum's text.
+func errFilterRange() error { return rpc.InvalidParams("invalid block range params") }
+
+// errTooManyFilters refuses a filter beyond the node's FilterSlots.
+func errTooManyFilters(max int64, timeout time.Duration) error {
+	return rpc.NewError(rpc.CodeLimitExceeded, "too many filters: this node keeps at most %d; uninstall some (eth_uninstallFilter) or let those no longer polled expire (after %v)", max, timeout)
+}
+
+// errFilterOverflow answers the first poll of a filter removed because it held more changes
+// than a filter may; later polls get errFilterNotFound.
+func errFilterOverflow(id string, maxBytes int) error {
+	return rpc.NewError(rpc.CodeLimitExceeded, "filter %s removed: its changes grew over %d bytes before they were polled; poll more often or narrow the filter, then install it again", id, maxBytes)
 }

@@ -174,3 +174,21 @@ func (a *API) estimateGas(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	return quantity(gas), nil
 }
+
+// prefetchCall fetches, in fork mode, the upstream state a call of args on block b reads
+// (discover), for the methods that execute a call their own way (eth_createAccessList,
+// debug_traceCall). Only an upstream failure is an error here.
+func (a *API) prefetchCall(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, args exec.Args) error {
+	if a.fork == nil {
+		return nil
+	}
+	_, err := a.discover(ctx, v, b, false, func(env exec.Env) error {
+		_, err := exec.Call(ctx, env, args, nil, nil)
+		return err
+	})
+	var rerr *rpc.Error
+	if errors.As(err, &rerr) {
+		return err
+	}
+	return nil
+}

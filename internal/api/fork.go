@@ -49,25 +49,43 @@ const maxDiscoveryPasses = 8
 
 // forkRouted are the methods routeFork wraps, with how their parameters are read.
 var forkRouted = map[string]forkRoute{
-	"eth_getBlockByNumber":                    {kind: routeBlockNumber},
-	"eth_getBlockTransactionCountByNumber":    {kind: routeBlockNumber},
-	"eth_getUncleCountByBlockNumber":          {kind: routeBlockNumber},
-	"eth_getTransactionByBlockNumberAndIndex": {kind: routeBlockNumber},
-	"eth_feeHistory":                          {kind: routeBlockNumber, param: 1},
-	"eth_getBlockReceipts":                    {kind: routeBlock},
-	"eth_getBlockByHash":                      {kind: routeBlockHash},
-	"eth_getBlockTransactionCountByHash":      {kind: routeBlockHash},
-	"eth_getUncleCountByBlockHash":            {kind: routeBlockHash},
-	"eth_getTransactionByBlockHashAndIndex":   {kind: routeBlockHash},
-	"eth_getTransactionByHash":                {kind: routeTx},
-	"eth_getTransactionReceipt":               {kind: routeTx},
-	"eth_getBalance":                          {kind: routeState, param: 1},
-	"eth_getTransactionCount":                 {kind: routeState, param: 1},
-	"eth_getCode":                             {kind: routeState, param: 1},
-	"eth_getStorageAt":                        {kind: routeState, param: 2},
-	"eth_call":                                {kind: routeState, param: 1},
-	"eth_estimateGas":                         {kind: routeState, param: 1},
-	"eth_simulateV1":                          {kind: routeState, param: 1},
+	"eth_getBlockByNumber":                       {kind: routeBlockNumber},
+	"eth_getBlockTransactionCountByNumber":       {kind: routeBlockNumber},
+	"eth_getUncleCountByBlockNumber":             {kind: routeBlockNumber},
+	"eth_getTransactionByBlockNumberAndIndex":    {kind: routeBlockNumber},
+	"eth_getRawTransactionByBlockNumberAndIndex": {kind: routeBlockNumber},
+	"eth_getHeaderByNumber":                      {kind: routeBlockNumber},
+	"eth_getUncleByBlockNumberAndIndex":          {kind: routeBlockNumber},
+	"debug_traceBlockByNumber":                   {kind: routeBlockNumber},
+	"eth_feeHistory":                             {kind: routeBlockNumber, param: 1},
+	"eth_getBlockReceipts":                       {kind: routeBlock},
+	"debug_getRawHeader":                         {kind: routeBlock},
+	"debug_getRawBlock":                          {kind: routeBlock},
+	"debug_getRawReceipts":                       {kind: routeBlock},
+	"eth_getBlockByHash":                         {kind: routeBlockHash},
+	"eth_getBlockTransactionCountByHash":         {kind: routeBlockHash},
+	"eth_getUncleCountByBlockHash":               {kind: routeBlockHash},
+	"eth_getTransactionByBlockHashAndIndex":      {kind: routeBlockHash},
+	"eth_getRawTransactionByBlockHashAndIndex":   {kind: routeBlockHash},
+	"eth_getHeaderByHash":                        {kind: routeBlockHash},
+	"eth_getUncleByBlockHashAndIndex":            {kind: routeBlockHash},
+	"debug_traceBlockByHash":                     {kind: routeBlockHash},
+	"eth_getTransactionByHash":                   {kind: routeTx},
+	"eth_getTransactionReceipt":                  {kind: routeTx},
+	"eth_getRawTransactionByHash":                {kind: routeTx},
+	"debug_getRawTransaction":                    {kind: routeTx},
+	"debug_traceTransaction":                     {kind: routeTx},
+	"eth_getBalance":                             {kind: routeState, param: 1},
+	"eth_getTransactionCount":                    {kind: routeState, param: 1},
+	"eth_getCode":                                {kind: routeState, param: 1},
+	"eth_getStorageAt":                           {kind: routeState, param: 2},
+	"eth_getStorageValues":                       {kind: routeState, param: 1},
+	"eth_call":                                   {kind: routeState, param: 1},
+	"eth_estimateGas":                            {kind: routeState, param: 1},
+	"eth_createAccessList":                       {kind: routeState, param: 1},
+	"eth_simulateV1":                             {kind: routeState, param: 1},
+	"debug_traceCall":                            {kind: routeState, param: 1},
+	"eth_getProof":                               {kind: routeState, param: 2, atFork: true},
 }
 
 type routeKind int
@@ -83,6 +101,9 @@ const (
 type forkRoute struct {
 	kind  routeKind
 	param int
+	// atFork sends the state of the fork block itself upstream too: eth_getProof, whose
+	// proofs must verify against the upstream's state root of N.
+	atFork bool
 }
 
 // routeFork wraps the methods of m that may answer with the upstream's answer.
@@ -125,15 +146,10 @@ func (a *API) forkMethod(name string, r forkRoute, local rpc.Method) rpc.Method 
 				return a.upstreamBlock(ctx, name, p, hash)
 			}
 		case routeTx:
-			res, err := local(ctx, p)
-			if err != nil || !isNull(res) {
-				return res, err
+			hash, err := decodeHash(p, 0)
+			if err == nil && !a.txLocal(hash) {
+				return a.upstreamTx(ctx, name, p, hash, local)
 			}
-			hash, derr := decodeHash(p, 0)
-			if derr != nil || a.knownLocally(hash) {
-				return res, err
-			}
-			return a.upstreamTx(ctx, name, p)
 		case routeState:
 			if !present(p, r.param) {
 				break // latest
@@ -142,14 +158,21 @@ func (a *API) forkMethod(name string, r forkRoute, local rpc.Method) rpc.Method 
 			if err != nil {
 				break
 			}
+			last := n // the states that are the upstream's: before N, or up to N (atFork)
+			if !r.atFork {
+				if n == 0 {
+					break
+				}
+				last = n - 1
+			}
 			if num, ok := b.Number(); ok {
-				if num >= 0 && uint64(num) < n || num == gethrpc.EarliestBlockNumber && n > 0 {
+				if isUpTo(num, last) {
 					return a.upstream(ctx, name, p)
 				}
 				break
 			}
 			hash, _ := b.Hash()
-			if h := a.chain.HeaderByHash(hash); h == nil || h.Number.Uint64() < n {
+			if h := a.chain.HeaderByHash(hash); h == nil || h.Number.Uint64() <= last {
 				return a.upstream(ctx, name, p)
 			}
 		}
@@ -169,10 +192,13 @@ func (a *API) localAbove(hash common.Hash, n uint64) bool {
 	return h != nil && h.Number.Uint64() > n
 }
 
-// knownLocally reports whether the node knows a transaction it has not sealed: in the pool
-// or pre-confirmed. Clients poll for the receipts of their own transactions; those polls must
-// not go upstream.
-func (a *API) knownLocally(hash common.Hash) bool {
+// txLocal reports whether the node knows a transaction as its own: sealed in a local block,
+// pre-confirmed, or in the pool. Clients poll for the receipts of their own transactions;
+// those polls never go upstream.
+func (a *API) txLocal(hash common.Hash) bool {
+	if _, _, ok := a.chain.Transaction(hash); ok {
+		return true
+	}
 	if a.pool != nil && a.pool.Get(hash) != nil {
 		return true
 	}
@@ -215,21 +241,24 @@ func (a *API) upstreamBlock(ctx context.Context, method string, p rpc.Params, ha
 	return a.upstream(ctx, method, p)
 }
 
-// upstreamTx forwards a transaction look-up; its answer counts when the transaction was mined
-// at most at the fork block.
-func (a *API) upstreamTx(ctx context.Context, method string, p rpc.Params) (any, error) {
-	res, err := a.upstream(ctx, method, p)
+// upstreamTx forwards a call about a transaction the node does not know; it counts only when
+// the upstream mined the transaction at most at the fork block. Otherwise local answers (null,
+// or the method's own "not found").
+func (a *API) upstreamTx(ctx context.Context, method string, p rpc.Params, hash common.Hash, local rpc.Method) (any, error) {
+	raw, err := a.fork.History().Call(ctx, "eth_getTransactionByHash", hash)
 	if err != nil {
-		return nil, err
+		return nil, upstreamError(err)
 	}
-	raw := res.(json.RawMessage)
 	var loc struct {
 		BlockNumber *hexutil.Uint64 `json:"blockNumber"`
 	}
 	if isNull(raw) || json.Unmarshal(raw, &loc) != nil || loc.BlockNumber == nil || uint64(*loc.BlockNumber) > a.fork.Number() {
-		return nullResult, nil
+		return local(ctx, p)
 	}
-	return raw, nil
+	if method == "eth_getTransactionByHash" {
+		return raw, nil
+	}
+	return a.upstream(ctx, method, p)
 }
 
 // isNull reports whether a method's result is JSON null.

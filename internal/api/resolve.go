@@ -79,10 +79,15 @@ func (a *API) headerByNumberOrHash(v preconf.View, b gethrpc.BlockNumberOrHash) 
 	return h, nil, nil
 }
 
-// stateKeys name what a state read reads: an account, and one of its slots when slot is set.
+// stateKeys name what a state read reads: accounts and storage slots.
 type stateKeys struct {
-	account common.Address
-	slot    *common.Hash
+	accounts []common.Address
+	slots    []remote.SlotKey
+}
+
+// accountKeys names one account.
+func accountKeys(addr common.Address) stateKeys {
+	return stateKeys{accounts: []common.Address{addr}}
 }
 
 // readState runs fn on the state of a block parameter resolved against v: the pre-confirmed
@@ -99,11 +104,7 @@ func (a *API) readState(ctx context.Context, v preconf.View, b gethrpc.BlockNumb
 		if snap != nil {
 			base = snap.Parent // what the block in progress did not write is its parent's
 		}
-		var slots []remote.SlotKey
-		if keys.slot != nil {
-			slots = []remote.SlotKey{{Addr: keys.account, Slot: *keys.slot}}
-		}
-		if err := a.prefetch(ctx, base, []common.Address{keys.account}, slots); err != nil {
+		if err := a.prefetch(ctx, base, keys.accounts, keys.slots); err != nil {
 			return err
 		}
 	}

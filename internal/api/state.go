@@ -9,6 +9,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -21,7 +22,7 @@ func (a *API) getBalance(ctx context.Context, v preconf.View, p rpc.Params) (any
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(ctx, v, b, stateKeys{account: addr}, func(st *state.StateDB) { out = appendU256(nil, st.GetBalance(addr)) })
+	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = appendU256(nil, st.GetBalance(addr)) })
 	return out, err
 }
 
@@ -38,7 +39,7 @@ func (a *API) getTransactionCount(ctx context.Context, v preconf.View, p rpc.Par
 		return json.RawMessage(quantity(next)), nil
 	}
 	var out json.RawMessage
-	err = a.readState(ctx, v, b, stateKeys{account: addr}, func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
+	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
 	return out, err
 }
 
@@ -48,7 +49,7 @@ func (a *API) getCode(ctx context.Context, v preconf.View, p rpc.Params) (any, e
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(ctx, v, b, stateKeys{account: addr}, func(st *state.StateDB) { out = appendHexBytes(nil, st.GetCode(addr)) })
+	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = appendHexBytes(nil, st.GetCode(addr)) })
 	return out, err
 }
 
@@ -69,7 +70,7 @@ func (a *API) getStorageAt(ctx context.Context, v preconf.View, p rpc.Params) (a
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(ctx, v, b, stateKeys{account: addr, slot: &slot}, func(st *state.StateDB) {
+	err = a.readState(ctx, v, b, stateKeys{accounts: []common.Address{addr}, slots: []remote.SlotKey{{Addr: addr, Slot: slot}}}, func(st *state.StateDB) {
 		v := st.GetState(addr, slot)
 		out = appendHexBytes(nil, v[:])
 	})

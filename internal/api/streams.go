@@ -166,13 +166,14 @@ func (s *streams) deliverLocked(ev *event) {
 		s.sendLogsLocked(ev.seq, removed, subPendingLogs, enc)
 		s.sendLogsLocked(ev.seq, ev.retract.Added, subPendingLogs, nil)
 	}
+	s.deliverSurface(ev) // newPendingTransactions and the polling filters, subscriptions_pending.go
 }
 
 // wait registers an eth_sendRawTransactionSync wait for hash, from the next event on.
 func (s *streams) wait(hash common.Hash) *syncWait {
-	w := &syncWait{wake: make(chan struct{}, 1), since: s.next()}
-	s.mu.Lock()
+	s.mu.Lock() // held while numbering, as in add
 	defer s.mu.Unlock()
+	w := &syncWait{wake: make(chan struct{}, 1), since: s.next()}
 	s.waits[hash] = append(s.waits[hash], w)
 	return w
 }

@@ -42,6 +42,7 @@ const (
 	subPendingLogs
 	subTransactions // newFlashblockTransactions
 	subBlocks       // newFlashblocks
+	subPendingTxs   // newPendingTransactions (subscriptions_pending.go)
 	numSubKinds
 )
 
@@ -59,6 +60,7 @@ type encodedLog = json.RawMessage
 func (s *streams) register(kinds map[string]rpc.SubscribeFunc) {
 	kinds["newHeads"] = s.subscribeNewHeads
 	kinds["logs"] = s.subscribeLogs
+	kinds["newPendingTransactions"] = s.subscribePendingTransactions
 	if s.api.cfg.Pending && s.api.pre != nil {
 		kinds["pendingLogs"] = s.subscribePendingLogs
 		kinds["newFlashblockTransactions"] = s.subscribeTransactions
@@ -118,10 +120,12 @@ func (s *streams) subscribeBlocks(ctx context.Context, p rpc.Params, sub *rpc.Su
 	return nil
 }
 
-// add registers a subscription from the next event on, and forgets it when it ends.
+// add registers a subscription from the next event on, and forgets it when it ends. The number
+// is taken under s.mu, which the drain holds while it delivers: every event from sr.since on is
+// delivered after the subscription is in the table (lock order: s.mu, then s.qmu).
 func (s *streams) add(sub *rpc.Subscription, kind subKind, sr *subscriber) {
-	sr.since = s.next()
 	s.mu.Lock()
+	sr.since = s.next()
 	if s.subs[kind] == nil {
 		s.subs[kind] = make(map[*rpc.Subscription]*subscriber)
 	}

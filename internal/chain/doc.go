@@ -14,6 +14,9 @@
 // fsync and buffers its write-ahead log briefly in memory, so Insert ends with one synced log
 // write: a block is durable when Insert returns.
 //
+// Merkle proofs (Proof, eth_getProof) are read from the sealed blocks' state tries themselves,
+// never rebuilt from other state: a block whose tries are missing is ErrStateUnavailable.
+//
 // Derived data flashrpc owns lives in the same database under its own key prefix: the log index
 // (LogIndexStore), whose layout belongs to internal/logs. BulkWriter appends pre-built blocks
 // without executing them, for the chain generator (internal/chaingen).

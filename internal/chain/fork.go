@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethdb"
 
 	"github.com/flashrpc/flashrpc/internal/networks"
@@ -107,6 +108,9 @@ var (
 	ErrNotFork = errors.New("not a fork")
 	// ErrBeforeFork refuses to rewind the chain below the first forked block.
 	ErrBeforeFork = errors.New("below the first forked block")
+	// ErrNotProvable refuses a Merkle proof of an account whose state is partly the
+	// upstream's: a local state root does not cover it.
+	ErrNotProvable = errors.New("no proof against a local state root")
 )
 
 // Fork is the fork of a chain in fork mode: its block N and the upstream's state and history.
@@ -247,4 +251,17 @@ func (f *Fork) rootNumber(root common.Hash) (uint64, bool) {
 		f.setRoot(root, n)
 	}
 	return n, ok
+}
+
+// provable refuses proofs, at a local block, of accounts that existed at the upstream's fork
+// block: their state is partly the upstream's, which the local trie does not hold.
+func (f *Fork) provable(ctx context.Context, h *types.Header, addr common.Address) error {
+	up, err := f.up.Account(ctx, addr)
+	if err != nil {
+		return err
+	}
+	if up != nil {
+		return fmt.Errorf("%w: account %s comes from the upstream's state at block %d, which block %d's state root (the fork's local trie) does not cover; eth_getProof at block %d or before answers the upstream's proof", ErrNotProvable, addr.Hex(), f.info.Number, h.Number.Uint64(), f.info.Number)
+	}
+	return nil
 }

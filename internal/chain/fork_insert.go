@@ -17,9 +17,9 @@ import (
 	"github.com/ethereum/go-ethereum/triedb"
 )
 
-// ErrStateUnavailable wraps an upstream failure met while executing a block: the block is not
+// ErrForkStateRead wraps an upstream failure met while executing a block: the block is not
 // bad, its state could not be read; inserting it again later may succeed.
-var ErrStateUnavailable = errors.New("state unavailable")
+var ErrForkStateRead = errors.New("fork: state read failed")
 
 // forkInsert executes and validates block on its parent's fork state as core.BlockChain's
 // InsertChain would (same engine, processor and validator), writes it with its state and
@@ -50,7 +50,7 @@ func (c *Chain) forkInsert(block *types.Block) error {
 	// An upstream read that failed left zeros in the state: the result says nothing about
 	// the block, so the failure is reported first.
 	if serr := st.Error(); serr != nil {
-		return fmt.Errorf("%w: %w", ErrStateUnavailable, serr)
+		return fmt.Errorf("%w: %w", ErrForkStateRead, serr)
 	}
 	if err != nil {
 		return fmt.Errorf("process: %w", err)

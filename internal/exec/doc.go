@@ -7,7 +7,18 @@
 // eth/gasestimator. The go-ethereum library underneath is op-geth v1.101702.3 (go-ethereum
 // 1.17.2 with the OP Stack rules, through go.mod's replace): its EVM, state and system calls
 // (system_calls.go) run the blocks, while the answers stay v1.17.10's where 1.17.2's own
-// internal/ethapi differs (opGethDivergences in geth_test.go). Differences from geth: unknown or duplicate keys in state and block
+// internal/ethapi differs (opGethDivergences in geth_test.go).
+//
+// It also computes access lists ([CreateAccessList], with go-ethereum's access-list tracer)
+// and traces ([TraceTransaction], [TraceBlock], [TraceCall]): the tracers are go-ethereum's
+// (eth/tracers/logger's struct logger and eth/tracers/native's, chosen through
+// eth/tracers.DefaultDirectory); exec replays a block's earlier transactions for them on the
+// block's own context and system calls ([BlockEnv], trace_block.go), as the block's execution
+// ran them. Importing eth/tracers links internal/ethapi and go-ethereum's p2p packages into the
+// binary (some 80 packages, 0.4 MB); nothing of them runs. JavaScript tracers (eth/tracers/js)
+// are not linked.
+//
+// Differences from geth: unknown or duplicate keys in state and block
 // overrides are rejected for every method (geth only does so in eth_simulateV1), and "data"
 // and "input" that differ are rejected (geth silently uses "input" in calls).
 //

@@ -52,11 +52,12 @@ BYTECODE=0x600c80600b6000396000f336600060003733366000a100
 # BODIES is the table of request bodies, by name. To add one, add its name
 # here and a function body_<name> that prints the JSON request on one line.
 # The functions may use $CONTRACT (the deployed contract on the server being
-# checked or measured) and $DEV0 (dev account 0).
-BODIES=(getBlockByNumber getCode estimateGas simulateV1_1x1 simulateV1_1x100)
+# checked or measured), $TXHASH (a sealed call of it there) and $DEV0 (dev account 0).
+BODIES=(getBlockByNumber getCode estimateGas simulateV1_1x1 simulateV1_1x100 getProof traceTransaction_callTracer)
 
 DEV0=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
 CONTRACT=
+TXHASH= # a sealed call of CONTRACT (one LOG1) on the server being checked or measured
 
 body_getBlockByNumber() { rpc eth_getBlockByNumber '["latest",false]'; }
 body_getCode() { rpc eth_getCode "[\"$CONTRACT\",\"latest\"]"; }
@@ -72,6 +73,11 @@ simulate_body() {
 }
 body_simulateV1_1x1() { simulate_body 1; }
 body_simulateV1_1x100() { simulate_body 100; }
+# The Merkle proof of dev account 0 in the latest state (EIP-1186).
+body_getProof() { rpc eth_getProof "[\"$DEV0\",[],\"latest\"]"; }
+# The call tree of a sealed transaction: its block is replayed up to it, then it runs with
+# go-ethereum's callTracer (with its log), as Foundry's cast run and debuggers ask for it.
+body_traceTransaction_callTracer() { rpc debug_traceTransaction "[\"$TXHASH\",{\"tracer\":\"callTracer\",\"tracerConfig\":{\"withLog\":true}}]"; }
 
 # rpc METHOD PARAMS prints a JSON-RPC 2.0 request with id 1.
 rpc() { printf '{"jsonrpc":"2.0","id":1,"method":"%s","params":%s}' "$1" "$2"; }
@@ -199,6 +205,22 @@ deploy() {
 		sleep 0.1
 	done
 	echo "contract $addr has no code at latest after 30 s" >&2
+	return 1
+}
+
+# call_tx URL CONTRACT sends a call of the contract (its LOG1 runs) with dev account 0 and
+# prints its hash once its block is sealed: traceTransaction traces it.
+call_tx() {
+	local tx
+	tx=$("$CAST" send --async --rpc-url "$1" --private-key "$DEV0_KEY" "$2" 0x01)
+	"$CAST" receipt --rpc-url "$1" "$tx" >/dev/null
+	for _ in $(seq 300); do
+		[[ $("$CAST" block-number --rpc-url "$1") -ge $("$CAST" receipt --rpc-url "$1" "$tx" blockNumber) ]] &&
+			[[ $("$CAST" receipt --rpc-url "$1" "$tx" blockHash) != 0x0000000000000000000000000000000000000000000000000000000000000000 ]] &&
+			{ echo "$tx"; return; }
+		sleep 0.1
+	done
+	echo "call $tx not sealed after 30 s" >&2
 	return 1
 }
 
@@ -422,17 +444,19 @@ main() {
 	fi
 
 	local i
-	declare -A contract
+	declare -A contract txhash
 	for i in "${!SERVERS[@]}"; do
 		contract[${SERVERS[i]}]=$(deploy "${URLS[i]}") || die "deploy on ${SERVERS[i]} failed"
 		echo "contract on ${SERVERS[i]}: ${contract[${SERVERS[i]}]}"
+		txhash[${SERVERS[i]}]=$(call_tx "${URLS[i]}" "${contract[${SERVERS[i]}]}") || die "call on ${SERVERS[i]} failed"
+		echo "traced call on ${SERVERS[i]}: ${txhash[${SERVERS[i]}]}"
 	done
 
 	echo "response sizes (curl):"
 	local name round
 	for name in "${SELECTED[@]}"; do
 		for i in "${!SERVERS[@]}"; do
-			CONTRACT=${contract[${SERVERS[i]}]}
+			CONTRACT=${contract[${SERVERS[i]}]} TXHASH=${txhash[${SERVERS[i]}]}
 			check_body "${SERVERS[i]}" "${URLS[i]}" "$name"
 		done
 	done
@@ -441,7 +465,7 @@ main() {
 	for name in "${SELECTED[@]}"; do
 		for round in $(seq "$ROUNDS"); do
 			for i in "${!SERVERS[@]}"; do
-				CONTRACT=${contract[${SERVERS[i]}]}
+				CONTRACT=${contract[${SERVERS[i]}]} TXHASH=${txhash[${SERVERS[i]}]}
 				sleep "$GAP"
 				run_wrk "${SERVERS[i]}" "${URLS[i]}" "$name" "$round"
 			done

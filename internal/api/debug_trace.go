@@ -1,0 +1,284 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// Tracing: debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash and
+// debug_traceCall, with go-ethereum's tracers and options (exec/trace*.go). Like eth_call
+// they run under the node's EVM limiter, their transactions within --rpc.evmtimeout (which
+// caps the per-transaction "timeout" option, default 5 s) and calls within --rpc.gascap. On
+// the pre-confirmed endpoint a pre-confirmed transaction can be traced before its block is
+// sealed, `pending` is the block in progress for the block methods, and debug_traceCall at
+// `pending` runs on it: its header, on the state after its last pre-confirmed transaction.
+// Each request answers from one view, loaded once it holds an EVM slot.
+
+func (a *API) traceLimits() exec.TraceLimits {
+	return exec.TraceLimits{Timeout: a.cfg.EVMTimeout, MaxLogBytes: a.cfg.TraceMaxLogBytes}
+}
+
+// decodeTraceConfig decodes the optional options object, parameter i, and checks it: an
+// unknown tracer or a bad tracerConfig is refused before anything is looked up.
+func (a *API) decodeTraceConfig(p rpc.Params, i int) (*exec.TraceConfig, error) {
+	if !present(p, i) {
+		return nil, nil
+	}
+	cfg := new(exec.TraceConfig)
+	if _, err := decodeOptional(p, i, cfg); err != nil {
+		return nil, err
+	}
+	if err := exec.CheckTraceConfig(cfg, a.config); err != nil {
+		return nil, traceError(i, err)
+	}
+	return cfg, nil
+}
+
+func (a *API) traceTransaction(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 2); err != nil {
+		return nil, err
+	}
+	hash, err := decodeHash(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := a.decodeTraceConfig(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	release, err := a.evm.Acquire(ctx)
+	if err != nil {
+		return nil, traceError(1, err)
+	}
+	defer release()
+	v := a.view()
+	env, index, err := a.txBlockEnv(v, hash)
+	if err != nil {
+		return nil, err
+	}
+	res, err := exec.TraceTransaction(ctx, env, index, cfg, a.traceLimits())
+	if err != nil {
+		return nil, traceError(1, err)
+	}
+	return res, nil
+}
+
+// txBlockEnv finds a transaction in v, pre-confirmed (pre-confirmed endpoint) or sealed, and
+// returns its block to replay and its position.
+func (a *API) txBlockEnv(v preconf.View, hash common.Hash) (*exec.BlockEnv, int, error) {
+	if v.Pending != nil {
+		if i, ok := v.Pending.TxIndex(hash); ok {
+			env, err := a.pendingBlockEnv(v.Pending)
+			return env, i, err
+		}
+	}
+	_, loc, ok := a.sealedTransaction(v, hash)
+	if !ok {
+		return nil, 0, errTxNotFound
+	}
+	block := a.chain.BlockByHash(loc.BlockHash)
+	if block == nil {
+		return nil, 0, errTxNotFound
+	}
+	env, err := a.sealedBlockEnv(block)
+	return env, int(loc.Index), err
+}
+
+// sealedBlockEnv returns a sealed block to replay, on a private copy of its parent's state.
+func (a *API) sealedBlockEnv(block *types.Block) (*exec.BlockEnv, error) {
+	if block.NumberU64() == 0 {
+		return nil, errGenesisNotTraceable
+	}
+	parent := a.chain.HeaderByHash(block.ParentHash())
+	if parent == nil {
+		return nil, errParentNotFound(block)
+	}
+	st, err := a.chain.StateAt(parent)
+	if err != nil {
+		return nil, err
+	}
+	return &exec.BlockEnv{Config: a.config, Chain: a.chain.Context(), Header: block.Header(), Parent: parent,
+		Hash: block.Hash(), Txs: block.Transactions(), State: st}, nil
+}
+
+// pendingBlockEnv returns the block in progress to replay, up to snap's pre-confirmation,
+// on a private copy of the sealed head's state. Tracers see the zero block hash, as
+// pre-confirmed receipts carry.
+func (a *API) pendingBlockEnv(snap *preconf.Snapshot) (*exec.BlockEnv, error) {
+	st, err := a.chain.StateAt(snap.Parent)
+	if err != nil {
+		return nil, err
+	}
+	return &exec.BlockEnv{Config: a.config, Chain: a.chain.Context(), Header: snap.Header(), Parent: snap.Parent,
+		Txs: snap.Block.Transactions(), State: st}, nil
+}
+
+func (a *API) traceBlockByNumber(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 2); err != nil {
+		return nil, err
+	}
+	n, err := decodeBlockNumber(p, 0, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := a.decodeTraceConfig(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	release, err := a.evm.Acquire(ctx)
+	if err != nil {
+		return nil, traceError(1, err)
+	}
+	defer release()
+	block, snap, err := a.blockByNumber(a.view(), n)
+	var env *exec.BlockEnv
+	switch {
+	case err != nil:
+		return nil, err
+	case snap != nil:
+		env, err = a.pendingBlockEnv(snap)
+	case block == nil:
+		return nil, errTraceBlockNumberNotFound(n)
+	default:
+		env, err = a.sealedBlockEnv(block)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a.traceBlock(ctx, env, cfg)
+}
+
+func (a *API) traceBlockByHash(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 2); err != nil {
+		return nil, err
+	}
+	hash, err := decodeHash(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := a.decodeTraceConfig(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	release, err := a.evm.Acquire(ctx)
+	if err != nil {
+		return nil, traceError(1, err)
+	}
+	defer release()
+	block := a.chain.BlockByHash(hash)
+	if block == nil {
+		return nil, errTraceBlockHashNotFound(hash)
+	}
+	env, err := a.sealedBlockEnv(block)
+	if err != nil {
+		return nil, err
+	}
+	return a.traceBlock(ctx, env, cfg)
+}
+
+// traceBlock traces env's block and answers go-ethereum's [{txHash, result}].
+func (a *API) traceBlock(ctx context.Context, env *exec.BlockEnv, cfg *exec.TraceConfig) (any, error) {
+	traces, err := exec.TraceBlock(ctx, env, cfg, a.traceLimits())
+	if err != nil {
+		return nil, traceError(1, err)
+	}
+	size := 2
+	for _, t := range traces {
+		size += len(t.Result) + 96
+	}
+	out := append(make([]byte, 0, size), '[')
+	for i, t := range traces {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"txHash":`...)
+		out = appendHash(out, t.TxHash)
+		out = append(out, `,"result":`...)
+		out = append(out, t.Result...)
+		out = append(out, '}')
+	}
+	return json.RawMessage(append(out, ']')), nil
+}
+
+func (a *API) traceCall(ctx context.Context, p rpc.Params) (any, error) {
+	if err := checkCount(p, 3); err != nil {
+		return nil, err
+	}
+	var args exec.Args
+	if err := decodeArg(p, 0, &args); err != nil {
+		return nil, err
+	}
+	b, err := decodeBlockNumberOrHash(p, 1, false)
+	if err != nil {
+		return nil, err
+	}
+	var cfg *exec.TraceCallConfig
+	if present(p, 2) {
+		cfg = new(exec.TraceCallConfig)
+		if _, err := decodeOptional(p, 2, cfg); err != nil {
+			return nil, err
+		}
+		if err := exec.CheckTraceConfig(&cfg.TraceConfig, a.config); err != nil {
+			return nil, traceError(2, err)
+		}
+	}
+	release, err := a.evm.Acquire(ctx)
+	if err != nil {
+		return nil, traceError(2, err)
+	}
+	defer release()
+	v := a.view()
+	if err := a.prefetchCall(ctx, v, b, args); err != nil {
+		return nil, err
+	}
+	var env exec.Env
+	if cfg != nil && cfg.TxIndex != nil {
+		env, err = a.traceCallEnvAtTx(ctx, v, b, int(*cfg.TxIndex))
+	} else {
+		env, err = a.execEnvAt(v, b)
+	}
+	if err != nil {
+		return nil, traceError(2, err)
+	}
+	res, err := exec.TraceCall(ctx, env, args, cfg, a.traceLimits())
+	if err != nil {
+		return nil, traceError(2, err)
+	}
+	return res, nil
+}
+
+// traceCallEnvAtTx is debug_traceCall's environment with txIndex: block b's header, on the
+// state before its transaction index.
+func (a *API) traceCallEnvAtTx(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, index int) (exec.Env, error) {
+	h, snap, err := a.headerByNumberOrHash(v, b)
+	var benv *exec.BlockEnv
+	switch {
+	case err != nil:
+		return exec.Env{}, err
+	case snap != nil:
+		benv, err = a.pendingBlockEnv(snap)
+	case h == nil:
+		return exec.Env{}, errHeaderNotFound
+	default:
+		block := a.chain.BlockByHash(h.Hash())
+		if block == nil {
+			return exec.Env{}, errHeaderNotFound
+		}
+		benv, err = a.sealedBlockEnv(block)
+	}
+	if err != nil {
+		return exec.Env{}, err
+	}
+	if _, err := exec.StateAt(ctx, benv, index); err != nil {
+		return exec.Env{}, err
+	}
+	return exec.Env{Config: a.config, Chain: a.chain.Context(), Header: benv.Header, State: benv.State, GasCap: a.cfg.GasCap, EVMTimeout: a.cfg.EVMTimeout}, nil
+}

@@ -1,0 +1,135 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// eth_getProof (EIP-1186): the Merkle proof of an account and some of its storage slots, read
+// from the state tries of a sealed block (chain.Proof), so that a light client can check it
+// against the block's stateRoot with nothing but the proof. Every sealed block's state is
+// kept, so any sealed block can be proven; a block whose state is missing is refused with an
+// error, never answered from other state. The block in progress has no state trie yet (its
+// state is not committed until it seals), so `pending` on the pre-confirmed endpoint is
+// refused too, with an error that says to ask for a sealed block.
+
+// maxProofKeys is the most storage keys one eth_getProof may ask for, go-ethereum's limit.
+const maxProofKeys = 1024
+
+func (a *API) getProof(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
+	if err := checkCount(p, 3); err != nil {
+		return nil, err
+	}
+	addr, err := decodeAddress(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	keys, widths, err := decodeProofKeys(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	b, err := decodeBlockNumberOrHash(p, 2, false)
+	if err != nil {
+		return nil, err
+	}
+	h, snap, err := a.headerByNumberOrHash(v, b)
+	switch {
+	case err != nil:
+		return nil, err
+	case snap != nil:
+		return nil, errProofOfPending(snap.Number(), v.Latest.Number.Uint64())
+	case h == nil:
+		return nil, errHeaderNotFound
+	}
+	proof, err := a.chain.Proof(ctx, h, addr, keys)
+	if err != nil {
+		return nil, proofError(err)
+	}
+	return json.RawMessage(appendProof(nil, addr, proof, widths)), nil
+}
+
+// decodeProofKeys decodes eth_getProof's storage keys, parameter i: a list of hex slots,
+// parsed as leniently as go-ethereum does (parseStorageKey). widths[k] is the number of bytes
+// key k was given with: go-ethereum echoes a key given as 32 bytes as such and any other as a
+// quantity.
+func decodeProofKeys(p rpc.Params, i int) ([]common.Hash, []int, error) {
+	var raw []string
+	if err := decodeArg(p, i, &raw); err != nil {
+		return nil, nil, err
+	}
+	if len(raw) > maxProofKeys {
+		return nil, nil, errTooManyProofKeys(len(raw))
+	}
+	keys := make([]common.Hash, len(raw))
+	widths := make([]int, len(raw))
+	for k, s := range raw {
+		key, err := parseStorageKey(s)
+		if err != nil {
+			return nil, nil, namedArgError(i, "storageKeys", fmt.Errorf("key %d: %w: %q", k, err, s))
+		}
+		keys[k], widths[k] = key, storageKeyWidth(s)
+	}
+	return keys, widths, nil
+}
+
+// storageKeyWidth is the number of bytes a storage key string holds (odd hex lengths
+// rounded up), as go-ethereum counts them.
+func storageKeyWidth(s string) int {
+	if len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		s = s[2:]
+	}
+	return (len(s) + 1) / 2
+}
+
+// appendProof appends p in go-ethereum's AccountResult shape: address, accountProof,
+// balance, codeHash, nonce, storageHash, storageProof [{key, value, proof}].
+func appendProof(dst []byte, addr common.Address, p *chain.Proof, widths []int) []byte {
+	dst = append(dst, `{"address":`...)
+	dst = appendAddress(dst, addr)
+	dst = append(dst, `,"accountProof":`...)
+	dst = appendProofNodes(dst, p.AccountProof)
+	dst = append(dst, `,"balance":`...)
+	dst = appendU256(dst, p.Balance)
+	dst = append(dst, `,"codeHash":`...)
+	dst = appendHash(dst, p.CodeHash)
+	dst = append(dst, `,"nonce":`...)
+	dst = appendQuantity(dst, p.Nonce)
+	dst = append(dst, `,"storageHash":`...)
+	dst = appendHash(dst, p.StorageHash)
+	dst = append(dst, `,"storageProof":[`...)
+	for i, s := range p.Storage {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"key":`...)
+		if widths[i] == common.HashLength {
+			dst = appendHash(dst, s.Key)
+		} else {
+			dst = appendBig(dst, s.Key.Big())
+		}
+		dst = append(dst, `,"value":`...)
+		dst = appendBig(dst, s.Value.Big())
+		dst = append(dst, `,"proof":`...)
+		dst = appendProofNodes(dst, s.Proof)
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}"...)
+}
+
+func appendProofNodes(dst []byte, nodes [][]byte) []byte {
+	dst = append(dst, '[')
+	for i, n := range nodes {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendHexBytes(dst, n)
+	}
+	return append(dst, ']')
+}
