@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -65,108 +66,58 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 }
 
 // devNode is a running dev chain: chain, sequencer and both endpoints (listening, not yet
-// serving: serveUntilSignal or serve does that).
+// serving: serveUntilSignal or serve does that). The chain and what is built on it (the
+// core: block in progress, pool, sequencer, log index, the endpoints' APIs) can be replaced
+// while the endpoints keep serving (refork, refork.go).
 type devNode struct {
-	chain     *chain.Chain
-	logs      *logs.Index // nil with --logs.index=false
-	pre       *preconf.Preconf
-	seq       *sequencer.Sequencer
+	o   *devOptions
+	log *slog.Logger
+
+	mu       sync.Mutex // serialises refork; guards the core fields below against it
+	chain    *chain.Chain
+	logs     *logs.Index // nil with --logs.index=false
+	pre      *preconf.Preconf
+	seq      *sequencer.Sequencer
+	services [2]*serviceSwitch // the standard and pre-confirmed endpoints' method tables
+
 	endpoints []*endpoint
 	feed      *feed // nil with --feed.port -1
 	ops       *ops  // metrics listener, health
+	upstream  *metrics.Upstream
 	accounts  []devaccounts.Account
 	mnemonic  string
 }
 
 // startDev opens the dev chain, starts the sequencer and opens both endpoints' sockets.
 func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
-	n = &devNode{mnemonic: o.mnemonic}
+	n = &devNode{o: o, log: logger, mnemonic: o.mnemonic}
 	if n.mnemonic == "" {
 		n.mnemonic = devaccounts.TestMnemonic
 	}
 	if n.accounts, err = devaccounts.Derive(n.mnemonic, o.accounts); err != nil {
 		return nil, fmt.Errorf("dev accounts: %w", err)
 	}
-	funded := make([]common.Address, len(n.accounts))
-	for i, acc := range n.accounts {
-		funded[i] = acc.Address
-	}
 	x, err := o.startOps(logger)
 	if err != nil {
 		return nil, err
 	}
-	cfg := chain.Config{DataDir: o.dataDir, Genesis: chain.DevGenesis(o.chainID, funded), CacheMB: o.dbCache, Logger: logger}
-	if o.fork.url != "" {
-		var um *metrics.Upstream
-		if x.reg != nil {
-			um = metrics.NewUpstream(x.reg)
-		}
-		var chainID uint64
-		if o.chainIDSet {
-			chainID = o.chainID
-		}
-		cfg.Fork = o.fork.config(chainID, funded, um)
+	n.ops = x
+	if x.reg != nil && o.fork.url != "" {
+		n.upstream = metrics.NewUpstream(x.reg)
 	}
-	c, err := chain.Open(cfg)
+	c, err := chain.Open(n.chainConfig(o.dataDir, n.forkConfig(o.fork)))
 	if err != nil {
 		x.close()
 		return nil, err
 	}
-	n.chain, n.ops = c, x
-	pre := preconf.New(c)
-	n.pre = pre
-	backend := o.backend(c)
-	seqCfg := sequencer.Config{
-		BlockTime:       o.blockTime,
-		PreconfInterval: o.preconfInterval,
-		ExtraData:       []byte("flashrpc"),
-		Logger:          logger,
-	}
-	if m := x.metrics; m != nil {
-		m.WatchChain(c)
-		m.WatchPreconf(pre)
-		m.WatchPool(backend.Pool)
-		seqCfg.ObserveBuild = m.ObserveBuild
-	}
-	// Fit to serve while the sequencer seals (health.Sealing; docs/operations.md).
-	x.health = health.New(health.Config{
-		Probes: []health.Probe{health.Head(c), health.Pending(pre)},
-		Rules:  []health.Rule{health.Sealing(c, o.blockTime, nil)},
-	})
-	n.seq = sequencer.New(seqCfg, c, pre, backend.Pool)
-	// Every sealed block of a single-sequencer dev chain is final.
-	c.OnHead(func(ev chain.HeadEvent) {
-		c.SetSafe(ev.Block.Header())
-		c.SetFinalized(ev.Block.Header())
-	})
-	// The head at start (genesis or a restored head) is final too: `safe` and `finalized`
-	// answer it before the first block is sealed (viem and ethers ask for them).
-	c.SetSafe(c.Head())
-	c.SetFinalized(c.Head())
-	if n.logs, err = openLogIndex(&o.serverFlags, c, logger); err != nil {
+	std, pre, err := n.buildCore(c)
+	if err != nil {
 		c.Close()
 		x.close()
 		return nil, err
 	}
-	backend.Preconf, backend.Sequencer, backend.Logs = pre, n.seq, n.logs
-	stdCfg, preCfg := o.apiConfig(false, logger), o.apiConfig(true, logger)
-	stdCfg.Dev, preCfg.Dev = true, true
-	if n.endpoints, err = listen(&o.serverFlags, x, api.New(stdCfg, backend), api.New(preCfg, backend)); err != nil {
-		n.logs.Close()
-		c.Close()
-		x.close()
-		return nil, err
-	}
-	if n.feed, err = startFeed(&o.feed, pre, logger); err != nil {
-		for _, ep := range n.endpoints {
-			ep.ln.Close()
-		}
-		n.logs.Close()
-		c.Close()
-		x.close()
-		return nil, err
-	}
-	if err := n.seq.Start(context.Background()); err != nil {
+	n.services = [2]*serviceSwitch{newServiceSwitch(std.Service()), newServiceSwitch(pre.Service())}
+	fail := func(err error) (*devNode, error) {
 		n.feed.close()
 		for _, ep := range n.endpoints {
 			ep.ln.Close()
@@ -176,11 +127,89 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 		x.close()
 		return nil, err
 	}
+	if n.endpoints, err = listenServices(&o.serverFlags, x, n.services[0].service(), n.services[1].service()); err != nil {
+		return fail(err)
+	}
+	if n.feed, err = startFeed(&o.feed, n.pre, logger); err != nil {
+		return fail(err)
+	}
+	if err := n.seq.Start(context.Background()); err != nil {
+		return fail(err)
+	}
 	return n, nil
+}
+
+// funded returns the dev accounts' addresses.
+func (n *devNode) funded() []common.Address {
+	funded := make([]common.Address, len(n.accounts))
+	for i, acc := range n.accounts {
+		funded[i] = acc.Address
+	}
+	return funded
+}
+
+// chainConfig returns the chain's configuration in dataDir: the dev genesis, or a fork.
+func (n *devNode) chainConfig(dataDir string, fork *chain.ForkConfig) chain.Config {
+	return chain.Config{DataDir: dataDir, Genesis: chain.DevGenesis(n.o.chainID, n.funded()), CacheMB: n.o.dbCache, Logger: n.log, Fork: fork}
+}
+
+// forkConfig returns the chain's fork configuration of f, nil without a URL.
+func (n *devNode) forkConfig(f forkFlags) *chain.ForkConfig {
+	var chainID uint64
+	if n.o.chainIDSet {
+		chainID = n.o.chainID
+	}
+	return f.config(chainID, n.funded(), n.upstream)
+}
+
+// buildCore builds what runs on chain c: the block in progress, the pool, the sequencer (not
+// started), the log index and the two endpoints' APIs, and sets them as the node's.
+func (n *devNode) buildCore(c *chain.Chain) (std, pre *api.API, err error) {
+	o, x := n.o, n.ops
+	p := preconf.New(c)
+	backend := o.backend(c)
+	seqCfg := sequencer.Config{
+		BlockTime:       o.blockTime,
+		PreconfInterval: o.preconfInterval,
+		ExtraData:       []byte("flashrpc"),
+		Logger:          n.log,
+	}
+	if m := x.metrics; m != nil {
+		m.WatchChain(c)
+		m.WatchPreconf(p)
+		m.WatchPool(backend.Pool)
+		seqCfg.ObserveBuild = m.ObserveBuild
+	}
+	// Fit to serve while the sequencer seals (health.Sealing; docs/operations.md).
+	x.health.Store(health.New(health.Config{
+		Probes: []health.Probe{health.Head(c), health.Pending(p)},
+		Rules:  []health.Rule{health.Sealing(c, o.blockTime, nil)},
+	}))
+	seq := sequencer.New(seqCfg, c, p, backend.Pool)
+	// Every sealed block of a single-sequencer dev chain is final.
+	c.OnHead(func(ev chain.HeadEvent) {
+		c.SetSafe(ev.Block.Header())
+		c.SetFinalized(ev.Block.Header())
+	})
+	// The head at start (genesis or a restored head) is final too: `safe` and `finalized`
+	// answer it before the first block is sealed (viem and ethers ask for them).
+	c.SetSafe(c.Head())
+	c.SetFinalized(c.Head())
+	ix, err := openLogIndex(&o.serverFlags, c, n.log)
+	if err != nil {
+		return nil, nil, err
+	}
+	backend.Preconf, backend.Sequencer, backend.Logs = p, seq, ix
+	stdCfg, preCfg := o.apiConfig(false, n.log), o.apiConfig(true, n.log)
+	stdCfg.Dev, preCfg.Dev = true, true
+	n.chain, n.pre, n.seq, n.logs = c, p, seq, ix
+	return api.New(stdCfg, backend), api.New(preCfg, backend), nil
 }
 
 // close stops the sequencer and closes the chain. The endpoints must be shut down first.
 func (n *devNode) close() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	n.seq.Close()
 	n.feed.close()
 	n.logs.Close()

@@ -11,16 +11,22 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 )
 
@@ -451,5 +457,161 @@ func wantStartError(t *testing.T, o *devOptions, url, reason string) {
 	}
 	if !strings.Contains(err.Error(), url) || !strings.Contains(err.Error(), reason) {
 		t.Fatalf("start error %q, want one naming %q and %q", err, url, reason)
+	}
+}
+
+// TestForkSurvivesKill seals a local block in a fork running as a separate process, kills it
+// with SIGKILL, and checks that a node restarted on the datadir has the block, its state and
+// the same fork point, and reads nothing again from the upstream.
+func TestForkSurvivesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the flashrpc binary; skipped with -short")
+	}
+	ctx := context.Background()
+	f := newForkFixture(t)
+	bin := filepath.Join(t.TempDir(), "flashrpc")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "dev", "--datadir", dir, "--fork-url", f.proxy.url, "--fork-block-number", "3",
+		"--http.port", "0", "--preconf.port", "0", "--feed.port", "-1", "--block-time", "0", "--preconf-interval", "0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	raw, err := gethrpc.Dial(endpointURL(t, stdout, "standard"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := ethclient.NewClient(raw)
+	key := testOptionsAccounts(t)[0]
+	tx := signTx(t, key, big.NewInt(1337), 0, &f.store, new(big.Int), 100_000, setData(1, 0)) // slot 1: 101 -> 0
+	if err := client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]any
+	if err := raw.Call(&res, "dev_preconfirm"); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Call(&res, "dev_seal"); err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := client.BlockByNumber(ctx, nil)
+	if err != nil || sealed.NumberU64() != 5 {
+		t.Fatalf("sealed block: %v %v", sealed, err)
+	}
+	client.Close()
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+
+	f.proxy.requests.Store(0)
+	tn := startTestNode(t, f.forkOptions(dir))
+	head, err := tn.std.BlockByNumber(ctx, nil)
+	if err != nil || head.Hash() != sealed.Hash() {
+		t.Fatalf("after kill -9: head %v (%v), want block 5 %s", head.Number(), err, sealed.Hash())
+	}
+	if info := tn.chain.Fork().Info(); info.Number != 3 {
+		t.Fatalf("fork point after kill -9: block %d, want 3", info.Number)
+	}
+	if r, err := tn.std.TransactionReceipt(ctx, tx.Hash()); err != nil || r.BlockNumber.Uint64() != 5 {
+		t.Fatalf("receipt after kill -9: %v %v", r, err)
+	}
+	if got := callStore(t, tn.stdRaw, f.store, 1, "latest"); got.Sign() != 0 {
+		t.Fatalf("slot 1 after kill -9 = %d, want 0 (written locally)", got)
+	}
+	if got := callStore(t, tn.stdRaw, f.store, 1, "0x4"); got.Int64() != 101 {
+		t.Fatalf("slot 1 at block 4 after kill -9 = %d, want 101", got)
+	}
+	if n := f.proxy.requests.Load(); n != 1 {
+		t.Fatalf("the restart after kill -9 sent %d requests upstream, want 1", n)
+	}
+}
+
+// TestRefork calls the re-fork entry point (anvil_reset with forking params) of a running
+// fork: the same endpoints then serve a fork of another chain at another block, the local
+// blocks and transactions of the old fork are gone, WebSocket subscriptions are ended, and a
+// restart resumes the new fork. A re-fork that cannot be created leaves the node as it was.
+func TestRefork(t *testing.T) {
+	ctx := context.Background()
+	f := newForkFixture(t)
+	other := newForkFixtureChain(t, 4242)
+	dir := t.TempDir()
+	tn := startTestNode(t, f.forkOptions(dir))
+	s := &sender{key: tn.accounts[0].Key}
+	local := s.send(t, tn, &f.store, new(big.Int), setData(0, 5))
+	tn.preconfirm(t)
+	tn.seal(t)
+	ws, err := gethrpc.Dial(strings.Replace(tn.stdURL, "http", "ws", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	heads := make(chan *types.Header, 4)
+	sub, err := ws.EthSubscribe(ctx, heads, "newHeads")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A re-fork that fails: nothing changes.
+	dead := "http://127.0.0.1:1"
+	if err := tn.Refork(ctx, ForkRequest{URL: dead}); err == nil || !strings.Contains(err.Error(), dead) {
+		t.Fatalf("re-fork to %s: %v, want an error naming it", dead, err)
+	}
+	if got := callStore(t, tn.stdRaw, f.store, 0, "latest"); got.Int64() != 5 {
+		t.Fatalf("after a failed re-fork slot 0 = %d, want 5", got)
+	}
+
+	two := int64(2)
+	if err := tn.Refork(ctx, ForkRequest{URL: other.proxy.url, Block: &two}); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := tn.std.ChainID(ctx); err != nil || id.Uint64() != 4242 {
+		t.Fatalf("chain id after the re-fork %v %v, want 4242", id, err)
+	}
+	up2, _ := other.up.std.HeaderByNumber(ctx, big.NewInt(2))
+	head, err := tn.std.HeaderByNumber(ctx, nil)
+	if err != nil || head.Number.Uint64() != 3 || head.ParentHash != up2.Hash() {
+		t.Fatalf("head after the re-fork %v (parent %s), want block 3 on the other chain's block 2 %s", head.Number, head.ParentHash, up2.Hash())
+	}
+	if got := callStore(t, tn.stdRaw, other.store, 0, "latest"); got.Int64() != 100 {
+		t.Fatalf("the other chain's slot 0 = %d, want 100", got)
+	}
+	if _, err := tn.std.TransactionReceipt(ctx, local.Hash()); !errors.Is(err, ethereum.NotFound) {
+		t.Fatalf("the old fork's local transaction after the re-fork: %v, want not found", err)
+	}
+	select {
+	case err := <-sub.Err():
+		if err == nil {
+			t.Fatal("subscription ended without an error")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the subscription was not ended by the re-fork")
+	}
+	// The new fork seals on the same endpoints.
+	s2 := &sender{key: tn.accounts[0].Key}
+	s2.send(t, tn, &other.store, new(big.Int), setData(1, 77))
+	tn.preconfirm(t)
+	tn.seal(t)
+	if got := callStore(t, tn.stdRaw, other.store, 1, "latest"); got.Int64() != 77 {
+		t.Fatalf("slot 1 on the new fork = %d, want 77", got)
+	}
+	tn.stop()
+
+	o := f.forkOptions(dir)
+	o.fork.url, o.fork.block = other.proxy.url, optionalInt{}
+	tn = startTestNode(t, o)
+	if info := tn.chain.Fork().Info(); info.Number != 2 || info.UpstreamChainID != 4242 {
+		t.Fatalf("restart after the re-fork: fork of chain %d at %d, want 4242 at 2", info.UpstreamChainID, info.Number)
+	}
+	if got := callStore(t, tn.stdRaw, other.store, 1, "latest"); got.Int64() != 77 {
+		t.Fatalf("slot 1 after restart = %d, want 77", got)
 	}
 }
