@@ -263,6 +263,18 @@ func (f *Fork) writeFirstBlock(parent *types.Header, config *params.ChainConfig,
 	cc := &creationContext{config: config, engine: newEngine(), parent: parent, fork: f}
 	number := new(big.Int).Add(parent.Number, common.Big1)
 	t := max(uint64(time.Now().Unix()), parent.Time+1)
+	// What the block reads, in one go: the system contracts, their queues' head slots, the
+	// fee recipient and the funded accounts.
+	accounts := append([]common.Address{{}, params.BeaconRootsAddress, params.HistoryStorageAddress, params.WithdrawalQueueAddress, params.ConsolidationQueueAddress}, fc.Funded...)
+	var slots []remote.SlotKey
+	for _, q := range []common.Address{params.WithdrawalQueueAddress, params.ConsolidationQueueAddress} {
+		for i := int64(0); i < 4; i++ {
+			slots = append(slots, remote.SlotKey{Addr: q, Slot: common.BigToHash(big.NewInt(i))})
+		}
+	}
+	if err := f.up.Fetch(context.Background(), accounts, slots); err != nil {
+		return nil, err
+	}
 	st, err := tmp.forkBlockState(parent, config, number.Uint64(), t)
 	if err != nil {
 		return nil, err
