@@ -10,11 +10,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { compile, artifactJSON } from './compile.mjs';
-import { build, repoRoot, start, binary } from './lib/node.mjs';
+import { build, chainType, repoRoot, start, binary } from './lib/node.mjs';
 import { Report } from './lib/report.mjs';
-import { clientScenarios, scenarioNames } from './lib/scenarios.mjs';
+import { clientScenarios, opScenarioNames, scenarioNames } from './lib/scenarios.mjs';
 import { runViem } from './viem.mjs';
+import { runViemOPStack } from './viem-opstack.mjs';
 import { runEthers } from './ethers.mjs';
+import { runEthersOPStack } from './ethers-opstack.mjs';
 
 const here = join(repoRoot, 'clients');
 const all = ['viem', 'ethers', 'cast', 'ethclient'];
@@ -27,6 +29,7 @@ for (const c of selected) {
 }
 
 const report = new Report();
+const op = chainType === 'op';
 const t0 = Date.now();
 
 // The committed artifact is what the Go scenarios deploy; it must match the source.
@@ -35,16 +38,18 @@ if (readFileSync(join(here, 'contracts', 'ClientSuite.json'), 'utf8') !== artifa
   console.error('clients/contracts/ClientSuite.json is stale: run `node compile.mjs` in clients/');
   process.exit(1);
 }
-console.log(`client suite: ${fresh.compiler}; building ./cmd/flashrpc`);
+console.log(`client suite: ${fresh.compiler}; ${op ? 'OP Stack' : 'plain Ethereum (--chain-type l1)'} dev chains; building ./cmd/flashrpc`);
 build();
 const ctx = { start, artifact: fresh };
 
 // A client whose setup fails (a node that does not start, say) counts as a failed scenario.
-for (const [client, runClient] of [
+for (const [client, runClient, opOnly] of [
   ['viem', runViem],
+  ['viem', runViemOPStack, true],
   ['ethers', runEthers],
+  ['ethers', runEthersOPStack, true],
 ]) {
-  if (!selected.includes(client)) continue;
+  if (!selected.includes(client) || (opOnly && !op)) continue;
   try {
     await runClient(report, ctx);
   } catch (err) {
@@ -56,7 +61,12 @@ if (selected.includes('ethclient')) {
   await runScript('ethclient', 'go', ['test', '-count=1', '-run', '^TestClientSuite', '-v', './cmd/flashrpc/'], {});
 }
 
-const failed = report.summary(selected, Date.now() - t0, scenarioNames, clientScenarios);
+const opScenarios = op ? opScenarioNames : [];
+const perClient = { ...clientScenarios };
+for (const client of ['viem', 'ethers']) {
+  perClient[client] = [...(perClient[client] ?? []), ...opScenarios];
+}
+const failed = report.summary(selected, Date.now() - t0, scenarioNames, perClient);
 process.exit(failed > 0 ? 1 : 0);
 
 // runScript runs a command whose output reports scenarios as lines `PASS name (N ms)` /

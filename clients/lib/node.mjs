@@ -32,9 +32,11 @@ export function build() {
 // start runs `flashrpc dev` on random loopback ports and resolves once both endpoints answer.
 // manual: true sets --block-time 0 --preconf-interval 0 (dev_preconfirm / dev_seal only);
 // otherwise the default timing (pre-confirmations every 200 ms, a block every 2 s).
-// The node's output goes to .tools/clients-<name>.log.
-export async function start({ name, manual = true }) {
-  const args = ['dev', '--http.port', '0', '--preconf.port', '0', '--feed.port', '0'];
+// extra are more flags (--l1.base-fee …). FLASHRPC_CHAIN_TYPE=l1 runs plain Ethereum dev chains
+// instead of the default OP Stack one. The node's output goes to .tools/clients-<name>.log.
+export const chainType = process.env.FLASHRPC_CHAIN_TYPE ?? 'op';
+export async function start({ name, manual = true, extra = [] }) {
+  const args = ['dev', '--http.port', '0', '--preconf.port', '0', '--feed.port', '0', '--chain-type', chainType, ...extra];
   if (manual) args.push('--block-time', '0', '--preconf-interval', '0');
   const logPath = join(toolsDir, `clients-${name}.log`);
   const logFd = openSync(logPath, 'w');

@@ -28,3 +28,17 @@ export const clientScenarios = {
   // ethers' contract.on over HTTP installs filters (eth_newFilter) and polls them.
   ethers: ['http-filters'],
 };
+
+// opScenarioNames lists the OP Stack scenarios of the clients with OP Stack support or
+// raw-request tests of it: viem (viem/op-stack) and ethers.
+export const opScenarioNames = ['op-fees', 'op-deposits'];
+
+// The OP Stack predeploys and system accounts the scenarios use.
+export const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F';
+export const L1_BLOCK = '0x4200000000000000000000000000000000000015';
+export const DEPOSITOR = '0xDeaDDEaDDeAdDeAdDEAdDEaddeAddEAdDEAd0001';
+
+// L1_BASE_FEE and L1_BLOB_BASE_FEE are the dev L1's fees of the OP Stack scenarios' node
+// (--l1.base-fee, --l1.blob-base-fee).
+export const L1_BASE_FEE = 2_000_000_000n;
+export const L1_BLOB_BASE_FEE = 5n;

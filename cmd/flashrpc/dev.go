@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -20,6 +21,8 @@ import (
 	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/metrics"
+	"github.com/flashrpc/flashrpc/internal/networks"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
@@ -40,15 +43,19 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 	if o.blockTime < 0 || o.preconfInterval < 0 {
 		return errors.New("--block-time and --preconf-interval must not be negative")
 	}
-	fs.Visit(func(f *flag.Flag) { o.chainIDSet = o.chainIDSet || f.Name == "chain-id" })
 	if err := o.check(); err != nil {
 		return err
 	}
-	if err := o.fork.check(); err != nil {
+	o.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
+	if err := o.fork.check(o.given); err != nil {
 		return err
 	}
 	logger, err := o.logger(stderr)
 	if err != nil {
+		return err
+	}
+	if err := o.chainFlags.checkChain(); err != nil {
 		return err
 	}
 	n, err := startDev(o, logger)
@@ -105,7 +112,12 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	if x.reg != nil && o.fork.url != "" {
 		n.upstream = metrics.NewUpstream(x.reg)
 	}
-	c, err := chain.Open(n.chainConfig(o.dataDir, n.forkConfig(o.fork)))
+	var c *chain.Chain
+	if o.fork.url != "" {
+		c, err = chain.Open(n.chainConfig(o.dataDir, n.forkConfig(o.fork)))
+	} else {
+		c, err = openDevChain(o, n.funded(), logger) // chaintype.go; resumes a fork a datadir holds
+	}
 	if err != nil {
 		x.close()
 		return nil, err
@@ -148,18 +160,23 @@ func (n *devNode) funded() []common.Address {
 	return funded
 }
 
-// chainConfig returns the chain's configuration in dataDir: the dev genesis, or a fork.
+// chainConfig returns the configuration of a fork's chain in dataDir (a fork writes its own
+// block 0: no genesis).
 func (n *devNode) chainConfig(dataDir string, fork *chain.ForkConfig) chain.Config {
-	return chain.Config{DataDir: dataDir, Genesis: chain.DevGenesis(n.o.chainID, n.funded()), CacheMB: n.o.dbCache, Logger: n.log, Fork: fork}
+	return chain.Config{DataDir: dataDir, CacheMB: n.o.dbCache, Logger: n.log, Fork: fork}
 }
 
 // forkConfig returns the chain's fork configuration of f, nil without a URL.
 func (n *devNode) forkConfig(f forkFlags) *chain.ForkConfig {
 	var chainID uint64
-	if n.o.chainIDSet {
+	if n.o.given["chain-id"] {
 		chainID = n.o.chainID
 	}
-	return f.config(chainID, n.funded(), n.upstream)
+	fc := f.config(chainID, n.funded(), n.upstream)
+	if fc != nil && n.o.given["chain-type"] {
+		fc.Kind = networks.Kind(n.o.chainType) // the rules of an unknown upstream chain
+	}
+	return fc
 }
 
 // buildCore builds what runs on chain c: the block in progress, the pool, the sequencer (not
@@ -173,6 +190,13 @@ func (n *devNode) buildCore(c *chain.Chain) (std, pre *api.API, err error) {
 		PreconfInterval: o.preconfInterval,
 		ExtraData:       []byte("flashrpc"),
 		Logger:          n.log,
+	}
+	if oprollup.IsOP(c.Config()) {
+		l1, err := devL1(c, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		seqCfg.L1 = l1
 	}
 	if m := x.metrics; m != nil {
 		m.WatchChain(c)
@@ -224,9 +248,19 @@ func printDevBanner(w io.Writer, o *devOptions, n *devNode) {
 	if f := c.Fork(); f != nil {
 		info := f.Info()
 		fmt.Fprintf(&b, "flashrpc dev chain: a fork of %s at block %d (chain id %d, head block %d)\n", info.URL, info.Number, c.Config().ChainID, c.Head().Number)
-		fmt.Fprintf(&b, "  rules: %s\n  blocks up to %d are the upstream's; state the local chain has not written is read from it at block %d\n\n", info.Network, info.Number, info.Number)
+		fmt.Fprintf(&b, "  rules: %s\n  blocks up to %d are the upstream's; state the local chain has not written is read from it at block %d\n", info.Network, info.Number, info.Number)
+		if oprollup.IsOP(c.Config()) {
+			fmt.Fprintf(&b, "  OP Stack: every block opens with its L1-attributes deposit, continuing block %d's L1 origin and fee parameters\n", info.Number)
+		}
+		fmt.Fprintf(&b, "\n")
 	} else {
 		fmt.Fprintf(&b, "flashrpc dev chain (chain id %d, head block %d)\n\n", c.Config().ChainID, c.Head().Number)
+		if oprollup.IsOP(c.Config()) {
+			fmt.Fprintf(&b, "  OP Stack chain configured as Base: forks through Jovian, Base's fee scalars; dev L1 base fee %s wei, blob base fee %s wei (docs/opstack.md)\n", o.l1BaseFee.String(), o.l1BlobBaseFee.String())
+		} else {
+			fmt.Fprintf(&b, "  plain Ethereum chain (--chain-type l1)\n")
+		}
+		fmt.Fprintf(&b, "  genesis: %s\n\n", filepath.Join(c.DataDir(), genesisFileName))
 	}
 	for _, ep := range eps {
 		fmt.Fprintf(&b, "  %-14s %s  (WebSocket: ws://%s)\n", ep.name, ep.url(), ep.ln.Addr())

@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 var pendingTag = big.NewInt(-1) // ethclient's way to ask for `pending`
@@ -19,9 +21,15 @@ var pendingTag = big.NewInt(-1) // ethclient's way to ask for `pending`
 // through pre-confirmation (visible with `pending` on the pre-confirmed endpoint only) to
 // sealing (visible on both), then across a restart on the same data directory.
 func TestPreconfirmedThenSealed(t *testing.T) {
+	for _, chainType := range testChainTypes {
+		t.Run(chainType, func(t *testing.T) { testPreconfirmedThenSealed(t, chainType) })
+	}
+}
+
+func testPreconfirmedThenSealed(t *testing.T, chainType string) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	tn := startTestNode(t, testOptions(dir))
+	tn := startTestNode(t, testOptionsOf(dir, chainType))
 	key := tn.accounts[0].Key
 	from := addressOf(key)
 	chainID, err := tn.pre.ChainID(ctx)
@@ -45,8 +53,10 @@ func TestPreconfirmedThenSealed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pending block: %v", err)
 	}
-	if block.NumberU64() != 1 || len(block.Transactions()) != 2 {
-		t.Fatalf("pending block: number %d with %d txs, want 1 with 2", block.NumberU64(), len(block.Transactions()))
+	// An OP Stack block opens with its L1-attributes deposit.
+	opening := map[string]int{chainTypeOP: 1, chainTypeL1: 0}[chainType]
+	if block.NumberU64() != 1 || len(block.Transactions()) != opening+2 || depositCount(block.Transactions()) != opening {
+		t.Fatalf("pending block: number %d with %d txs, want 1 with %d", block.NumberU64(), len(block.Transactions()), opening+2)
 	}
 	if block.ParentHash() != tn.chain.Genesis().Hash() {
 		t.Fatalf("pending parentHash %s, want the sealed head", block.ParentHash())
@@ -99,7 +109,7 @@ func TestPreconfirmedThenSealed(t *testing.T) {
 		FilterLogs(context.Context, ethereum.FilterQuery) ([]types.Log, error)
 	}{"standard": tn.std, "pre-confirmed": tn.pre} {
 		sealed, err := c.BlockByNumber(ctx, nil)
-		if err != nil || sealed.NumberU64() != 1 || len(sealed.Transactions()) != 2 {
+		if err != nil || sealed.NumberU64() != 1 || len(sealed.Transactions()) != opening+2 {
 			t.Fatalf("%s: latest block after sealing: %v", name, err)
 		}
 		if sealed.Hash() != preHash {
@@ -133,10 +143,14 @@ func TestPreconfirmedThenSealed(t *testing.T) {
 		t.Fatalf("sealed logs: %v %v", logs, err)
 	}
 
-	// A restart on the same data directory continues from the sealed head.
+	// A restart on the same data directory continues from the sealed head, on the stored
+	// chain whatever the default chain type.
 	head := tn.chain.Head().Hash()
 	tn.stop()
 	tn = startTestNode(t, testOptions(dir))
+	if got := oprollup.IsOP(tn.chain.Config()); got != (chainType == chainTypeOP) {
+		t.Fatalf("after restart: OP Stack chain = %v, want the stored %s chain", got, chainType)
+	}
 	latest, err := tn.std.BlockByNumber(ctx, nil)
 	if err != nil || latest.Hash() != head || latest.NumberU64() != 2 {
 		t.Fatalf("after restart: head %v, want block 2 %s", err, head)

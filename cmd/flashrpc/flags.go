@@ -185,7 +185,7 @@ type devOptions struct {
 	mnemonic        string
 	feed            feedFlags // feed.go
 	fork            forkFlags // fork.go
-	chainIDSet      bool      // --chain-id was given (a fork otherwise takes the upstream's)
+	chainFlags                // chaintype.go
 }
 
 func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
@@ -194,6 +194,7 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	fs.SetOutput(out)
 	o.register(fs, "directory that keeps the chain across restarts (default: a temporary directory removed on exit)")
 	fs.Uint64Var(&o.chainID, "chain-id", chain.DefaultChainID, "chain id of a new dev chain (with --fork-url: default the upstream's)")
+	o.chainFlags.registerChain(fs)
 	fs.DurationVar(&o.blockTime, "block-time", 2*time.Second, "how often a block is sealed (0 = only on request: dev_seal)")
 	fs.DurationVar(&o.preconfInterval, "preconf-interval", 200*time.Millisecond, "how often the block in progress is pre-confirmed (0 = only on request: dev_preconfirm)")
 	fs.IntVar(&o.accounts, "accounts", 10, "number of dev accounts funded with 10,000 ETH at genesis")

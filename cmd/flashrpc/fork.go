@@ -12,6 +12,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/metrics"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
@@ -35,9 +36,13 @@ func (f *forkFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noCache, "no-storage-caching", false, "keep what is read from the upstream in memory only (a restart reads it again)")
 }
 
-func (f *forkFlags) check() error {
+// check validates the fork flags; given holds the names of the flags on the command line.
+func (f *forkFlags) check(given map[string]bool) error {
 	if f.url == "" && (f.block.set || f.chainID != 0 || f.noCache) {
 		return errors.New("--fork-block-number, --fork-chain-id and --no-storage-caching need --fork-url")
+	}
+	if f.url != "" && given["gas-limit"] {
+		return errors.New("--gas-limit does not apply with --fork-url: a fork keeps the upstream's gas limit")
 	}
 	if f.retries < 0 {
 		return errors.New("--fork-retries must not be negative")
@@ -133,4 +138,48 @@ func (o *upstreamObserver) CacheRead(kind string, hit bool) {
 	} else {
 		c.Miss()
 	}
+}
+
+// devL1 returns the dev L1 of an OP Stack chain c for the sequencer: on a fork, the fork
+// block's L1 attributes continued (chain.Fork.L1), with --l1.base-fee and --l1.blob-base-fee
+// replacing its fees only when given; otherwise the dev L1 from c's genesis time.
+func devL1(c *chain.Chain, o *devOptions) (*oprollup.DevL1, error) {
+	f := c.Fork()
+	if f == nil {
+		return &oprollup.DevL1{GenesisTime: c.Genesis().Time(), BaseFee: o.l1BaseFee.v, BlobBaseFee: o.l1BlobBaseFee.v}, nil
+	}
+	l1, err := f.L1()
+	if err != nil {
+		return nil, err
+	}
+	if o.given["l1.base-fee"] {
+		l1.BaseFee = o.l1BaseFee.v
+	}
+	if o.given["l1.blob-base-fee"] {
+		l1.BlobBaseFee = o.l1BlobBaseFee.v
+	}
+	return l1, nil
+}
+
+// adoptStoredFork checks the flags given on the command line against the fork stored in the
+// data directory, started without --fork-url (it resumes), and sets the options to the fork's.
+func adoptStoredFork(c *chain.Chain, o *devOptions) error {
+	cfg, info := c.Config(), c.Fork().Info()
+	stored := chainTypeL1
+	if oprollup.IsOP(cfg) {
+		stored = chainTypeOP
+	}
+	describe := fmt.Sprintf("the fork of %s at block %d in %s (chain id %d, %s)", info.URL, info.Number, o.dataDir, cfg.ChainID, chainTypeName(stored))
+	switch {
+	case o.given["chain-type"] && o.chainType != stored:
+		return fmt.Errorf("--chain-type %s conflicts with %s; use another --datadir", o.chainType, describe)
+	case o.given["chain-id"] && o.chainID != cfg.ChainID.Uint64():
+		return fmt.Errorf("--chain-id %d conflicts with %s; use another --datadir", o.chainID, describe)
+	case o.given["gas-limit"]:
+		return fmt.Errorf("--gas-limit does not apply to %s: a fork keeps the upstream's gas limit", describe)
+	case stored == chainTypeL1 && (o.given["l1.base-fee"] || o.given["l1.blob-base-fee"]):
+		return fmt.Errorf("--l1.base-fee and --l1.blob-base-fee apply to OP Stack chains only, and %s is not one", describe)
+	}
+	o.chainType, o.chainID = stored, cfg.ChainID.Uint64()
+	return nil
 }

@@ -28,6 +28,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // Fork mode end to end, with a flashrpc dev node as the upstream, reached through a proxy that
@@ -148,8 +150,14 @@ func newForkFixture(t *testing.T) *forkFixture {
 // newForkFixtureChain is newForkFixture with an upstream of another chain id.
 func newForkFixtureChain(t *testing.T, chainID uint64) *forkFixture {
 	t.Helper()
+	return newForkFixtureWith(t, func(o *devOptions) { o.chainID = chainID })
+}
+
+// newForkFixtureWith is newForkFixture with an upstream whose options opt changes.
+func newForkFixtureWith(t *testing.T, opt func(*devOptions)) *forkFixture {
+	t.Helper()
 	uo := testOptions(t.TempDir())
-	uo.chainID = chainID
+	opt(uo)
 	up := startTestNode(t, uo)
 	s := &sender{key: up.accounts[1].Key}
 	deploy := s.send(t, up, nil, new(big.Int), initCode(storeRuntime))
@@ -203,14 +211,27 @@ func storageAt(t *testing.T, c *gethrpc.Client, addr common.Address, slot int64,
 // the upstream's state at block 3 (not later), its blocks, transactions, receipts and logs up to
 // 3 and none after, the dev accounts funded in block 4, local transactions pre-confirmed and
 // sealed on top, eth_getLogs across the fork block, and a restart that asks the upstream
-// nothing it already has.
+// nothing it already has. It runs on both kinds of upstream dev chain: an OP Stack chain
+// (the fork runs OP Stack rules, TestForkOPStack checks them) and a plain Ethereum chain.
 func TestForkEndToEnd(t *testing.T) {
+	for _, chainType := range testChainTypes {
+		t.Run(chainType, func(t *testing.T) { testForkEndToEnd(t, chainType) })
+	}
+}
+
+func testForkEndToEnd(t *testing.T, chainType string) {
 	ctx := context.Background()
-	f := newForkFixture(t)
+	f := newForkFixtureWith(t, func(o *devOptions) { o.chainType = chainType })
+	if got := oprollup.IsOP(f.up.chain.Config()); got != (chainType == chainTypeOP) {
+		t.Fatalf("upstream of chain type %s: OP Stack %v", chainType, got)
+	}
 	dir := t.TempDir()
 	tn := startTestNode(t, f.forkOptions(dir))
 	fork := tn.stdRaw
 
+	if got := oprollup.IsOP(tn.chain.Config()); got != (chainType == chainTypeOP) {
+		t.Fatalf("fork of a chain of type %s runs %s", chainType, tn.chain.Fork().Info().Network)
+	}
 	// The chain: the upstream's id, block 4 on the upstream's block 3.
 	if id, err := tn.std.ChainID(ctx); err != nil || id.Uint64() != 1337 {
 		t.Fatalf("chain id %v %v, want the upstream's 1337", id, err)

@@ -52,6 +52,29 @@ func startGethOnFixtures(t *testing.T, dir string) *gethFixtureNode {
 	if err := readJSON(filepath.Join(dir, "genesis.json"), genesis); err != nil {
 		t.Fatal(err)
 	}
+	f, err := os.Open(filepath.Join(dir, "chain.rlp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var blocks types.Blocks
+	stream := rlp.NewStream(f, 0)
+	for {
+		b := new(types.Block)
+		if err := stream.Decode(b); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decode chain.rlp: %v", err)
+		}
+		blocks = append(blocks, b)
+	}
+	return startGethNode(t, genesis, blocks)
+}
+
+// startGethNode starts op-geth's node in process (eth service and debug tracing API,
+// archive, hash scheme) on genesis, imports blocks and marks the head safe and finalized.
+func startGethNode(t *testing.T, genesis *core.Genesis, blocks types.Blocks) *gethFixtureNode {
+	t.Helper()
 	stack, err := node.New(&node.Config{P2P: p2p.Config{NoDiscovery: true, MaxPeers: 0}})
 	if err != nil {
 		t.Fatal(err)
@@ -71,22 +94,6 @@ func startGethOnFixtures(t *testing.T, dir string) *gethFixtureNode {
 	stack.RegisterAPIs(tracers.APIs(backend.APIBackend))
 	if err := stack.Start(); err != nil {
 		t.Fatal(err)
-	}
-	f, err := os.Open(filepath.Join(dir, "chain.rlp"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var blocks types.Blocks
-	stream := rlp.NewStream(f, 0)
-	for {
-		b := new(types.Block)
-		if err := stream.Decode(b); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("decode chain.rlp: %v", err)
-		}
-		blocks = append(blocks, b)
 	}
 	if _, err := backend.BlockChain().InsertChain(blocks); err != nil {
 		t.Fatalf("geth import: %v", err)

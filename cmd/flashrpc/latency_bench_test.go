@@ -119,9 +119,12 @@ func newPreconfTimes(skip int) *preconfTimes {
 
 func preconfKey(block, index uint64) string { return fmt.Sprintf("%d/%d", block, index) }
 
-// onSnapshot records a pre-confirmation that added transactions (index 0 adds none).
+// onSnapshot records a pre-confirmation that added transactions from the pool. Index 0 opens
+// the block: it adds none on a plain Ethereum chain, and on the default OP Stack chain the
+// deposits only (the L1-attributes deposit emits no log for the pendingLogs observer), so it
+// is not measured on either.
 func (p *preconfTimes) onSnapshot(s *preconf.Snapshot) {
-	if s.FirstNew == len(s.Block.Transactions()) {
+	if s.Index == 0 || s.FirstNew == len(s.Block.Transactions()) {
 		return
 	}
 	key := preconfKey(s.Number(), uint64(s.Index))

@@ -37,6 +37,26 @@ func testOptions(dataDir string) *devOptions {
 	return o
 }
 
+// testChainTypes are the dev chain types a test runs on when it runs on both.
+var testChainTypes = []string{chainTypeOP, chainTypeL1}
+
+// testOptionsOf returns testOptions for a new chain of this type.
+func testOptionsOf(dataDir, chainType string) *devOptions {
+	o := testOptions(dataDir)
+	o.chainType = chainType
+	return o
+}
+
+// depositCount counts the deposits a block opens with: an OP Stack block's L1-attributes
+// deposit and user deposits, none on a plain Ethereum chain.
+func depositCount(txs types.Transactions) int {
+	n := 0
+	for n < len(txs) && txs[n].IsDepositTx() {
+		n++
+	}
+	return n
+}
+
 func startTestNode(t *testing.T, o *devOptions) *testNode {
 	t.Helper()
 	return startTestNodeWithLogger(t, o, slog.New(slog.DiscardHandler))

@@ -237,10 +237,11 @@ func TestPendingSubscriptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	open := depositCount(pending.Transactions()) // the L1-attributes deposit comes first
 
 	for i, tx := range txs {
 		l := recv(t, pendingLogs, "pendingLogs notification")
-		if l.TxHash != tx.Hash() || l.TxIndex != uint(i) || l.Index != uint(i) || l.Address != contract || l.Removed ||
+		if l.TxHash != tx.Hash() || l.TxIndex != uint(open+i) || l.Index != uint(i) || l.Address != contract || l.Removed ||
 			l.BlockHash != (common.Hash{}) || l.BlockNumber != 2 || l.Topics[0] != logTopic {
 			t.Fatalf("pending log %d: %+v", i, l)
 		}
@@ -248,7 +249,7 @@ func TestPendingSubscriptions(t *testing.T) {
 			t.Fatalf("transaction %d: hash %s, want %s", i, h, tx.Hash())
 		}
 		f := recv(t, full, "full transaction")
-		if f.Hash != tx.Hash() || f.BlockHash != nil || f.BlockNumber.ToInt().Uint64() != 2 || uint64(*f.Index) != uint64(i) ||
+		if f.Hash != tx.Hash() || f.BlockHash != nil || f.BlockNumber.ToInt().Uint64() != 2 || uint64(*f.Index) != uint64(open+i) ||
 			len(f.Logs) != 1 || f.Logs[0].TxHash != tx.Hash() {
 			t.Fatalf("full transaction %d: %+v", i, f)
 		}
@@ -256,11 +257,11 @@ func TestPendingSubscriptions(t *testing.T) {
 	// newFlashblocks: the pending block after indices 1 and 2.
 	for i, want := range []int{2, 3} {
 		b := recv(t, blocks, "newFlashblocks notification")
-		if b.Number != 2 || len(b.Transactions) != want || b.ParentHash != tn.chain.Head().Hash() {
+		if b.Number != 2 || len(b.Transactions) != open+want || b.ParentHash != tn.chain.Head().Hash() {
 			t.Fatalf("flashblock %d: number %d, %d txs, parent %s", i, b.Number, len(b.Transactions), b.ParentHash)
 		}
-		for k, tx := range b.Transactions {
-			if tx.Hash != txs[k].Hash() || tx.BlockHash != nil || uint64(*tx.Index) != uint64(k) {
+		for k, tx := range b.Transactions[open:] {
+			if tx.Hash != txs[k].Hash() || tx.BlockHash != nil || uint64(*tx.Index) != uint64(open+k) {
 				t.Fatalf("flashblock %d, transaction %d: %+v", i, k, tx)
 			}
 		}

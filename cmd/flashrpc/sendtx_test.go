@@ -16,8 +16,14 @@ import (
 // TestSendRawTransactionRejects sends transactions the pool must refuse and checks each error
 // (code -32000, go-ethereum's text) and that nothing was pre-confirmed because of them.
 func TestSendRawTransactionRejects(t *testing.T) {
+	for _, chainType := range testChainTypes {
+		t.Run(chainType, func(t *testing.T) { testSendRawTransactionRejects(t, chainType) })
+	}
+}
+
+func testSendRawTransactionRejects(t *testing.T, chainType string) {
 	ctx := context.Background()
-	tn := startTestNode(t, testOptions(t.TempDir()))
+	tn := startTestNode(t, testOptionsOf(t.TempDir(), chainType))
 	key := tn.accounts[0].Key
 	to := common.HexToAddress("0x0000000000000000000000000000000000000123")
 	chainID := big.NewInt(1337)
@@ -56,8 +62,23 @@ func TestSendRawTransactionRejects(t *testing.T) {
 		{"wrong chain id", mustSign(nil, otherChain(fee(1, big.NewInt(1), params.TxGas, nil, gwei10)), big.NewInt(1)), "invalid sender: invalid chain id for signer: have 1 want 1337"},
 		{"intrinsic gas", mustSign(nil, fee(1, big.NewInt(1), 20_000, nil, gwei10), chainID), "intrinsic gas too low"},
 		{"oversized", mustSign(nil, fee(1, big.NewInt(1), 10_000_000, make([]byte, 140_000), gwei10), chainID), "oversized data: transaction size"},
-		{"gas over the cap", mustSign(nil, fee(1, big.NewInt(1), params.MaxTxGas+1, nil, gwei10), chainID), "gas limit too high"},
+		{"post-exec type", types.NewTx(&types.PostExecTx{Data: []byte{0xc0}}), "transaction type not supported: post-execution transactions (type 0x7d)"},
 	}
+	if chainType == chainTypeL1 {
+		// Osaka's transaction gas cap (EIP-7825); the OP Stack chain gets it with Azul.
+		cases = append(cases, struct {
+			name string
+			tx   *types.Transaction
+			want string
+		}{"gas over the cap", mustSign(nil, fee(1, big.NewInt(1), params.MaxTxGas+1, nil, gwei10), chainID), "gas limit too high"})
+	}
+	// A deposit: only L1 (dev_deposit) makes one. The same refusal on a plain Ethereum chain.
+	deposit := types.NewTx(&types.DepositTx{From: addressOf(key), To: &to, Mint: big.NewInt(1e18), Value: new(big.Int), Gas: 100_000})
+	cases = append(cases, struct {
+		name string
+		tx   *types.Transaction
+		want string
+	}{"deposit", deposit, "transaction type not supported: deposit transactions (type 0x7e) come only from L1"})
 	for _, c := range cases {
 		err := tn.pre.SendTransaction(ctx, c.tx)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -84,8 +105,8 @@ func TestSendRawTransactionRejects(t *testing.T) {
 		t.Fatalf("a rejected transaction was pre-confirmed: %d added", res.Transactions)
 	}
 	block, err := tn.pre.BlockByNumber(ctx, pendingTag)
-	if err != nil || len(block.Transactions()) != 1 {
-		t.Fatalf("pending block holds %d transactions, want the 1 good one (%v)", len(block.Transactions()), err)
+	if err != nil || len(block.Transactions())-depositCount(block.Transactions()) != 1 {
+		t.Fatalf("pending block holds %d transactions, want the 1 good one besides its deposits (%v)", len(block.Transactions()), err)
 	}
 }
 

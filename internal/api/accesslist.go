@@ -7,6 +7,7 @@ import (
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -53,14 +54,14 @@ func (a *API) createAccessList(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, requestError(err)
 	}
 	out := append(make([]byte, 0, 256), `{"accessList":`...)
-	out = appendAccessList(out, res.List)
+	out = ethjson.AppendAccessList(out, res.List)
 	if res.Err != nil {
 		out = append(out, `,"error":`...)
 		enc, _ := json.Marshal(res.Err.Error())
 		out = append(out, enc...)
 	}
 	out = append(out, `,"gasUsed":`...)
-	out = appendQuantity(out, res.GasUsed)
+	out = ethjson.AppendQuantity(out, res.GasUsed)
 	return json.RawMessage(append(out, '}')), nil
 }
 

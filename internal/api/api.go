@@ -30,7 +30,8 @@ type Config struct {
 	// Pending makes this the pre-confirmed endpoint: `pending` is the block in progress and the
 	// pre-confirmation methods exist. Otherwise `pending` is the sealed head.
 	Pending bool
-	// Dev adds the dev_ methods (dev_preconfirm, dev_seal); Backend.Sequencer must be set.
+	// Dev adds the dev_ methods (dev_preconfirm, dev_seal, and on an OP Stack chain
+	// dev_deposit); Backend.Sequencer must be set.
 	Dev bool
 	// ClientVersion is web3_clientVersion's answer.
 	ClientVersion string
@@ -182,6 +183,9 @@ func (a *API) Service() rpc.Service {
 	if a.cfg.Dev && a.seq != nil {
 		m["dev_preconfirm"] = a.devPreconfirm
 		m["dev_seal"] = a.devSeal
+		if a.config.IsOptimism() {
+			m["dev_deposit"] = a.devDeposit // deposit.go
+		}
 	}
 	if a.fork != nil {
 		a.routeFork(m)

@@ -9,12 +9,13 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
 // nullResult is the JSON-RPC result null, pre-encoded.
-var nullResult = json.RawMessage(jsonNull)
+var nullResult = json.RawMessage(ethjson.Null)
 
 // blockCache keeps the JSON of the two blocks asked for most, the sealed head and the block in
 // progress, encoded once per change. Entries are immutable; a miss encodes and swaps in a new
@@ -38,9 +39,9 @@ type encodedBlock struct {
 // sealedBlockJSON returns the JSON of a sealed block, from the cache when it is the head's.
 func (a *API) sealedBlockJSON(block *types.Block, fullTx bool) json.RawMessage {
 	if e := a.blocks.head.Load(); e != nil && e.block.Hash() == block.Hash() {
-		return e.get(fullTx, a.config, blockJSONOptions{})
+		return e.get(fullTx, a.config, a.sealedBlockOptions)
 	}
-	return appendBlock(nil, block, fullTx, a.config, blockJSONOptions{})
+	return ethjson.AppendBlock(nil, block, fullTx, a.config, a.sealedBlockOptions(block, fullTx))
 }
 
 // headBlockJSON returns the JSON of h, the sealed head of the request's view.
@@ -51,21 +52,29 @@ func (a *API) headBlockJSON(h *types.Header, fullTx bool) json.RawMessage {
 		if block == nil {
 			return nullResult
 		}
-		e = &encodedBlock{header: h, block: block, hashes: appendBlock(nil, block, false, a.config, blockJSONOptions{})}
+		e = &encodedBlock{header: h, block: block, hashes: ethjson.AppendBlock(nil, block, false, a.config, ethjson.BlockOptions{})}
 		if h == a.chain.Heads().Latest {
 			a.blocks.head.Store(e)
 		}
 	}
-	return e.get(fullTx, a.config, blockJSONOptions{})
+	return e.get(fullTx, a.config, a.sealedBlockOptions)
+}
+
+// sealedBlockOptions returns the options of a sealed block's JSON: with full transactions,
+// the receipts of a block with deposits (an OP Stack block), whose nonces they hold.
+func (a *API) sealedBlockOptions(block *types.Block, fullTx bool) ethjson.BlockOptions {
+	if txs := block.Transactions(); fullTx && len(txs) > 0 && txs[0].IsDepositTx() {
+		return ethjson.BlockOptions{Receipts: a.chain.Receipts(block.Hash())}
+	}
+	return ethjson.BlockOptions{}
 }
 
 // pendingBlockJSON returns the JSON of the block in progress at snap's pre-confirmation.
 func (a *API) pendingBlockJSON(snap *preconf.Snapshot, fullTx bool) json.RawMessage {
-	hash := snap.Block.Hash()
-	opts := blockJSONOptions{hash: &hash, inProgress: true}
+	opts := func(*types.Block, bool) ethjson.BlockOptions { return pendingBlockOptions(snap) }
 	e := a.blocks.pending.Load()
 	if e == nil || e.snap != snap {
-		e = &encodedBlock{snap: snap, block: snap.Block, hashes: appendBlock(nil, snap.Block, false, a.config, opts)}
+		e = &encodedBlock{snap: snap, block: snap.Block, hashes: ethjson.AppendBlock(nil, snap.Block, false, a.config, opts(nil, false))}
 		if snap == a.pre.Current() {
 			a.blocks.pending.Store(e)
 		}
@@ -73,14 +82,23 @@ func (a *API) pendingBlockJSON(snap *preconf.Snapshot, fullTx bool) json.RawMess
 	return e.get(fullTx, a.config, opts)
 }
 
-func (e *encodedBlock) get(fullTx bool, config *params.ChainConfig, opts blockJSONOptions) json.RawMessage {
+// pendingBlockOptions returns the options of the JSON of the block in progress at snap: its
+// partial hash, blockHash null in its transactions, and its receipts (a deposit's nonce).
+func pendingBlockOptions(snap *preconf.Snapshot) ethjson.BlockOptions {
+	hash := snap.Block.Hash()
+	return ethjson.BlockOptions{Hash: &hash, InProgress: true, Receipts: snap.Receipts}
+}
+
+// get returns the entry's JSON, encoding the full-transaction form on first use with the
+// options opts returns for the entry's block.
+func (e *encodedBlock) get(fullTx bool, config *params.ChainConfig, opts func(*types.Block, bool) ethjson.BlockOptions) json.RawMessage {
 	if !fullTx {
 		return e.hashes
 	}
 	if full := e.full.Load(); full != nil {
 		return *full
 	}
-	full := json.RawMessage(appendBlock(nil, e.block, true, config, opts))
+	full := json.RawMessage(ethjson.AppendBlock(nil, e.block, true, config, opts(e.block, true)))
 	e.full.Store(&full)
 	return full
 }
@@ -201,5 +219,5 @@ func (a *API) countByHash(p rpc.Params, count func(*types.Block) int) (any, erro
 
 // quantity returns v as a pre-encoded JSON hex quantity.
 func quantity(v uint64) json.RawMessage {
-	return appendQuantity(make([]byte, 0, 20), v)
+	return ethjson.AppendQuantity(make([]byte, 0, 20), v)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/params/forks"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -35,7 +36,7 @@ func (a *API) baseFee(ctx context.Context, v preconf.View, p rpc.Params) (any, e
 	if fee == nil {
 		return nullResult, nil
 	}
-	return json.RawMessage(appendBig(nil, fee)), nil
+	return json.RawMessage(ethjson.AppendBig(nil, fee)), nil
 }
 
 // forkConfig is one fork's entry of eth_config, go-ethereum's shape.

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -109,7 +110,7 @@ func (a *API) getRawReceipts(ctx context.Context, v preconf.View, p rpc.Params) 
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendHexBytes(out, enc)
+		out = ethjson.AppendHexBytes(out, enc)
 	}
 	return json.RawMessage(append(out, ']')), nil
 }
@@ -192,7 +193,7 @@ func rawTx(tx *types.Transaction) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(appendHexBytes(nil, enc)), nil
+	return json.RawMessage(ethjson.AppendHexBytes(nil, enc)), nil
 }
 
 func rawRLP(v any) (any, error) {
@@ -200,5 +201,5 @@ func rawRLP(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(appendHexBytes(nil, enc)), nil
+	return json.RawMessage(ethjson.AppendHexBytes(nil, enc)), nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -200,7 +201,7 @@ func (a *API) traceBlock(ctx context.Context, env *exec.BlockEnv, cfg *exec.Trac
 			out = append(out, ',')
 		}
 		out = append(out, `{"txHash":`...)
-		out = appendHash(out, t.TxHash)
+		out = ethjson.AppendHash(out, t.TxHash)
 		out = append(out, `,"result":`...)
 		out = append(out, t.Result...)
 		out = append(out, '}')

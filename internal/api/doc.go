@@ -1,5 +1,6 @@
-// Package api implements the eth_, net_, web3_ and dev_ JSON-RPC methods and the JSON shapes of
-// blocks, transactions, receipts and logs. The standard and the pre-confirmed endpoint are two
+// Package api implements the eth_, net_, web3_ and dev_ JSON-RPC methods; the JSON shapes of
+// blocks, transactions, receipts and logs are internal/ethjson's. The standard and the
+// pre-confirmed endpoint are two
 // configurations of one API: on the pre-confirmed endpoint the `pending` tag means the block in
 // progress (the newest preconf snapshot), on the standard endpoint the sealed head
 // (decisions.md).
@@ -26,7 +27,7 @@
 // is served per endpoint and what is refused.
 //
 // Methods decode their parameters with typed decoders and answer with pre-encoded JSON
-// (json_*.go appenders, no reflection); the latest and pending blocks are encoded once per change
+// (internal/ethjson's appenders, no reflection); the latest and pending blocks are encoded once per change
 // and reused. Every JSON-RPC error, and every mapping of a domain error from chain, exec,
 // txpool, preconf or sequencer to a code, is built in one place, errors.go.
 //
@@ -41,8 +42,15 @@
 // a subscriber that cannot keep up). A subscription or wait gets only the events queued after it
 // began.
 //
+// On an OP Stack chain (op-geth's rules, internal/oprollup) deposits carry their OP fields
+// (ethjson; a deposit's nonce is its receipt's depositNonce, so blocks and transactions pass
+// receipts where deposits are encoded), receipts the L1 fee fields, eth_simulateV1 runs on
+// its base block's L1 attributes, the tip suggestion skips deposits, and the dev chain adds
+// dev_deposit (deposit.go).
+//
 // Concurrency: an *API is safe for concurrent use. Readers never block the writer: a request
 // holds its View, immutable, from start to end.
 //
-// Imports: rpc, exec, preconf, chain, txpool, logs, sequencer and go-ethereum.
+// Imports: rpc, ethjson, exec, preconf, chain, txpool, logs, recent, sequencer, oprollup and
+// go-ethereum.
 package api

@@ -220,6 +220,15 @@ func devSealError(err error) error {
 	return err
 }
 
+// devDepositError maps dev_deposit's failures: more gas than a block has room for is an
+// invalid argument 0 naming the field; anything else is -32000 with its text.
+func devDepositError(err error) error {
+	if errors.Is(err, sequencer.ErrDepositGas) {
+		return rpc.InvalidParams("invalid argument 0: gas: %v", err)
+	}
+	return err
+}
+
 // eth_getProof.
 
 // errTooManyProofKeys refuses more storage keys than go-ethereum's limit.

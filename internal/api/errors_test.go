@@ -162,6 +162,9 @@ func TestTransactionErrors(t *testing.T) {
 		{name: "dev_seal/not pre-confirmed", got: devSealError(fmt.Errorf("%w: 0x01", sequencer.ErrNotPreconfirmed)), want: &rpc.Error{Code: -32602,
 			Message: "invalid argument 0: " + sequencer.ErrNotPreconfirmed.Error() + ": 0x01"}},
 		{name: "dev_seal/other", got: devSealError(other), in: other},
+		{name: "dev_deposit/gas", got: devDepositError(fmt.Errorf("%w: gas 2, block room 1", sequencer.ErrDepositGas)), want: &rpc.Error{Code: -32602,
+			Message: "invalid argument 0: gas: " + sequencer.ErrDepositGas.Error() + ": gas 2, block room 1"}},
+		{name: "dev_deposit/other", got: devDepositError(other), in: other},
 	})
 }
 

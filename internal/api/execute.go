@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/remote"
@@ -143,7 +144,7 @@ func (a *API) call(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, callError(err)
 	}
-	return json.RawMessage(appendHexBytes(nil, res.Return())), nil
+	return json.RawMessage(ethjson.AppendHexBytes(nil, res.Return())), nil
 }
 
 func (a *API) estimateGas(ctx context.Context, p rpc.Params) (any, error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -37,13 +38,16 @@ var defaultTip = big.NewInt(params.GWei)
 
 // suggestTip returns the 60th percentile of the smallest effective tip in each of the last 20
 // sealed blocks up to head (go-ethereum's oracle takes the few smallest tips per block), or
-// 1 gwei.
+// 1 gwei. Deposits are not sampled.
 func (a *API) suggestTip(head *types.Header) *big.Int {
 	var samples []*big.Int
 	for n := head.Number.Uint64(); len(samples) < tipSampleBlocks && head.Number.Uint64()-n < tipSampleBlocks; n-- {
 		if block := a.chain.BlockByNumber(n); block != nil {
 			var lowest *big.Int
 			for _, tx := range block.Transactions() {
+				if tx.IsDepositTx() { // an OP Stack block's deposits pay no tip
+					continue
+				}
 				tip, err := tx.EffectiveGasTip(block.BaseFee())
 				if err == nil && (lowest == nil || tip.Cmp(lowest) < 0) {
 					lowest = tip
@@ -68,7 +72,7 @@ func (a *API) maxPriorityFeePerGas(ctx context.Context, v preconf.View, p rpc.Pa
 	if err := checkCount(p, 0); err != nil {
 		return nil, err
 	}
-	return json.RawMessage(appendBig(nil, a.suggestTip(v.Latest))), nil
+	return json.RawMessage(ethjson.AppendBig(nil, a.suggestTip(v.Latest))), nil
 }
 
 // gasPrice is the suggested tip plus the base fee of the next block.
@@ -80,7 +84,7 @@ func (a *API) gasPrice(ctx context.Context, v preconf.View, p rpc.Params) (any, 
 	if baseFee := a.nextBaseFee(v); baseFee != nil {
 		price.Add(price, baseFee)
 	}
-	return json.RawMessage(appendBig(nil, price)), nil
+	return json.RawMessage(ethjson.AppendBig(nil, price)), nil
 }
 
 // nextBaseFee is the base fee a transaction sent now pays: the block in progress's on the
@@ -102,7 +106,7 @@ func (a *API) blobBaseFee(ctx context.Context, v preconf.View, p rpc.Params) (an
 	}
 	excess := eip4844.CalcExcessBlobGas(a.config, head, head.Time+1)
 	next := &types.Header{Number: new(big.Int).Add(head.Number, big.NewInt(1)), Time: head.Time + 1, ExcessBlobGas: &excess}
-	return json.RawMessage(appendBig(nil, eip4844.CalcBlobFee(a.config, next))), nil
+	return json.RawMessage(ethjson.AppendBig(nil, eip4844.CalcBlobFee(a.config, next))), nil
 }
 
 type feeHistoryResult struct {

@@ -12,6 +12,7 @@ import (
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -334,5 +335,5 @@ func (a *API) uninstallFilter(ctx context.Context, p rpc.Params) (any, error) {
 	ft.sweepLocked(ft.now())
 	_, ok := ft.byID[id]
 	ft.removeLocked(id)
-	return json.RawMessage(appendBool(nil, ok)), nil
+	return json.RawMessage(ethjson.AppendBool(nil, ok)), nil
 }

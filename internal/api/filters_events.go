@@ -5,6 +5,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -26,7 +27,7 @@ func (s *streams) deliverFilters(ev *event) {
 	switch ev.kind {
 	case eventHead:
 		block := ev.head.Block
-		hash := json.RawMessage(appendHash(nil, block.Hash()))
+		hash := json.RawMessage(ethjson.AppendHash(nil, block.Hash()))
 		var sealed []*types.Log
 		for _, r := range ev.head.Receipts {
 			sealed = append(sealed, r.Logs...)
@@ -43,8 +44,10 @@ func (s *streams) deliverFilters(ev *event) {
 			case f.kind == filterLogs && !f.pending:
 				ft.addLogsLocked(f, sealed, logEnc)
 			case f.kind == filterTransactions && !a.cfg.Pending:
-				for i := range block.Transactions() {
-					ft.addLocked(f, txs.get(i, f.fullTx))
+				for i, tx := range block.Transactions() {
+					if announced(tx) {
+						ft.addLocked(f, txs.get(i, f.fullTx))
+					}
 				}
 			}
 		}
@@ -76,6 +79,9 @@ func (s *streams) deliverFilters(ev *event) {
 				ft.addLogsLocked(f, newLogs, logEnc)
 			case f.kind == filterTransactions:
 				for i := snap.FirstNew; i < len(snap.Block.Transactions()); i++ {
+					if !announced(snap.Block.Transactions()[i]) {
+						continue
+					}
 					ft.addLocked(f, txs.get(i, f.fullTx))
 				}
 			}
@@ -100,7 +106,7 @@ func (ft *filterTable) addLogsLocked(f *pollFilter, list []*types.Log, enc []jso
 			continue
 		}
 		if enc[i] == nil {
-			enc[i] = appendLog(nil, l)
+			enc[i] = ethjson.AppendLog(nil, l)
 		}
 		ft.addLocked(f, enc[i])
 	}
@@ -138,7 +144,7 @@ func newTxEncoder(a *API, block *types.Block, snap *preconf.Snapshot) *txEncoder
 func (e *txEncoder) get(i int, full bool) json.RawMessage {
 	if !full {
 		if e.hashes[i] == nil {
-			e.hashes[i] = appendHash(nil, e.block.Transactions()[i].Hash())
+			e.hashes[i] = ethjson.AppendHash(nil, e.block.Transactions()[i].Hash())
 		}
 		return e.hashes[i]
 	}
@@ -146,7 +152,8 @@ func (e *txEncoder) get(i int, full bool) json.RawMessage {
 		if e.snap != nil {
 			e.full[i] = pendingTxJSON(e.snap, i, e.a)
 		} else {
-			e.full[i] = appendTransaction(nil, e.block.Transactions()[i], sealedLocation(e.block.Header(), uint64(i)), e.a.config)
+			tx := e.block.Transactions()[i]
+			e.full[i] = ethjson.AppendTransaction(nil, tx, e.a.sealedLocation(e.block.Header(), uint64(i), tx), e.a.config)
 		}
 	}
 	return e.full[i]

@@ -323,6 +323,41 @@ func TestFilterRefusals(t *testing.T) {
 	}
 }
 
+// TestPendingTransactionFiltersOnOPStack: on an OP Stack chain the pending-transaction
+// filters announce the transactions sent, never the deposits blocks open with (the
+// L1-attributes deposit of each block, which never passes a pool): the pre-confirmed
+// endpoint's filter gets the transaction when it is pre-confirmed and nothing when the next
+// block opens with its deposit, the standard endpoint's the transaction when its block is
+// sealed, not the block's deposit.
+func TestPendingTransactionFiltersOnOPStack(t *testing.T) {
+	n := newOPSurfaceNode(t, 1, Config{})
+	stdTxs := n.install(t, n.std, "eth_newPendingTransactionFilter")
+	preTxs := n.install(t, n.pre, "eth_newPendingTransactionFilter")
+	preFull := n.install(t, n.pre, "eth_newPendingTransactionFilter", true)
+	n.seal(t) // block 1, and block 2 opens with its L1-attributes deposit
+	h := n.send(t, 0, echoAddr, []byte{1})
+	n.preconfirm(t)
+	block := n.seal(t) // block 2: [deposit, h]; block 3 opens
+	if txs := block.Transactions(); len(txs) != 2 || !txs[0].IsDepositTx() || txs[1].Hash() != h {
+		t.Fatalf("block 2 holds %d transactions, want the L1-attributes deposit and the sent one", len(txs))
+	}
+	for _, f := range []struct {
+		api *API
+		id  string
+	}{{n.std, stdTxs}, {n.pre, preTxs}} {
+		var hashes []common.Hash
+		n.changes(t, f.api, f.id, &hashes)
+		if len(hashes) != 1 || hashes[0] != h {
+			t.Fatalf("filter %s: %v, want only %s", f.id, hashes, h)
+		}
+	}
+	var full []struct{ Hash common.Hash }
+	n.changes(t, n.pre, preFull, &full)
+	if len(full) != 1 || full[0].Hash != h {
+		t.Fatalf("full transaction filter: %+v, want only %s", full, h)
+	}
+}
+
 // newSurfaceNodeWith is newSurfaceNode with one sender and the node's filter slots.
 func newSurfaceNodeWith(t testing.TB, cfg Config, slots *FilterSlots) *surfaceNode {
 	t.Helper()

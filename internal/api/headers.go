@@ -6,12 +6,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
 // Headers and uncles. eth_getHeaderByNumber and eth_getHeaderByHash answer go-ethereum's
-// RPCMarshalHeader shape (json_header.go; the block in progress for `pending` on the
+// RPCMarshalHeader shape (ethjson.AppendHeader; the block in progress for `pending` on the
 // pre-confirmed endpoint, with its partial hash); null when there is no such block. The
 // uncle methods answer an uncle as go-ethereum does (the header's keys plus size and an empty
 // uncles list), null when the block or the index is unknown: imported proof-of-work chains
@@ -30,11 +31,11 @@ func (a *API) getHeaderByNumber(ctx context.Context, v preconf.View, p rpc.Param
 	case err != nil:
 		return nil, err
 	case snap != nil:
-		return json.RawMessage(appendHeader(nil, snap.Header())), nil
+		return json.RawMessage(ethjson.AppendHeader(nil, snap.Header())), nil
 	case h == nil:
 		return nullResult, nil
 	}
-	return json.RawMessage(appendHeader(nil, h)), nil
+	return json.RawMessage(ethjson.AppendHeader(nil, h)), nil
 }
 
 func (a *API) getHeaderByHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
@@ -49,7 +50,7 @@ func (a *API) getHeaderByHash(ctx context.Context, v preconf.View, p rpc.Params)
 	if h == nil {
 		return nullResult, nil
 	}
-	return json.RawMessage(appendHeader(nil, h)), nil
+	return json.RawMessage(ethjson.AppendHeader(nil, h)), nil
 }
 
 func (a *API) getUncleByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
@@ -92,14 +93,5 @@ func uncleJSON(block *types.Block, index uint64) json.RawMessage {
 	if block == nil || index >= uint64(len(block.Uncles())) {
 		return nullResult
 	}
-	h := block.Uncles()[index]
-	dst := appendHeaderFirst(nil, h, h.Hash())
-	dst = append(dst, `,"size":`...)
-	dst = appendQuantity(dst, types.NewBlockWithHeader(h).Size())
-	dst = appendHeaderSecond(dst, h)
-	dst = appendTransactionsRoot(dst, h)
-	dst = append(dst, `,"uncles":[]`...)
-	dst = appendWithdrawalsRoot(dst, h)
-	dst[0] = '{'
-	return append(dst, '}')
+	return ethjson.AppendUncle(nil, block.Uncles()[index])
 }

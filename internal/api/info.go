@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -50,7 +51,7 @@ func (a *API) chainID(ctx context.Context, p rpc.Params) (any, error) {
 	if err := checkCount(p, 0); err != nil {
 		return nil, err
 	}
-	return json.RawMessage(appendBig(nil, a.config.ChainID)), nil
+	return json.RawMessage(ethjson.AppendBig(nil, a.config.ChainID)), nil
 }
 
 // blockNumber is the sealed head on both endpoints: the block in progress is not a block number

@@ -1,7 +1,7 @@
 package api
 
 // This file encodes eth_simulateV1 results the way go-ethereum does: each simulated block is its
-// RPC block (json_block.go) plus "calls", one result per call.
+// RPC block (ethjson.AppendBlock) plus "calls", one result per call.
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/exec"
 )
 
@@ -19,7 +20,7 @@ func appendSimBlocks(dst []byte, blocks []exec.SimBlock, config *params.ChainCon
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendBlock(dst, b.Block, b.FullTx, config, blockJSONOptions{hash: &b.Hash, senders: b.Senders, txHashes: b.TxHashes, size: b.Size, header: b.Header})
+		dst = ethjson.AppendBlock(dst, b.Block, b.FullTx, config, ethjson.BlockOptions{Hash: &b.Hash, Senders: b.Senders, TxHashes: b.TxHashes, Size: b.Size, Header: b.Header})
 		dst = dst[:len(dst)-1] // reopen the block object for "calls"
 		dst = append(dst, `,"calls":[`...)
 		for j := range b.Calls {
@@ -37,15 +38,15 @@ func appendSimBlocks(dst []byte, blocks []exec.SimBlock, config *params.ChainCon
 // a failed call, error: code 3 with the revert data for a revert, -32015 for other EVM errors.
 func appendSimCall(dst []byte, c *exec.SimCallResult) []byte {
 	dst = append(dst, `{"returnData":`...)
-	dst = appendHexBytes(dst, c.ReturnData)
+	dst = ethjson.AppendHexBytes(dst, c.ReturnData)
 	dst = append(dst, `,"logs":`...)
-	dst = appendLogs(dst, c.Logs)
+	dst = ethjson.AppendLogs(dst, c.Logs)
 	dst = append(dst, `,"gasUsed":`...)
-	dst = appendQuantity(dst, c.GasUsed)
+	dst = ethjson.AppendQuantity(dst, c.GasUsed)
 	dst = append(dst, `,"maxUsedGas":`...)
-	dst = appendQuantity(dst, c.MaxUsedGas)
+	dst = ethjson.AppendQuantity(dst, c.MaxUsedGas)
 	dst = append(dst, `,"status":`...)
-	dst = appendQuantity(dst, c.Status)
+	dst = ethjson.AppendQuantity(dst, c.Status)
 	if c.Err != nil {
 		code, data, withData := simCallError(c.Err) // errors.go
 		dst = append(dst, `,"error":{"message":`...)
@@ -54,7 +55,7 @@ func appendSimCall(dst []byte, c *exec.SimCallResult) []byte {
 		dst = appendInt(dst, code)
 		if withData {
 			dst = append(dst, `,"data":`...)
-			dst = appendHexBytes(dst, data)
+			dst = ethjson.AppendHexBytes(dst, data)
 		}
 		dst = append(dst, '}')
 	}

@@ -7,6 +7,7 @@ import (
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -47,7 +48,7 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 		if h == nil {
 			return nil, errors.New("unknown block")
 		}
-		return appendLogs(nil, a.chain.FilterLogs(h, crit.Match)), nil
+		return ethjson.AppendLogs(nil, a.chain.FilterLogs(h, crit.Match)), nil
 	}
 	from, to := gethrpc.LatestBlockNumber, gethrpc.LatestBlockNumber
 	if crit.FromBlock != nil {

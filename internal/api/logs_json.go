@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 )
 
 // The JSON answer of eth_getLogs: logCollector gathers it block by block up to the result
@@ -81,14 +83,14 @@ func (c *logCollector) add(n uint64, found []*types.Log) error {
 	}
 	size := 0
 	for _, l := range found {
-		size += 1 + maxLogJSON(l)
+		size += 1 + ethjson.MaxLogJSON(l)
 	}
 	enc := make([]byte, 0, size)
 	for i, l := range found {
 		if i > 0 {
 			enc = append(enc, ',')
 		}
-		enc = appendLog(enc, l)
+		enc = ethjson.AppendLog(enc, l)
 	}
 	return c.addJSON(n, len(found), enc)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/logs"
 )
 
@@ -117,11 +118,11 @@ func (f *fetcher) work(batch []candidate, w, step int) {
 			if !f.crit.Match(l) {
 				return
 			}
-			start = a.reserve(start, 1+maxLogJSON(l))
+			start = a.reserve(start, 1+ethjson.MaxLogJSON(l))
 			if b.found > 0 {
 				a.buf = append(a.buf, ',')
 			}
-			a.buf = appendLog(a.buf, l)
+			a.buf = ethjson.AppendLog(a.buf, l)
 			b.found++
 		})
 		b.json = a.buf[start:len(a.buf):len(a.buf)]

@@ -17,6 +17,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/chaingen"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -268,15 +269,15 @@ func TestIndexedLogsSurviveDamage(t *testing.T) {
 	compareWithScan(t, rand.New(rand.NewPCG(5, 5)), n, 50)
 }
 
-// TestMaxLogJSON checks that maxLogJSON, which sizes the fetch workers' arenas, bounds
-// appendLog's encoding, widest quantities included.
+// TestMaxLogJSON checks that ethjson.MaxLogJSON, which sizes the fetch workers' arenas, bounds
+// ethjson.AppendLog's encoding, widest quantities included.
 func TestMaxLogJSON(t *testing.T) {
 	t.Parallel()
 	for topics := range 6 {
 		for _, size := range []int{0, 1, 32, 1000} {
 			l := &types.Log{Topics: make([]common.Hash, topics), Data: make([]byte, size), BlockNumber: math.MaxUint64,
 				TxIndex: math.MaxUint, Index: math.MaxUint, BlockTimestamp: math.MaxUint64, Removed: true}
-			if got, bound := len(appendLog(nil, l)), maxLogJSON(l); got > bound {
+			if got, bound := len(ethjson.AppendLog(nil, l)), ethjson.MaxLogJSON(l); got > bound {
 				t.Errorf("%d topics, %d bytes of data: %d bytes of JSON, bound %d", topics, size, got, bound)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -92,17 +93,17 @@ func storageKeyWidth(s string) int {
 // balance, codeHash, nonce, storageHash, storageProof [{key, value, proof}].
 func appendProof(dst []byte, addr common.Address, p *chain.Proof, widths []int) []byte {
 	dst = append(dst, `{"address":`...)
-	dst = appendAddress(dst, addr)
+	dst = ethjson.AppendAddress(dst, addr)
 	dst = append(dst, `,"accountProof":`...)
 	dst = appendProofNodes(dst, p.AccountProof)
 	dst = append(dst, `,"balance":`...)
-	dst = appendU256(dst, p.Balance)
+	dst = ethjson.AppendU256(dst, p.Balance)
 	dst = append(dst, `,"codeHash":`...)
-	dst = appendHash(dst, p.CodeHash)
+	dst = ethjson.AppendHash(dst, p.CodeHash)
 	dst = append(dst, `,"nonce":`...)
-	dst = appendQuantity(dst, p.Nonce)
+	dst = ethjson.AppendQuantity(dst, p.Nonce)
 	dst = append(dst, `,"storageHash":`...)
-	dst = appendHash(dst, p.StorageHash)
+	dst = ethjson.AppendHash(dst, p.StorageHash)
 	dst = append(dst, `,"storageProof":[`...)
 	for i, s := range p.Storage {
 		if i > 0 {
@@ -110,12 +111,12 @@ func appendProof(dst []byte, addr common.Address, p *chain.Proof, widths []int) 
 		}
 		dst = append(dst, `{"key":`...)
 		if widths[i] == common.HashLength {
-			dst = appendHash(dst, s.Key)
+			dst = ethjson.AppendHash(dst, s.Key)
 		} else {
-			dst = appendBig(dst, s.Key.Big())
+			dst = ethjson.AppendBig(dst, s.Key.Big())
 		}
 		dst = append(dst, `,"value":`...)
-		dst = appendBig(dst, s.Value.Big())
+		dst = ethjson.AppendBig(dst, s.Value.Big())
 		dst = append(dst, `,"proof":`...)
 		dst = appendProofNodes(dst, s.Proof)
 		dst = append(dst, '}')
@@ -129,7 +130,7 @@ func appendProofNodes(dst []byte, nodes [][]byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendHexBytes(dst, n)
+		dst = ethjson.AppendHexBytes(dst, n)
 	}
 	return append(dst, ']')
 }

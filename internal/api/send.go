@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
@@ -49,7 +50,7 @@ func (a *API) sendRawTransaction(ctx context.Context, p rpc.Params) (any, error)
 func (a *API) poolView(v preconf.View) txpool.View {
 	if snap := v.Pending; snap != nil {
 		read := func(fn func(*state.StateDB)) { snap.ReadState(fn) }
-		return txpool.StateView(snap.Header(), read)
+		return txpool.StateView(a.config, snap.Header(), read)
 	}
 	head := v.Latest
 	next := &types.Header{
@@ -60,10 +61,10 @@ func (a *API) poolView(v preconf.View) txpool.View {
 	}
 	st, err := a.chain.StateAt(head)
 	if err != nil { // the head's state is always there (archive mode); fail closed if not
-		return txpool.StateView(next, func(func(*state.StateDB)) {})
+		return txpool.StateView(a.config, next, func(func(*state.StateDB)) {})
 	}
-	return txpool.StateView(next, func(fn func(*state.StateDB)) { fn(st) })
+	return txpool.StateView(a.config, next, func(fn func(*state.StateDB)) { fn(st) })
 }
 
 // json32 returns a 32-byte value as pre-encoded JSON.
-func json32(h common.Hash) json.RawMessage { return appendHash(nil, h) }
+func json32(h common.Hash) json.RawMessage { return ethjson.AppendHash(nil, h) }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/ethereum/go-ethereum/core/types"
+
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -63,6 +65,7 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	case snap != nil:
 		base, err = a.simBases.Get(snap, func() (*exec.SimBase, error) {
 			env.Header, env.State, env.Pending = snap.Parent, snap.CopyState(), snap.Header()
+			env.L1Info = l1InfoOf(snap.Block.Transactions())
 			return exec.NewSimBase(ctx, env), nil
 		})
 	case h == nil:
@@ -76,6 +79,11 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 				return nil, err
 			}
 			env.Header, env.State = h, st
+			if a.config.IsOptimism() {
+				if block := a.chain.BlockByHash(h.Hash()); block != nil {
+					env.L1Info = l1InfoOf(block.Transactions())
+				}
+			}
 			return exec.NewSimBase(ctx, env), nil
 		})
 	}
@@ -92,4 +100,13 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 		size += 2048 + 768*len(b.Calls)
 	}
 	return json.RawMessage(appendSimBlocks(make([]byte, 0, size), blocks, a.config)), nil
+}
+
+// l1InfoOf returns the L1-attributes deposit an OP Stack block opens with, nil for a block
+// without one (the genesis block, or any block of another chain).
+func l1InfoOf(txs types.Transactions) *types.Transaction {
+	if len(txs) == 0 || !txs[0].IsDepositTx() {
+		return nil
+	}
+	return txs[0]
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -22,7 +23,7 @@ func (a *API) getBalance(ctx context.Context, v preconf.View, p rpc.Params) (any
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = appendU256(nil, st.GetBalance(addr)) })
+	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = ethjson.AppendU256(nil, st.GetBalance(addr)) })
 	return out, err
 }
 
@@ -49,7 +50,7 @@ func (a *API) getCode(ctx context.Context, v preconf.View, p rpc.Params) (any, e
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = appendHexBytes(nil, st.GetCode(addr)) })
+	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = ethjson.AppendHexBytes(nil, st.GetCode(addr)) })
 	return out, err
 }
 
@@ -72,7 +73,7 @@ func (a *API) getStorageAt(ctx context.Context, v preconf.View, p rpc.Params) (a
 	var out json.RawMessage
 	err = a.readState(ctx, v, b, stateKeys{accounts: []common.Address{addr}, slots: []remote.SlotKey{{Addr: addr, Slot: slot}}}, func(st *state.StateDB) {
 		v := st.GetState(addr, slot)
-		out = appendHexBytes(nil, v[:])
+		out = ethjson.AppendHexBytes(nil, v[:])
 	})
 	return out, err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -70,7 +71,7 @@ func (a *API) getStorageValues(ctx context.Context, v preconf.View, p rpc.Params
 					out = append(out, ',')
 				}
 				value := st.GetState(addr, slot)
-				out = appendHexBytes(out, value[:])
+				out = ethjson.AppendHexBytes(out, value[:])
 			}
 			out = append(out, ']')
 		}
@@ -85,5 +86,5 @@ func (a *API) getStorageValues(ctx context.Context, v preconf.View, p rpc.Params
 // appendAddressKey appends addr as a JSON object key, lowercase hex as encoding/json writes a
 // map keyed by common.Address.
 func appendAddressKey(dst []byte, addr common.Address) []byte {
-	return appendHexBytes(dst, addr[:])
+	return ethjson.AppendHexBytes(dst, addr[:])
 }

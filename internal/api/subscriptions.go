@@ -6,6 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -148,7 +149,7 @@ func (s *streams) sendHeadLocked(seq uint64, h *types.Header) {
 			continue
 		}
 		if header == nil {
-			header = appendHeader(nil, h)
+			header = ethjson.AppendHeader(nil, h)
 		}
 		sub.Notify(header)
 	}
@@ -174,7 +175,7 @@ func (s *streams) sendLogsLocked(seq uint64, list []*types.Log, kind subKind, en
 				continue
 			}
 			if enc[i] == nil {
-				enc[i] = appendLog(nil, l)
+				enc[i] = ethjson.AppendLog(nil, l)
 			}
 			sub.Notify(enc[i])
 		}
@@ -198,7 +199,7 @@ func (s *streams) sendTransactionsLocked(seq uint64, snap *preconf.Snapshot) {
 			i := snap.FirstNew + k
 			if !sr.full {
 				if hashes[k] == nil {
-					hashes[k] = appendHash(nil, snap.Block.Transactions()[i].Hash())
+					hashes[k] = ethjson.AppendHash(nil, snap.Block.Transactions()[i].Hash())
 				}
 				sub.Notify(hashes[k])
 				continue
@@ -232,6 +233,6 @@ func (s *streams) sendFlashblockLocked(seq uint64, snap *preconf.Snapshot) {
 func transactionWithLogs(snap *preconf.Snapshot, i int, a *API) json.RawMessage {
 	tx := pendingTxJSON(snap, i, a)
 	out := append(tx[:len(tx)-1], `,"logs":`...) // pendingTxJSON returns a fresh slice
-	out = appendLogs(out, snap.Receipts[i].Logs)
+	out = ethjson.AppendLogs(out, snap.Receipts[i].Logs)
 	return append(out, '}')
 }

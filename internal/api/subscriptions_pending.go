@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 
+	"github.com/ethereum/go-ethereum/core/types"
+
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -13,7 +15,10 @@ import (
 // eth_getTransactionByHash answers it then, blockHash null), on the standard endpoint each
 // transaction of a sealed block as the block is sealed. go-ethereum sends transactions as they
 // enter its pool; this node's pool is not visible on either endpoint. ethers' and viem's
-// pending-transaction watchers over WebSocket subscribe to it.
+// pending-transaction watchers over WebSocket subscribe to it. Deposits (an OP Stack block's
+// L1-attributes deposit, dev_deposit's) are not announced, here nor to the
+// pending-transaction filters: they never pass through a pool, and op-geth never announces
+// them either; newFlashblockTransactions and the blocks show them.
 
 func (s *streams) subscribePendingTransactions(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
 	if err := checkCount(p, 1); err != nil {
@@ -59,7 +64,13 @@ func (s *streams) sendPendingTxsLocked(ev *event) {
 			continue
 		}
 		for i := first; i < len(enc.block.Transactions()); i++ {
-			sub.Notify(enc.get(i, sr.full))
+			if announced(enc.block.Transactions()[i]) {
+				sub.Notify(enc.get(i, sr.full))
+			}
 		}
 	}
 }
+
+// announced reports whether tx is announced as a pending transaction: every transaction but
+// a deposit.
+func announced(tx *types.Transaction) bool { return !tx.IsDepositTx() }

@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
@@ -57,6 +58,18 @@ func newSurfaceNode(t testing.TB, senders int, cfg Config) *surfaceNode {
 // own).
 func newSurfaceNodeBackend(t testing.TB, senders int, cfg Config, slots *FilterSlots) *surfaceNode {
 	t.Helper()
+	return newSurfaceNodeOf(t, senders, cfg, slots, false)
+}
+
+// newOPSurfaceNode is newSurfaceNode on an OP Stack dev chain: every block opens with the
+// L1-attributes deposit.
+func newOPSurfaceNode(t testing.TB, senders int, cfg Config) *surfaceNode {
+	t.Helper()
+	return newSurfaceNodeOf(t, senders, cfg, nil, true)
+}
+
+func newSurfaceNodeOf(t testing.TB, senders int, cfg Config, slots *FilterSlots, op bool) *surfaceNode {
+	t.Helper()
 	n := &surfaceNode{nonces: make([]uint64, senders)}
 	var funded []common.Address
 	for range senders {
@@ -65,6 +78,11 @@ func newSurfaceNodeBackend(t testing.TB, senders int, cfg Config, slots *FilterS
 		funded = append(funded, crypto.PubkeyToAddress(k.PublicKey))
 	}
 	g := chain.DevGenesis(chain.DefaultChainID, funded)
+	var seqCfg sequencer.Config
+	if op {
+		g = oprollup.DevGenesis(chain.DefaultChainID, funded, chain.DevAccountBalance)
+		seqCfg.L1 = &oprollup.DevL1{GenesisTime: g.Timestamp}
+	}
 	g.Alloc[echoAddr] = types.Account{Code: echoCode}
 	g.Alloc[spinAddr] = types.Account{Code: spinCode}
 	g.Alloc[storeAddr] = types.Account{Code: storeCode}
@@ -75,7 +93,7 @@ func newSurfaceNodeBackend(t testing.TB, senders int, cfg Config, slots *FilterS
 	n.chain = c
 	pre := preconf.New(c)
 	pool := txpool.New(c.Config(), txpool.Config{})
-	n.seq = sequencer.New(sequencer.Config{}, c, pre, pool)
+	n.seq = sequencer.New(seqCfg, c, pre, pool)
 	b := Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: n.seq, Filters: slots}
 	std, pend := cfg, cfg
 	std.Pending, pend.Pending = false, true

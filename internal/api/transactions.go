@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -48,10 +49,10 @@ func (a *API) transactionByHash(v preconf.View, hash common.Hash, pooled *types.
 		if h == nil {
 			return nullResult
 		}
-		return appendTransaction(nil, tx, sealedLocation(h, loc.Index), a.config)
+		return ethjson.AppendTransaction(nil, tx, a.sealedLocation(h, loc.Index, tx), a.config)
 	}
 	if pooled != nil {
-		return appendTransaction(nil, pooled, txLocation{}, a.config)
+		return ethjson.AppendTransaction(nil, pooled, ethjson.TxLocation{}, a.config)
 	}
 	return nullResult
 }
@@ -65,16 +66,24 @@ func (a *API) sealedTransaction(v preconf.View, hash common.Hash) (*types.Transa
 	return tx, loc, true
 }
 
-func sealedLocation(h *types.Header, index uint64) txLocation {
+// sealedLocation locates tx, transaction index of the sealed block with header h. A deposit
+// needs its receipt (its nonce is the receipt's depositNonce).
+func (a *API) sealedLocation(h *types.Header, index uint64, tx *types.Transaction) ethjson.TxLocation {
 	hash := h.Hash()
-	return txLocation{located: true, blockHash: &hash, blockNumber: h.Number.Uint64(), blockTime: h.Time, index: index, baseFee: h.BaseFee}
+	loc := ethjson.TxLocation{Located: true, BlockHash: &hash, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: index, BaseFee: h.BaseFee}
+	if tx.IsDepositTx() {
+		if receipts := a.chain.Receipts(hash); index < uint64(len(receipts)) {
+			loc.Receipt = receipts[index]
+		}
+	}
+	return loc
 }
 
 // pendingTxJSON encodes transaction i of the block in progress: blockHash null, the rest set.
 func pendingTxJSON(snap *preconf.Snapshot, i int, a *API) json.RawMessage {
 	h := snap.Block.Header()
-	loc := txLocation{located: true, blockNumber: h.Number.Uint64(), blockTime: h.Time, index: uint64(i), baseFee: h.BaseFee}
-	return appendTransaction(nil, snap.Block.Transactions()[i], loc, a.config)
+	loc := ethjson.TxLocation{Located: true, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: uint64(i), BaseFee: h.BaseFee, Receipt: snap.Receipts[i]}
+	return ethjson.AppendTransaction(nil, snap.Block.Transactions()[i], loc, a.config)
 }
 
 func (a *API) getTransactionByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
@@ -121,7 +130,8 @@ func (a *API) txInBlock(block *types.Block, index uint64) json.RawMessage {
 	if block == nil || index >= uint64(len(block.Transactions())) {
 		return nullResult
 	}
-	return appendTransaction(nil, block.Transactions()[index], sealedLocation(block.Header(), index), a.config)
+	tx := block.Transactions()[index]
+	return ethjson.AppendTransaction(nil, tx, a.sealedLocation(block.Header(), index, tx), a.config)
 }
 
 func (a *API) getTransactionReceipt(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
@@ -156,14 +166,14 @@ func (a *API) receiptJSON(v preconf.View, hash common.Hash) json.RawMessage {
 		return nil
 	}
 	signer := types.MakeSigner(a.config, h.Number, h.Time)
-	return appendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index))
+	return ethjson.AppendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index), a.config)
 }
 
 // pendingReceiptJSON appends receipt i of the block in progress: blockHash is the zero hash.
 func pendingReceiptJSON(dst []byte, snap *preconf.Snapshot, i int, a *API) []byte {
 	h := snap.Block.Header()
 	signer := types.MakeSigner(a.config, h.Number, h.Time)
-	return appendReceipt(dst, snap.Receipts[i], snap.Block.Transactions()[i], common.Hash{}, h.Number.Uint64(), signer, i)
+	return ethjson.AppendReceipt(dst, snap.Receipts[i], snap.Block.Transactions()[i], common.Hash{}, h.Number.Uint64(), signer, i, a.config)
 }
 
 func (a *API) getBlockReceipts(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
@@ -199,7 +209,7 @@ func (a *API) getBlockReceipts(ctx context.Context, v preconf.View, p rpc.Params
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendReceipt(out, receipts[i], tx, block.Hash(), block.NumberU64(), signer, i)
+		out = ethjson.AppendReceipt(out, receipts[i], tx, block.Hash(), block.NumberU64(), signer, i, a.config)
 	}
 	return json.RawMessage(append(out, ']')), nil
 }

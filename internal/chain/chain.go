@@ -49,6 +49,9 @@ type Config struct {
 	Fork *ForkConfig
 }
 
+// ErrNoChain is Open's error for a database that holds no chain when Config.Genesis is nil.
+var ErrNoChain = errors.New("holds no chain")
+
 // Chain is the sealed chain. It is safe for concurrent use.
 type Chain struct {
 	bc      *core.BlockChain
@@ -88,6 +91,7 @@ func Open(cfg Config) (*Chain, error) {
 		}
 		dir, c.tempDir = tmp, tmp
 	}
+	c.dir = dir
 	cache := cfg.CacheMB
 	if cache == 0 {
 		cache = defaultCacheMB
@@ -98,7 +102,6 @@ func Open(cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("open chain: database in %s: %w", dir, err)
 	}
 	c.db = rawdb.NewDatabase(kv)
-	c.dir = dir
 	info, err := readForkInfo(c.db)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
@@ -111,7 +114,7 @@ func Open(cfg Config) (*Chain, error) {
 		genesis = nil // the fork wrote its own block 0
 	}
 	if genesis == nil && rawdb.ReadCanonicalHash(c.db, 0) == (common.Hash{}) {
-		return nil, errors.Join(fmt.Errorf("open chain: %s holds no chain (import one first)", dir), c.closeDB())
+		return nil, errors.Join(fmt.Errorf("open chain: %s %w (import one first)", dir, ErrNoChain), c.closeDB())
 	}
 	c.engine = newEngine()
 	bcConfig := core.DefaultConfig().WithArchive(true)
@@ -174,6 +177,10 @@ func (c *Chain) removeTemp() error {
 	c.tempDir = ""
 	return os.RemoveAll(dir)
 }
+
+// DataDir returns the directory the chain lives in (a temporary one when Config.DataDir was
+// empty).
+func (c *Chain) DataDir() string { return c.dir }
 
 // Config returns the chain's fork configuration.
 func (c *Chain) Config() *params.ChainConfig { return c.bc.Config() }

@@ -131,12 +131,16 @@ func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *Fo
 	if chainID == 0 {
 		chainID = upID
 	}
-	config, network, err := networks.ForkRules(upID, chainID, fc.Kind, number, bN.Time())
+	kind := fc.Kind
+	if kind == "" {
+		kind = forkKind(upID, bN) // fork_op.go
+	}
+	config, network, err := networks.ForkRules(upID, chainID, kind, number, bN.Time())
 	if err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
 	}
-	if network.Kind == networks.OPStack {
-		return nil, fmt.Errorf("fork: %s is an OP Stack chain; forks of OP Stack chains are not supported yet", network.Name)
+	if err := checkForkBlock(config, network, bN); err != nil {
+		return nil, fmt.Errorf("fork: %w", err)
 	}
 	info := ForkInfo{
 		URL: fc.URL, UpstreamChainID: upID, ChainID: chainID, Number: number, Hash: bN.Hash(),
@@ -170,7 +174,7 @@ func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *Fo
 			return nil, fmt.Errorf("fork: headers below block %d: %w", number, err)
 		}
 	}
-	first, err := f.writeFirstBlock(bN.Header(), config, fc)
+	first, err := f.writeFirstBlock(bN, config, fc)
 	if err != nil {
 		return nil, fmt.Errorf("fork: first forked block: %w", err)
 	}
@@ -250,9 +254,11 @@ func (f *Fork) putInfo(w ethdb.KeyValueWriter) error {
 }
 
 // writeFirstBlock builds and writes block N+1 on the upstream's state at N: the protocol's
-// pre-execution system calls, no transactions, and the funded accounts' balances set as a
-// genesis allocation would set them. It cannot be re-executed, so it is written, not inserted.
-func (f *Fork) writeFirstBlock(parent *types.Header, config *params.ChainConfig, fc *ForkConfig) (*types.Block, error) {
+// pre-execution system calls, no transactions (on an OP Stack chain only its L1-attributes
+// deposit, fork_op.go), and the funded accounts' balances set as a genesis allocation would
+// set them. It cannot be re-executed, so it is written, not inserted.
+func (f *Fork) writeFirstBlock(bN *types.Block, config *params.ChainConfig, fc *ForkConfig) (*types.Block, error) {
+	parent := bN.Header()
 	tdb := triedb.NewDatabase(f.db, triedb.HashDefaults)
 	defer tdb.Close()
 	// A throwaway Chain gives the fork reader and context what they need before the
@@ -263,22 +269,7 @@ func (f *Fork) writeFirstBlock(parent *types.Header, config *params.ChainConfig,
 	cc := &creationContext{config: config, engine: newEngine(), parent: parent, fork: f}
 	number := new(big.Int).Add(parent.Number, common.Big1)
 	t := max(uint64(time.Now().Unix()), parent.Time+1)
-	// What the block reads, in one go: the system contracts, their queues' head slots, the
-	// fee recipient and the funded accounts.
-	accounts := append([]common.Address{{}, params.BeaconRootsAddress, params.HistoryStorageAddress, params.WithdrawalQueueAddress, params.ConsolidationQueueAddress}, fc.Funded...)
-	var slots []remote.SlotKey
-	for _, q := range []common.Address{params.WithdrawalQueueAddress, params.ConsolidationQueueAddress} {
-		for i := int64(0); i < 4; i++ {
-			slots = append(slots, remote.SlotKey{Addr: q, Slot: common.BigToHash(big.NewInt(i))})
-		}
-	}
-	if err := f.up.Fetch(context.Background(), accounts, slots); err != nil {
-		return nil, err
-	}
-	st, err := tmp.forkBlockState(parent, config, number.Uint64(), t)
-	if err != nil {
-		return nil, err
-	}
+	op := config.IsOptimism()
 	header := &types.Header{
 		ParentHash: parent.Hash(),
 		Number:     number,
@@ -287,6 +278,35 @@ func (f *Fork) writeFirstBlock(parent *types.Header, config *params.ChainConfig,
 		Difficulty: new(big.Int),
 		Extra:      []byte(forkExtraData),
 		BaseFee:    eip1559.CalcBaseFee(config, parent, t),
+	}
+	// What the block reads, in one go: the system contracts (and their queues' head slots),
+	// the fee recipient and the funded accounts.
+	accounts := append([]common.Address{{}, params.BeaconRootsAddress, params.HistoryStorageAddress, params.WithdrawalQueueAddress, params.ConsolidationQueueAddress}, fc.Funded...)
+	var slots []remote.SlotKey
+	for _, q := range []common.Address{params.WithdrawalQueueAddress, params.ConsolidationQueueAddress} {
+		for i := int64(0); i < 4; i++ {
+			slots = append(slots, remote.SlotKey{Addr: q, Slot: common.BigToHash(big.NewInt(i))})
+		}
+	}
+	var l1Info *types.Transaction
+	if op {
+		l1, err := forkL1(bN)
+		if err != nil {
+			return nil, err
+		}
+		info := l1.Info(bN.Transactions(), t)
+		l1Info = info.DepositTx()
+		header.Coinbase, header.MixDigest = parent.Coinbase, info.Hash
+		header.Extra = l1.ExtraData(config, t)
+		accounts, slots = opFirstBlockReads()
+		accounts = append(append(accounts, parent.Coinbase), fc.Funded...)
+	}
+	if err := f.up.Fetch(context.Background(), accounts, slots); err != nil {
+		return nil, err
+	}
+	st, err := tmp.forkBlockState(parent, config, number.Uint64(), t)
+	if err != nil {
+		return nil, err
 	}
 	if config.IsCancun(number, t) {
 		excess := eip4844.CalcExcessBlobGas(config, parent, t)
@@ -299,6 +319,20 @@ func (f *Fork) writeFirstBlock(parent *types.Header, config *params.ChainConfig,
 	}
 	if config.IsPrague(number, t) {
 		core.ProcessParentBlockHash(parent.Hash(), evm)
+	}
+	body := &types.Body{}
+	var receipts types.Receipts
+	if l1Info != nil {
+		receipt, err := applyL1Info(config, header, st, evm, l1Info)
+		if err != nil {
+			return nil, err
+		}
+		body.Transactions, receipts = types.Transactions{l1Info}, types.Receipts{receipt}
+	}
+	switch {
+	case config.IsIsthmus(t): // OP Stack chains have no execution layer requests
+		header.RequestsHash = &types.EmptyRequestsHash
+	case config.IsPrague(number, t):
 		requests := [][]byte{}
 		if err := core.ProcessWithdrawalQueue(&requests, evm); err != nil {
 			return nil, err
@@ -321,18 +355,17 @@ func (f *Fork) writeFirstBlock(parent *types.Header, config *params.ChainConfig,
 	if err := st.Error(); err != nil {
 		return nil, err
 	}
-	body := &types.Body{}
 	if config.IsShanghai(number, t) {
 		body.Withdrawals = types.Withdrawals{}
 	}
-	block, err := cc.engine.FinalizeAndAssemble(context.Background(), cc, header, st, body, nil)
+	block, err := cc.engine.FinalizeAndAssemble(context.Background(), cc, header, st, body, receipts)
 	if err != nil {
 		return nil, err
 	}
 	if err := st.Error(); err != nil {
 		return nil, err
 	}
-	if err := f.write(block, nil, st, nil, tdb, config.IsCancun(number, t), config.IsEIP158(number)); err != nil {
+	if err := f.write(block, receipts, st, nil, tdb, config.IsCancun(number, t), config.IsEIP158(number)); err != nil {
 		return nil, err
 	}
 	return block, nil

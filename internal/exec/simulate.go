@@ -155,6 +155,11 @@ type SimEnv struct {
 	// Base, when set, is the prepared base the environment came from (SimBase.Env); State is
 	// then nil and taken from Base.
 	Base *SimBase
+	// L1Info is, on an OP Stack chain, the L1-attributes deposit of the base block (of the
+	// block in progress in pending mode): from Jovian on, a simulated block's DA footprint
+	// (its blobGasUsed) is computed with it, as op-geth's simulator prepends it to the block
+	// for FinalizeAndAssemble. Without it the footprint is 0, where op-geth fails.
+	L1Info *types.Transaction
 }
 
 // CheckSimOpts rejects requests over the limits: no blocks (SimInvalidParams "empty
@@ -440,6 +445,10 @@ func (sim *simulator) makeHeaders(blocks []SimBlockCalls) ([]*types.Header, erro
 			slotNumber = &slot
 		}
 		header := &types.Header{
+			// An OP Stack chain's base fee comes from the parent's extraData since Holocene:
+			// simulated blocks carry on with their base block's (op-geth leaves it empty, and
+			// its validation mode cannot compute a second block's base fee).
+			Extra:            opExtra(cfg, prev),
 			UncleHash:        types.EmptyUncleHash,
 			ReceiptHash:      types.EmptyReceiptsHash,
 			TxHash:           types.EmptyTxsHash,

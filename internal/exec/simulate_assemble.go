@@ -205,10 +205,12 @@ func singleLeafRoot(value []byte) common.Hash {
 }
 
 // newSimBlock fills in the header's transaction and receipt roots, bloom, uncle and
-// withdrawals hashes and makes the block, as types.NewBlock does. header.Root must be set.
+// withdrawals hashes and makes the block, as types.NewBlock does. header.Root must be set. A
+// non-nil withdrawalsRoot is an OP Stack (Isthmus) block's: the header carries it instead of
+// the withdrawals' hash.
 // It also returns the block's hash and size, from one encoding of the header and the
 // transactions' encodings: Block.Hash and Block.Size would encode both again.
-func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipts []*types.Receipt) (*types.Block, common.Hash, uint64) {
+func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipts []*types.Receipt, withdrawalsRoot *common.Hash) (*types.Block, common.Hash, uint64) {
 	header.TxHash = types.EmptyTxsHash
 	if len(txs) > 0 {
 		header.TxHash = deriveSha(txs)
@@ -220,6 +222,8 @@ func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipt
 	}
 	header.UncleHash = types.EmptyUncleHash
 	switch {
+	case withdrawalsRoot != nil:
+		header.WithdrawalsHash = withdrawalsRoot
 	case body.Withdrawals == nil:
 		header.WithdrawalsHash = nil
 	case len(body.Withdrawals) == 0:

@@ -49,11 +49,6 @@ type blockRun struct {
 func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, header, parent *types.Header, headers []*types.Header) (SimBlock, *types.Header, error) {
 	cfg := sim.env.Config
 	sim.finishHeader(header, parent)
-	chain := &simChain{ChainContext: sim.env.Chain, base: sim.env.Header, headers: headers}
-	blockCtx := core.NewEVMBlockContext(header, chain, nil, cfg, sim.env.State)
-	if block.BlockOverrides.BlobBaseFee != nil {
-		blockCtx.BlobBaseFee = block.BlockOverrides.BlobBaseFee.ToInt()
-	}
 	// A fresh precompile set per block with state overrides, which may move or remove
 	// precompiles: those changes do not carry over. Without overrides the EVM's standard set
 	// serves (copying it was a twentieth of a one-call request).
@@ -66,6 +61,13 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	prepared := false
 	if sim.env.State == nil {
 		sim.env.State, prepared = sim.env.Base.firstState(header, block.StateOverrides)
+	}
+	// After the state is known: on an OP Stack chain the context's L1 and operator cost
+	// functions read it.
+	chain := &simChain{ChainContext: sim.env.Chain, base: sim.env.Header, headers: headers}
+	blockCtx := core.NewEVMBlockContext(header, chain, nil, cfg, sim.env.State)
+	if block.BlockOverrides.BlobBaseFee != nil {
+		blockCtx.BlobBaseFee = block.BlockOverrides.BlobBaseFee.ToInt()
 	}
 	if err := block.StateOverrides.apply(sim.env.State, precompiles); err != nil {
 		return SimBlock{}, nil, err
@@ -267,7 +269,11 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 	res := SimBlock{Calls: run.calls, Senders: run.senders, TxHashes: run.txHashes}
 	// The engine's FinalizeAndAssemble, with the encodings at hand.
 	header.Root = sim.env.State.IntermediateRoot(cfg.IsEIP158(header.Number))
-	res.Block, res.Hash, res.Size = newSimBlock(header, body, run.txEncodings, run.receipts)
+	withdrawalsRoot, err := sim.opFinalize(header, run.txs)
+	if err != nil {
+		return SimBlock{}, nil, err
+	}
+	res.Block, res.Hash, res.Size = newSimBlock(header, body, run.txEncodings, run.receipts, withdrawalsRoot)
 
 	// Logs were collected before the block hash was known.
 	for i := range run.calls {

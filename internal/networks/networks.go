@@ -8,6 +8,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/superchain"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // Kind says which rules a chain runs.
@@ -109,7 +111,8 @@ func CurrentEthereum(chainID uint64) *params.ChainConfig {
 
 // ForkRules returns the configuration a fork of the chain chainID runs when it continues from
 // a block at number and time: the known network's, or for an unknown chain the current rules
-// of its kind (kind "" means Ethereum), with every fork the network schedules after that block
+// of its kind (kind "" means Ethereum; OP Stack is the rules flashrpc's own OP Stack dev chain
+// runs, oprollup.ChainConfig), with every fork the network schedules after that block
 // turned off, so the fork keeps the rules of the block it continues (local blocks carry wall
 // clock times: a fork scheduled later would switch on without the upgrade it needs). chainID
 // sets the configuration's chain id (--chain-id may differ from the upstream's); upstreamID
@@ -122,7 +125,7 @@ func ForkRules(upstreamID, chainID uint64, kind Kind, number, time uint64) (*par
 	case !known && (kind == "" || kind == Ethereum):
 		n = Network{Name: fmt.Sprintf("chain %d", upstreamID), Kind: Ethereum, Source: "current Ethereum rules (unknown chain id)", Config: CurrentEthereum(upstreamID)}
 	case !known && kind == OPStack:
-		return nil, n, fmt.Errorf("chain %d is not a known OP Stack chain; forks of unknown OP Stack chains are not supported yet", upstreamID)
+		n = Network{Name: fmt.Sprintf("chain %d", upstreamID), Kind: OPStack, Source: "current OP Stack rules (unknown chain id): flashrpc's dev chain's", Config: oprollup.ChainConfig(upstreamID)}
 	case !known:
 		return nil, n, fmt.Errorf("unknown --chain-type %q (want l1 or op)", kind)
 	}

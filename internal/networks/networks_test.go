@@ -76,7 +76,12 @@ func TestForkRules(t *testing.T) {
 				}
 			}},
 		{name: "kind mismatch", upstream: 8453, chainID: 8453, kind: Ethereum, wantErr: "not --chain-type l1"},
-		{name: "unknown op chain", upstream: 999999, chainID: 999999, kind: OPStack, wantErr: "not a known OP Stack chain"},
+		{name: "unknown op chain: flashrpc's dev chain rules", upstream: 999999, chainID: 999999, kind: OPStack, number: 5, time: 1770000000, wantKind: OPStack,
+			check: func(t *testing.T, cfg *params.ChainConfig) {
+				if !cfg.IsOptimism() || cfg.JovianTime == nil || *cfg.JovianTime != 0 || cfg.ChainID.Uint64() != 999999 {
+					t.Errorf("optimism %v jovian %v chain %d: want an OP config with Jovian at 0 and chain id 999999", cfg.IsOptimism(), cfg.JovianTime, cfg.ChainID)
+				}
+			}},
 		{name: "bad kind", upstream: 999999, chainID: 999999, kind: "x", wantErr: "unknown --chain-type"},
 	}
 	for _, tt := range tests {

@@ -24,6 +24,12 @@
 // the sealed and the pre-confirmed part never overlap, and the head never goes backwards
 // (view.go states the rules and the exceptions).
 //
+// OP Stack blocks (opstack.go): the attributes carry the transactions the block opens with (the
+// L1-attributes deposit and user deposits), applied in pre-confirmation 0 and kept by every
+// seal; a Jovian block's data-availability footprint is budgeted like its gas; and each
+// snapshot's receipts get the L1 fee fields op-geth derives for sealed receipts, so a
+// pre-confirmed receipt equals its sealed one.
+//
 // Retraction: a block may be sealed with other transactions than were pre-confirmed (SealWith;
 // later, a sealed block from a remote sequencer). The block is then built again on the parent's
 // state, the pre-confirmed state is discarded (a View without the block in progress is
@@ -39,5 +45,5 @@
 // registered with OnSnapshot and OnRetract run on the writer's goroutine after each
 // publication (the View already shows it) and must not block.
 //
-// Imports: chain and go-ethereum.
+// Imports: chain, oprollup and go-ethereum.
 package preconf

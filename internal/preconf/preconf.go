@@ -33,7 +33,7 @@ var (
 )
 
 // Attributes are the fixed header fields of a block, known when it opens (the flashblocks
-// "base").
+// "base"), and the transactions it opens with.
 type Attributes struct {
 	ParentHash       common.Hash
 	Number           uint64
@@ -44,6 +44,10 @@ type Attributes struct {
 	ExtraData        []byte
 	BaseFee          *big.Int
 	ParentBeaconRoot common.Hash
+	// Transactions open the block, in pre-confirmation 0: on an OP Stack chain the
+	// L1-attributes deposit and the user deposits. They cannot be left out of it: Open fails
+	// when one does not apply, and SealWith keeps them.
+	Transactions []*types.Transaction
 }
 
 // NextAttributes returns the attributes of a block following parent at time, with the base fee
@@ -103,7 +107,7 @@ func (p *Preconf) OnSnapshot(fn func(*Snapshot)) {
 }
 
 // Open starts a block with attrs on top of the sealed head and publishes pre-confirmation 0: the
-// header fields and the protocol's pre-execution system calls, no transactions.
+// header fields, the protocol's pre-execution system calls and attrs.Transactions.
 func (p *Preconf) Open(ctx context.Context, attrs Attributes) (*Snapshot, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -116,6 +120,9 @@ func (p *Preconf) Open(ctx context.Context, attrs Attributes) (*Snapshot, error)
 	}
 	w, err := openWork(ctx, p.chain, parent, attrs)
 	if err != nil {
+		return nil, fmt.Errorf("open block %d: %w", attrs.Number, err)
+	}
+	if err := w.applyOpening(ctx); err != nil {
 		return nil, fmt.Errorf("open block %d: %w", attrs.Number, err)
 	}
 	p.work = w
@@ -141,8 +148,10 @@ func (p *Preconf) Begin() (*Batch, error) {
 }
 
 // Add executes tx on the block in progress. When tx cannot be included (invalid for the state,
-// or more gas than the block has left) the state is left as it was and the error says why;
-// errors.Is works with go-ethereum's core errors (core.ErrNonceTooLow, core.ErrGasLimitReached…).
+// or more gas than the block has left, or on an OP Stack chain more data-availability footprint
+// than it has left) the state is left as it was and the error says why; errors.Is works with
+// go-ethereum's core errors (core.ErrNonceTooLow, core.ErrGasLimitReached…) and
+// ErrDAFootprintLimit.
 func (b *Batch) Add(ctx context.Context, tx *types.Transaction) error {
 	return b.p.work.apply(ctx, tx)
 }
@@ -206,6 +215,9 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, e
 	if err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
+	if err := w.deriveL1Fields(firstNew); err != nil {
+		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
+	}
 	snap := &Snapshot{
 		Index:    w.index,
 		Block:    block,
@@ -244,6 +256,8 @@ type work struct {
 	senders  []common.Address
 	txIndex  map[common.Hash]int
 	blobGas  uint64
+	da       daBudget       // OP Stack, Jovian: the block's data-availability footprint (opstack.go)
+	enc      blockEncodings // the transactions' and receipts' trie encodings (assemble.go)
 }
 
 func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs Attributes) (*work, error) {
@@ -281,6 +295,9 @@ func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs A
 		signer:  types.MakeSigner(config, header.Number, header.Time),
 		txIndex: make(map[common.Hash]int),
 	}
+	if w.da, err = newDABudget(w); err != nil {
+		return nil, err
+	}
 	w.evm = vm.NewEVM(core.NewEVMBlockContext(header, c.Context(), nil, config, st), st, config, vm.Config{})
 	// The pre-execution system calls, as op-geth's StateProcessor and miner make them.
 	if header.ParentBeaconRoot != nil {
@@ -310,6 +327,10 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 	if err != nil {
 		return err
 	}
+	da, err := w.da.fits(tx)
+	if err != nil {
+		return err
+	}
 	snap, pool := w.state.Snapshot(), w.gasPool.Snapshot()
 	w.state.SetTxContext(tx.Hash(), len(w.txs))
 	receipt, err := core.ApplyTransactionWithEVM(msg, w.gasPool, w.state, w.header.Number, common.Hash{}, w.header.Time, tx, w.evm)
@@ -326,6 +347,11 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 		w.gasPool.Set(pool)
 		return err
 	}
+	if err := w.enc.add(tx, receipt); err != nil {
+		w.state.RevertToSnapshot(snap)
+		w.gasPool.Set(pool)
+		return err
+	}
 	// Derived fields go-ethereum fills when it reads receipts back from the database.
 	receipt.EffectiveGasPrice = effectiveGasPrice(tx, w.header.BaseFee)
 	w.txIndex[tx.Hash()] = len(w.txs)
@@ -333,6 +359,7 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 	w.receipts = append(w.receipts, receipt)
 	w.senders = append(w.senders, msg.From)
 	w.blobGas += receipt.BlobGasUsed
+	w.da.used += da
 	return nil
 }
 
@@ -380,7 +407,7 @@ func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, e
 		header.RequestsHash = &h
 	}
 	body := &types.Body{Transactions: w.txs, Withdrawals: withdrawals}
-	block, err := w.chain.Engine().FinalizeAndAssemble(ctx, w.chain.Context(), header, st, body, w.receipts)
+	block, err := w.finalizeAndAssemble(ctx, header, st, body) // assemble.go
 	if serr := st.Error(); serr != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStateUnavailable, serr)
 	}
@@ -411,8 +438,12 @@ func postExecution(config *params.ChainConfig, header *types.Header, allLogs []*
 	return requests, nil
 }
 
-// effectiveGasPrice is what a transaction pays per gas in a block with this base fee.
+// effectiveGasPrice is what a transaction pays per gas in a block with this base fee: nothing
+// for a deposit.
 func effectiveGasPrice(tx *types.Transaction, baseFee *big.Int) *big.Int {
+	if tx.IsDepositTx() {
+		return new(big.Int)
+	}
 	if baseFee == nil {
 		return tx.GasPrice()
 	}

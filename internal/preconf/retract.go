@@ -43,8 +43,9 @@ func (p *Preconf) OnRetract(fn func(*Retraction)) {
 	p.retracts = append(p.retracts, fn)
 }
 
-// SealWith seals the block in progress with txs, in this order, instead of everything that was
-// pre-confirmed. When txs are the pre-confirmed transactions in pre-confirmation order it is
+// SealWith seals the block in progress with its opening transactions (Attributes.Transactions)
+// followed by txs, in this order, instead of everything that was pre-confirmed. When txs are
+// the pre-confirmed transactions after the opening ones, in pre-confirmation order, it is
 // Seal. Otherwise the block is built again on the parent's state from the block's attributes:
 // the pre-confirmed state and receipts are discarded, a transaction that no longer applies
 // (for example a nonce left behind by a dropped one) is left out, and the retraction is
@@ -60,10 +61,13 @@ func (p *Preconf) SealWith(ctx context.Context, txs []*types.Transaction) (*type
 	if w == nil {
 		return nil, ErrNoBlock
 	}
-	if sameHashes(w.txs, txs) {
+	if sameHashes(w.txs[len(w.attrs.Transactions):], txs) {
 		return p.sealLocked(ctx)
 	}
-	fresh, err := openWork(ctx, p.chain, w.parent, w.attributes())
+	fresh, err := openWork(ctx, p.chain, w.parent, w.attrs)
+	if err == nil {
+		err = fresh.applyOpening(ctx)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
 	}
@@ -86,25 +90,6 @@ func (p *Preconf) SealWith(ctx context.Context, txs []*types.Transaction) (*type
 		return nil, fmt.Errorf("seal: %w", err)
 	}
 	return block, nil
-}
-
-// attributes returns the attributes the block in progress was opened with.
-func (w *work) attributes() Attributes {
-	h := w.header
-	attrs := Attributes{
-		ParentHash:   h.ParentHash,
-		Number:       h.Number.Uint64(),
-		Time:         h.Time,
-		GasLimit:     h.GasLimit,
-		FeeRecipient: h.Coinbase,
-		PrevRandao:   h.MixDigest,
-		ExtraData:    h.Extra,
-		BaseFee:      h.BaseFee,
-	}
-	if h.ParentBeaconRoot != nil {
-		attrs.ParentBeaconRoot = *h.ParentBeaconRoot
-	}
-	return attrs
 }
 
 func sameHashes(a, b []*types.Transaction) bool {

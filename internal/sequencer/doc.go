@@ -12,8 +12,13 @@
 // block, a fee cap below the base fee, too little balance for now) and then hands the pool the
 // new state (txpool.Pool.Reset), after each pre-confirmation and after opening each block.
 //
+// On an OP Stack chain (Config.L1) every block opens, in pre-confirmation 0, with the
+// L1-attributes deposit of the dev L1 origin and the user deposits Deposit queued
+// (dev_deposit), and transactions whose data-availability footprint no longer fits wait for a
+// later block, as op-geth's miner does (opstack.go).
+//
 // Concurrency: one mutex serialises the timer loop and the on-request calls; readers of the block
 // in progress go through preconf and never wait for it.
 //
-// Imports: preconf, txpool, chain and go-ethereum.
+// Imports: preconf, txpool, chain, oprollup and go-ethereum.
 package sequencer

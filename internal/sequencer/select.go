@@ -16,7 +16,8 @@ import (
 var ErrNotPreconfirmed = errors.New("transaction not pre-confirmed in the block in progress")
 
 // SealSelected seals the block in progress now with the pre-confirmed transactions listed, in
-// the listed order, and opens the next block. Pre-confirmed transactions not listed are
+// the listed order, and opens the next block. An OP Stack block's deposits open it and stay,
+// listed or not. Pre-confirmed transactions not listed are
 // dropped for good, and when the list differs from what was pre-confirmed, the pre-confirmed
 // logs the sealed block does not carry are retracted (preconf.SealWith). This is the dev
 // chain's way to exercise retraction (dev_seal with a transaction list); the timers always
@@ -39,7 +40,9 @@ func (s *Sequencer) SealSelected(ctx context.Context, hashes []common.Hash) (*ty
 			return nil, fmt.Errorf("transaction %s listed twice", h)
 		}
 		seen[h] = true
-		txs = append(txs, snap.Block.Transactions()[i])
+		if tx := snap.Block.Transactions()[i]; !tx.IsDepositTx() { // deposits open the block: always kept
+			txs = append(txs, tx)
+		}
 	}
 	block, err := s.preconf.SealWith(ctx, txs)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
@@ -29,6 +30,11 @@ type Config struct {
 	FeeRecipient common.Address
 	// ExtraData is written into every block header.
 	ExtraData []byte
+	// L1, when set, makes every block an OP Stack block built on this dev L1 (opstack.go):
+	// it opens with the L1-attributes deposit and the queued deposits, and FeeRecipient and
+	// ExtraData give way to the SequencerFeeVault and the EIP-1559 parameters. The chain must
+	// be an OP Stack chain.
+	L1 *oprollup.DevL1
 	// Now returns the wall clock; nil means time.Now. Block timestamps are its whole seconds,
 	// raised to parent+1 when blocks come faster than one per second.
 	Now func() time.Time
@@ -47,7 +53,8 @@ type Sequencer struct {
 	pool    *txpool.Pool
 	log     *slog.Logger
 
-	mu sync.Mutex // serialises building: opening, pre-confirming and sealing
+	mu       sync.Mutex   // serialises building: opening, pre-confirming and sealing
+	deposits depositQueue // guarded by mu (opstack.go)
 
 	stop chan struct{}
 	done chan struct{}
@@ -99,9 +106,16 @@ func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
 }
 
 // loop drives the timers. A block lasts BlockTime; pre-confirmations come every
-// PreconfInterval inside it, and the last one before sealing coincides with the seal.
+// PreconfInterval inside it, and the last one before sealing coincides with the seal. When the
+// block time is a whole number of intervals, one ticker drives both (tickLoop), so that the
+// first pre-confirmation of the next block comes one interval after the seal, not at the
+// same instant, waiting for it.
 func (s *Sequencer) loop() {
 	defer close(s.done)
+	if i, b := s.cfg.PreconfInterval, s.cfg.BlockTime; i > 0 && b > 0 && b%i == 0 {
+		s.tickLoop(int(b / i))
+		return
+	}
 	var preconfTick, sealTick <-chan time.Time
 	if s.cfg.PreconfInterval > 0 {
 		t := time.NewTicker(s.cfg.PreconfInterval)
@@ -113,26 +127,46 @@ func (s *Sequencer) loop() {
 		defer t.Stop()
 		sealTick = t.C
 	}
-	ctx := context.Background()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-preconfTick:
-			if _, err := s.Preconfirm(ctx); err != nil {
-				s.log.Error("pre-confirmation failed", "err", err)
-			}
+			s.tick(false)
 		case <-sealTick:
-			s.mu.Lock()
-			// Transactions that arrived since the last tick still make this block.
-			if _, err := s.preconfirmLocked(ctx); err != nil {
-				s.log.Error("pre-confirmation failed", "err", err)
-			}
-			if _, err := s.sealLocked(ctx); err != nil {
-				s.log.Error("sealing failed", "err", err)
-			}
-			s.mu.Unlock()
+			s.tick(true)
 		}
+	}
+}
+
+// tickLoop pre-confirms every PreconfInterval and seals on every perBlock-th tick.
+func (s *Sequencer) tickLoop(perBlock int) {
+	t := time.NewTicker(s.cfg.PreconfInterval)
+	defer t.Stop()
+	for n := 1; ; n++ {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.tick(n%perBlock == 0)
+		}
+	}
+}
+
+// tick builds the next pre-confirmation and, when seal is set, seals the block with it.
+func (s *Sequencer) tick(seal bool) {
+	ctx := context.Background()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Transactions that arrived since the last tick still make this block.
+	if _, err := s.preconfirmLocked(ctx); err != nil {
+		s.log.Error("pre-confirmation failed", "err", err)
+	}
+	if !seal {
+		return
+	}
+	if _, err := s.sealLocked(ctx); err != nil {
+		s.log.Error("sealing failed", "err", err)
 	}
 }
 
@@ -143,22 +177,28 @@ func (s *Sequencer) openLocked(ctx context.Context) error {
 		ts = head.Time + 1
 	}
 	attrs := preconf.NextAttributes(s.chain.Config(), head, ts, s.cfg.FeeRecipient, s.cfg.ExtraData)
+	var taken []queuedDeposit
+	if s.cfg.L1 != nil {
+		taken = s.opAttributes(&attrs, head)
+	}
 	snap, err := s.preconf.Open(ctx, attrs)
 	if err != nil {
+		s.putBack(taken)
 		return err
 	}
 	// The new block starts from the sealed state, which differs from the last pre-confirmed
 	// one when the seal left transactions out.
-	s.pool.Reset(poolView(snap))
+	s.pool.Reset(s.poolView(snap))
 	return nil
 }
 
 func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
+	start := time.Now()
 	block, err := s.preconf.Seal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()), "gasUsed", block.GasUsed())
+	s.log.Info("sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()), "gasUsed", block.GasUsed(), "took", time.Since(start).Round(time.Millisecond))
 	if err := s.openLocked(ctx); err != nil {
 		return block, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
 	}
@@ -216,7 +256,7 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 	// block in progress until its block is sealed.
 	s.pool.Remove(done...)
 	if err == nil {
-		s.pool.Reset(poolView(snap))
+		s.pool.Reset(s.poolView(snap))
 	}
 	return snap, err
 }
@@ -247,8 +287,8 @@ var permanentErrors = []error{
 }
 
 // poolView is the pool's view of the block in progress at snap.
-func poolView(snap *preconf.Snapshot) txpool.View {
-	return txpool.StateView(snap.Header(), snap.ReadState)
+func (s *Sequencer) poolView(snap *preconf.Snapshot) txpool.View {
+	return txpool.StateView(s.chain.Config(), snap.Header(), snap.ReadState)
 }
 
 // priceQueue orders senders by the effective tip of their next transaction (go-ethereum's

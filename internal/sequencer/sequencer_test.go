@@ -87,7 +87,7 @@ func (ts *testSeq) send(t *testing.T, txs ...*types.Transaction) {
 	}
 }
 
-func (ts *testSeq) view() txpool.View { return poolView(ts.pre.Current()) }
+func (ts *testSeq) view() txpool.View { return ts.poolView(ts.pre.Current()) }
 
 func (ts *testSeq) preconfirm(t *testing.T) *preconf.Snapshot {
 	t.Helper()

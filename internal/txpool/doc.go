@@ -44,6 +44,14 @@
 // count slots, not transactions (the same for transactions up to 32 KiB); and a transaction
 // whose fee cap is below the base fee of the block in progress is refused at once.
 //
+// # OP Stack chains
+//
+// As op-geth's pool: deposits (0x7e, which only L1 makes) and post-execution transactions
+// (0x7d) are refused, and blob transactions too on an OP Stack chain (opstack.go). A sender
+// must afford the transaction's rollup cost (the L1 data fee and the operator fee, from the
+// L1Block predeploy's storage in the View's state: View.RollupCost, which StateView sets on an
+// OP Stack chain) besides gas and value, on Add and again at every Reset.
+//
 // Concurrency: a *Pool is safe for concurrent use; one mutex guards its maps. Reset reads the
 // state without holding it.
 //

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
@@ -34,12 +35,17 @@ func (p *Pool) syncLocked(acct *account, now time.Time) {
 	}
 }
 
-// filterLocked drops acct's transactions that cost more than balance or need more gas than
-// the block has (go-ethereum's list.Filter); the executable ones after the first such
-// transaction are queued again.
-func (p *Pool) filterLocked(acct *account, balance *big.Int, gasLimit uint64) {
+// filterLocked drops acct's transactions that cost more than balance (with the rollup cost
+// of an OP Stack chain, rollupCost nil elsewhere) or need more gas than the block has
+// (go-ethereum's list.Filter, op-geth's with the rollup cost); the executable ones after the
+// first such transaction are queued again.
+func (p *Pool) filterLocked(acct *account, balance *big.Int, gasLimit uint64, rollupCost txpool.RollupCostFunc) {
 	costly := func(tx *types.Transaction) bool {
-		return tx.Gas() > gasLimit || tx.Cost().Cmp(balance) > 0
+		if tx.Gas() > gasLimit {
+			return true
+		}
+		cost, overflow := txpool.TotalTxCost(tx, rollupCost)
+		return overflow || cost.ToBig().Cmp(balance) > 0
 	}
 	if first := slices.IndexFunc(acct.pending, costly); first >= 0 {
 		p.demoteLocked(acct, first, time.Time{})

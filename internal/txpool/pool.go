@@ -195,6 +195,9 @@ func (p *Pool) Reset(view View) {
 	for i, addr := range addrs {
 		nonces[i], balances[i] = view.Nonce(addr), view.Balance(addr)
 	}
+	if view.RollupCost != nil {
+		view.RollupCost(primeTx) // reads the L1 fee parameters now, not under the lock
+	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -208,7 +211,7 @@ func (p *Pool) Reset(view View) {
 			continue
 		}
 		acct.nonce = nonces[i]
-		p.filterLocked(acct, balances[i].ToBig(), view.Header.GasLimit)
+		p.filterLocked(acct, balances[i].ToBig(), view.Header.GasLimit, view.RollupCost)
 		p.syncLocked(acct, now)
 	}
 	p.expireLocked(now, nil)

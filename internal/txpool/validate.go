@@ -15,6 +15,9 @@ import (
 // validate applies go-ethereum's pool rules (core/txpool/validation.go) and returns the sender
 // and its nonce in view's state.
 func (p *Pool) validate(tx *types.Transaction, view View) (common.Address, uint64, error) {
+	if err := checkType(p.config, tx); err != nil {
+		return common.Address{}, 0, err
+	}
 	head := view.Header
 	limit := uint64(MaxTxSize)
 	if tx.Type() == types.BlobTxType {
@@ -72,7 +75,11 @@ func (p *Pool) validate(tx *types.Transaction, view View) (common.Address, uint6
 	if tx.Nonce() < next {
 		return common.Address{}, 0, fmt.Errorf("%w: next nonce %v, tx nonce %v", core.ErrNonceTooLow, next, tx.Nonce())
 	}
-	balance, cost := view.Balance(from).ToBig(), tx.Cost()
+	total, overflow := txpool.TotalTxCost(tx, view.RollupCost)
+	if overflow {
+		return common.Address{}, 0, fmt.Errorf("%w: total tx cost overflow", core.ErrInsufficientFunds)
+	}
+	balance, cost := view.Balance(from).ToBig(), total.ToBig()
 	if balance.Cmp(cost) < 0 {
 		return common.Address{}, 0, fmt.Errorf("%w: balance %v, tx cost %v, overshot %v", core.ErrInsufficientFunds, balance, cost, new(big.Int).Sub(cost, balance))
 	}

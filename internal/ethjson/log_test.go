@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func jsonTestLogs() []*types.Log {
 func TestAppendLogJSON(t *testing.T) {
 	t.Parallel()
 	for i, l := range jsonTestLogs() {
-		got := appendLog([]byte("["), l)[1:]
+		got := AppendLog([]byte("["), l)[1:]
 		jsonCheck(t, "log", got, jsonMarshalRef(t, l))
 		jsonCheckKeyOrder(t, "log", got, []string{"address", "topics", "data", "blockNumber", "transactionHash", "transactionIndex", "blockHash", "blockTimestamp", "logIndex", "removed"})
 		if len(jsonObjectKeys(t, got)) != 10 {
@@ -54,10 +54,10 @@ func TestAppendLogsJSON(t *testing.T) {
 		{"nil entry", []*types.Log{nil, logs[1]}, jsonMarshalRef(t, []*types.Log{nil, logs[1]})},
 	}
 	for _, c := range cases {
-		jsonCheck(t, c.name, appendLogs(nil, c.in), c.want)
+		jsonCheck(t, c.name, AppendLogs(nil, c.in), c.want)
 	}
 	var decoded []*types.Log
-	if err := json.Unmarshal(appendLogs(nil, logs[1:]), &decoded); err != nil {
+	if err := json.Unmarshal(AppendLogs(nil, logs[1:]), &decoded); err != nil {
 		t.Fatalf("geth cannot decode the logs: %v", err)
 	}
 	if decoded[0].Index != 17 || !decoded[0].Removed || decoded[0].BlockTimestamp != 0x1a4 {
@@ -67,11 +67,11 @@ func TestAppendLogsJSON(t *testing.T) {
 
 func BenchmarkAppendLogJSON(b *testing.B) {
 	l := jsonTestLogs()[1]
-	buf := appendLog(nil, l)
+	buf := AppendLog(nil, l)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		buf = appendLog(buf[:0], l)
+		buf = AppendLog(buf[:0], l)
 	}
 	if len(buf) == 0 {
 		b.Fatal("empty output")

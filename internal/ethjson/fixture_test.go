@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 // This file builds real go-ethereum blocks, transactions and receipts for the JSON encoder
 // tests: one block per fork configuration from Frontier to Prague (plus the newest optional
@@ -15,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/trie"
 	"github.com/holiman/uint256"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // jsonTestKey and jsonAuthKey are fixed secp256k1 keys: the sender of every test transaction
@@ -87,7 +89,8 @@ func jsonForks(t testing.TB) []jsonFork {
 		}
 		forks = append(forks, buildJSONFork(t, name, jsonChainConfig(cfgName)))
 	}
-	return forks
+	// An OP Stack block (every fork through Jovian): deposits first, then the other types.
+	return append(forks, buildJSONFork(t, "op-jovian", oprollup.ChainConfig(1337)))
 }
 
 func buildJSONFork(t testing.TB, name string, cfg *params.ChainConfig) jsonFork {
@@ -122,12 +125,20 @@ func buildJSONFork(t testing.TB, name string, cfg *params.ChainConfig) jsonFork 
 	if cfg.IsPrague(number, blockTime) {
 		header.RequestsHash = &types.EmptyRequestsHash
 	}
+	if cfg.IsOptimism() {
+		header.Extra = oprollup.ExtraData(cfg, blockTime)
+		header.Coinbase = oprollup.SequencerFeeVault
+		*header.BlobGasUsed = 123_456 // the DA footprint
+	}
 	if name == "amsterdam" {
 		bal, slot := common.HexToHash("0x05"), uint64(0)
 		header.BlockAccessListHash, header.SlotNumber = &bal, &slot
 	}
 
 	txs := jsonTxs(t, cfg, number, blockTime)
+	if cfg.IsOptimism() {
+		txs = append(jsonDeposits(), txs...)
+	}
 	signer := types.MakeSigner(cfg, number, blockTime)
 	receipts := make(types.Receipts, len(txs))
 	var cumulative uint64
@@ -173,6 +184,14 @@ func buildJSONFork(t testing.TB, name string, cfg *params.ChainConfig) jsonFork 
 			l.BlockNumber, l.TxHash, l.TxIndex, l.BlockTimestamp, l.Index = number.Uint64(), tx.Hash(), uint(i), blockTime, logIndex
 			logIndex++
 		}
+		if tx.IsDepositTx() {
+			nonce := uint64(10 + i)
+			r.DepositNonce = &nonce
+			if i != 3 { // one deposit without a receipt version, as before Canyon
+				version := types.CanyonDepositReceiptVersion
+				r.DepositReceiptVersion = &version
+			}
+		}
 		r.Bloom = types.CreateBloom(r)
 		receipts[i] = r
 	}
@@ -180,6 +199,11 @@ func buildJSONFork(t testing.TB, name string, cfg *params.ChainConfig) jsonFork 
 	if !cfg.IsShanghai(number, blockTime) {
 		uncle := &types.Header{Number: big.NewInt(1233), Difficulty: big.NewInt(1), Extra: []byte("uncle")}
 		body.Uncles = []*types.Header{uncle}
+	} else if cfg.IsOptimism() {
+		// Isthmus: no withdrawals; the root is L2ToL1MessagePasser's storage root.
+		body.Withdrawals = types.Withdrawals{}
+		root := common.HexToHash("0x06")
+		header.WithdrawalsHash = &root
 	} else {
 		body.Withdrawals = types.Withdrawals{
 			{Index: 0, Validator: 7, Address: common.HexToAddress("0xdd"), Amount: 0},
@@ -187,6 +211,13 @@ func buildJSONFork(t testing.TB, name string, cfg *params.ChainConfig) jsonFork 
 		}
 	}
 	block := types.NewBlock(header, body, receipts, trie.NewStackTrie(nil), cfg)
+	if cfg.IsOptimism() {
+		// What the chain database gives back: op-geth derives the receipts' fields, the L1
+		// fee fields included.
+		if err := receipts.DeriveFields(cfg, block.Hash(), number.Uint64(), blockTime, header.BaseFee, nil, txs); err != nil {
+			t.Fatalf("derive OP receipts: %v", err)
+		}
+	}
 	for _, r := range receipts {
 		r.BlockHash = block.Hash()
 		for _, l := range r.Logs {
@@ -241,7 +272,7 @@ func jsonTxs(t testing.TB, cfg *params.ChainConfig, number *big.Int, blockTime u
 			sign(signer, &types.DynamicFeeTx{ChainID: cfg.ChainID, Nonce: next(), GasTipCap: big.NewInt(3_000_000_000), GasFeeCap: big.NewInt(3_500_000_000), Gas: 80_000, Data: []byte{0x60, 0x00}, AccessList: accessList[:1]}),
 		)
 	}
-	if cfg.IsCancun(number, blockTime) {
+	if cfg.IsCancun(number, blockTime) && !cfg.IsOptimism() { // no blobs on OP Stack chains
 		txs = append(txs,
 			sign(signer, &types.BlobTx{ChainID: chainID, Nonce: next(), GasTipCap: uint256.NewInt(1), GasFeeCap: uint256.NewInt(9_000_000_000), Gas: 100_000, To: to, Value: uint256.NewInt(3),
 				Data: []byte("blob"), BlobFeeCap: uint256.NewInt(131072), AccessList: accessList[:1],
@@ -263,4 +294,20 @@ func jsonTxs(t testing.TB, cfg *params.ChainConfig, number *big.Int, blockTime u
 		)
 	}
 	return txs
+}
+
+// jsonDeposits returns the deposits an OP Stack block opens with: the L1-attributes deposit
+// (with a non-zero operator fee, so receipts carry its fields), a user deposit that mints and
+// transfers, a creation without mint and a system deposit.
+func jsonDeposits() types.Transactions {
+	info := &oprollup.L1Info{
+		Number: 21_000_000, Time: 1_700_000_000 - 24, BaseFee: big.NewInt(2_000_000_000), BlobBaseFee: big.NewInt(3),
+		Hash: common.HexToHash("0x11"), SequenceNumber: 2, BaseFeeScalar: oprollup.BaseFeeScalar, BlobBaseFeeScalar: oprollup.BlobBaseFeeScalar,
+		OperatorFeeScalar: 5, OperatorFeeConstant: 1000, DAFootprintGasScalar: oprollup.DAFootprintGasScalar,
+	}
+	to := common.HexToAddress("0x7DCD17433742F4C0CA53122AB541D0BA67FC27DF")
+	user := &oprollup.Deposit{From: common.HexToAddress("0x2222"), To: &to, Mint: big.NewInt(1e18), Value: big.NewInt(5e17), Gas: 100_000, Data: []byte{1}}
+	creation := &oprollup.Deposit{From: common.HexToAddress("0x3333"), Gas: 200_000, Data: []byte{0x60, 0x00}}
+	system := types.NewTx(&types.DepositTx{SourceHash: common.HexToHash("0x44"), From: oprollup.DepositorAccount, To: &to, Value: new(big.Int), Gas: 50_000, IsSystemTransaction: true})
+	return types.Transactions{info.DepositTx(), user.Tx(oprollup.DevDepositSourceHash(1234, 0)), creation.Tx(oprollup.DevDepositSourceHash(1234, 1)), system}
 }

@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 // This file encodes transactions the way go-ethereum's newRPCTransaction fills and
 // encoding/json marshals its RPCTransaction struct: keys in struct field order, location
@@ -14,132 +14,139 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 )
 
-// txLocation says where a transaction sits. For a sealed block all fields are set. For a
-// pre-confirmed transaction (block in progress) blockHash is nil: the transaction JSON has
+// TxLocation says where a transaction sits. For a sealed block all fields are set. For a
+// pre-confirmed transaction (block in progress) BlockHash is nil: the transaction JSON has
 // "blockHash": null while blockNumber, blockTimestamp and transactionIndex are set
-// (decisions.md). A transaction not in any block (a pool transaction) has located == false:
+// (decisions.md). A transaction not in any block (a pool transaction) has Located == false:
 // blockHash, blockNumber, blockTimestamp and transactionIndex are all null, like geth's pending
-// transactions; its blockNumber, blockTime and index are then ignored.
-type txLocation struct {
-	located     bool
-	blockHash   *common.Hash // nil → JSON null
-	blockNumber uint64
-	blockTime   uint64
-	index       uint64
-	// baseFee is the block's base fee (nil before London). For a located transaction with a
+// transactions; its BlockNumber, BlockTime and Index are then ignored.
+type TxLocation struct {
+	Located     bool
+	BlockHash   *common.Hash // nil → JSON null
+	BlockNumber uint64
+	BlockTime   uint64
+	Index       uint64
+	// BaseFee is the block's base fee (nil before London). For a located transaction with a
 	// base fee, the gasPrice of fee-market transactions (types 2, 3, 4) is the effective gas
 	// price min(maxPriorityFeePerGas + baseFee, maxFeePerGas); otherwise it is maxFeePerGas,
 	// as geth prints pending transactions.
-	baseFee *big.Int
-	// sender, when set, is written as "from" instead of the sender recovered from the
+	BaseFee *big.Int
+	// Sender, when set, is written as "from" instead of the sender recovered from the
 	// signature: eth_simulateV1's transactions are unsigned.
-	sender *common.Address
+	Sender *common.Address
+	// Receipt is the transaction's receipt, needed for a deposit only: its "nonce" is the
+	// receipt's depositNonce and its "depositReceiptVersion" the receipt's (op-geth). Without
+	// it a deposit's nonce is 0 and the version is omitted.
+	Receipt *types.Receipt
 }
 
-// appendTransaction appends tx as go-ethereum's newRPCTransaction marshals it, at location loc.
+// AppendTransaction appends tx as go-ethereum's newRPCTransaction marshals it, at location loc.
 // The sender of a located transaction is recovered with types.MakeSigner(config, number,
 // time), as geth does; a transaction outside any block uses types.LatestSigner(config), which
 // recovers the same sender for every transaction the head's rules admit (geth uses the head's
 // MakeSigner). types.Sender caches the sender in tx, so repeated calls are cheap when the same
 // signer was used before. An unrecoverable sender is written as the zero address, as in geth.
-func appendTransaction(dst []byte, tx *types.Transaction, loc txLocation, config *params.ChainConfig) []byte {
+func AppendTransaction(dst []byte, tx *types.Transaction, loc TxLocation, config *params.ChainConfig) []byte {
 	var signer types.Signer
-	if loc.located {
-		signer = types.MakeSigner(config, new(big.Int).SetUint64(loc.blockNumber), loc.blockTime)
+	if loc.Located {
+		signer = types.MakeSigner(config, new(big.Int).SetUint64(loc.BlockNumber), loc.BlockTime)
 	} else {
 		signer = types.LatestSigner(config)
 	}
 	return appendTransactionSigner(dst, tx, loc, signer)
 }
 
-// appendTransactionSigner is appendTransaction with the signer chosen by the caller.
-func appendTransactionSigner(dst []byte, tx *types.Transaction, loc txLocation, signer types.Signer) []byte {
+// appendTransactionSigner is AppendTransaction with the signer chosen by the caller.
+func appendTransactionSigner(dst []byte, tx *types.Transaction, loc TxLocation, signer types.Signer) []byte {
 	var from common.Address
-	if loc.sender != nil {
-		from = *loc.sender
+	if loc.Sender != nil {
+		from = *loc.Sender
 	} else {
 		from, _ = types.Sender(signer, tx)
 	}
 	txType := tx.Type()
 
 	dst = append(dst, `{"blockHash":`...)
-	if loc.located {
-		dst = appendHashPtr(dst, loc.blockHash)
+	if loc.Located {
+		dst = appendHashPtr(dst, loc.BlockHash)
 		dst = append(dst, `,"blockNumber":`...)
-		dst = appendQuantity(dst, loc.blockNumber)
+		dst = AppendQuantity(dst, loc.BlockNumber)
 		dst = append(dst, `,"blockTimestamp":`...)
-		dst = appendQuantity(dst, loc.blockTime)
+		dst = AppendQuantity(dst, loc.BlockTime)
 	} else {
 		dst = append(dst, `null,"blockNumber":null,"blockTimestamp":null`...)
 	}
 	dst = append(dst, `,"from":`...)
-	dst = appendAddress(dst, from)
+	dst = AppendAddress(dst, from)
 	dst = append(dst, `,"gas":`...)
-	dst = appendQuantity(dst, tx.Gas())
+	dst = AppendQuantity(dst, tx.Gas())
 	dst = appendTxFees(dst, tx, txType, loc)
 	dst = append(dst, `,"hash":`...)
-	dst = appendHash(dst, tx.Hash())
+	dst = AppendHash(dst, tx.Hash())
 	dst = append(dst, `,"input":`...)
-	dst = appendHexBytes(dst, tx.Data())
+	dst = AppendHexBytes(dst, tx.Data())
 	dst = append(dst, `,"nonce":`...)
-	dst = appendQuantity(dst, tx.Nonce())
+	dst = AppendQuantity(dst, txNonce(tx, loc.Receipt))
 	dst = append(dst, `,"to":`...)
 	dst = appendAddressPtr(dst, tx.To())
 	dst = append(dst, `,"transactionIndex":`...)
-	if loc.located {
-		dst = appendQuantity(dst, loc.index)
+	if loc.Located {
+		dst = AppendQuantity(dst, loc.Index)
 	} else {
-		dst = append(dst, jsonNull...)
+		dst = append(dst, Null...)
 	}
 	dst = append(dst, `,"value":`...)
-	dst = appendBig(dst, tx.Value())
+	dst = AppendBig(dst, tx.Value())
 	dst = append(dst, `,"type":`...)
-	dst = appendQuantity(dst, uint64(txType))
+	dst = AppendQuantity(dst, uint64(txType))
 	dst = appendTxTypeFields(dst, tx, txType)
-	return appendTxSignature(dst, tx, txType)
+	dst = appendTxSignature(dst, tx, txType)
+	if txType == types.DepositTxType {
+		dst = appendDepositFields(dst, tx, loc.Receipt)
+	}
+	return append(dst, '}')
 }
 
 // appendTxFees appends gasPrice and, per type, maxFeePerGas, maxPriorityFeePerGas and
 // maxFeePerBlobGas. For fee-market types gasPrice is the effective price when the
-// transaction is located in a block with a base fee, else maxFeePerGas (see txLocation).
-func appendTxFees(dst []byte, tx *types.Transaction, txType uint8, loc txLocation) []byte {
+// transaction is located in a block with a base fee, else maxFeePerGas (see TxLocation).
+func appendTxFees(dst []byte, tx *types.Transaction, txType uint8, loc TxLocation) []byte {
 	dst = append(dst, `,"gasPrice":`...)
 	if txType != types.DynamicFeeTxType && txType != types.BlobTxType && txType != types.SetCodeTxType {
-		return appendBig(dst, tx.GasPrice())
+		return AppendBig(dst, tx.GasPrice())
 	}
 	// The accessors copy; fetch each value once.
 	feeCap, tipCap := tx.GasFeeCap(), tx.GasTipCap()
-	if loc.located && loc.baseFee != nil {
-		dst = appendBig(dst, minTipPlusBase(tipCap, feeCap, loc.baseFee))
+	if loc.Located && loc.BaseFee != nil {
+		dst = AppendBig(dst, minTipPlusBase(tipCap, feeCap, loc.BaseFee))
 	} else {
-		dst = appendBig(dst, feeCap)
+		dst = AppendBig(dst, feeCap)
 	}
 	dst = append(dst, `,"maxFeePerGas":`...)
-	dst = appendBig(dst, feeCap)
+	dst = AppendBig(dst, feeCap)
 	dst = append(dst, `,"maxPriorityFeePerGas":`...)
-	dst = appendBig(dst, tipCap)
+	dst = AppendBig(dst, tipCap)
 	if txType == types.BlobTxType {
 		dst = append(dst, `,"maxFeePerBlobGas":`...)
-		dst = appendBig(dst, tx.BlobGasFeeCap())
+		dst = AppendBig(dst, tx.BlobGasFeeCap())
 	}
 	return dst
 }
 
-// appendTxSignature appends v, r, s and, for the typed transactions geth knows, yParity,
-// then closes the object.
+// appendTxSignature appends v, r, s and, for the typed transactions geth knows, yParity.
 func appendTxSignature(dst []byte, tx *types.Transaction, txType uint8) []byte {
 	v, r, s := tx.RawSignatureValues()
 	dst = append(dst, `,"v":`...)
-	dst = appendBig(dst, v)
+	dst = AppendBig(dst, v)
 	dst = append(dst, `,"r":`...)
-	dst = appendBig(dst, r)
+	dst = AppendBig(dst, r)
 	dst = append(dst, `,"s":`...)
-	dst = appendBig(dst, s)
+	dst = AppendBig(dst, s)
 	if txType >= types.AccessListTxType && txType <= types.SetCodeTxType {
 		dst = append(dst, `,"yParity":`...)
-		dst = appendQuantity(dst, txYParity(v))
+		dst = AppendQuantity(dst, txYParity(v))
 	}
-	return append(dst, '}')
+	return dst
 }
 
 // appendTxTypeFields appends accessList, chainId, blobVersionedHashes and authorizationList as
@@ -151,7 +158,7 @@ func appendTxTypeFields(dst []byte, tx *types.Transaction, txType uint8) []byte 
 	case types.LegacyTxType:
 		if id := tx.ChainId(); id.Sign() != 0 {
 			dst = append(dst, `,"chainId":`...)
-			dst = appendBig(dst, id)
+			dst = AppendBig(dst, id)
 		}
 		return dst
 	case types.AccessListTxType, types.DynamicFeeTxType, types.BlobTxType, types.SetCodeTxType:
@@ -159,9 +166,9 @@ func appendTxTypeFields(dst []byte, tx *types.Transaction, txType uint8) []byte 
 		return dst
 	}
 	dst = append(dst, `,"accessList":`...)
-	dst = appendAccessList(dst, tx.AccessList())
+	dst = AppendAccessList(dst, tx.AccessList())
 	dst = append(dst, `,"chainId":`...)
-	dst = appendBig(dst, tx.ChainId())
+	dst = AppendBig(dst, tx.ChainId())
 	if hs := tx.BlobHashes(); txType == types.BlobTxType && len(hs) > 0 {
 		dst = append(dst, `,"blobVersionedHashes":`...)
 		dst = appendHashes(dst, hs)
@@ -194,9 +201,9 @@ func minTipPlusBase(tipCap, feeCap, baseFee *big.Int) *big.Int {
 
 // appendAccessList appends al as a JSON array of types.AccessTuple objects; a nil list is
 // null, as geth marshals a pointer to a nil types.AccessList.
-func appendAccessList(dst []byte, al types.AccessList) []byte {
+func AppendAccessList(dst []byte, al types.AccessList) []byte {
 	if al == nil {
-		return append(dst, jsonNull...)
+		return append(dst, Null...)
 	}
 	dst = append(dst, '[')
 	for i := range al {
@@ -204,7 +211,7 @@ func appendAccessList(dst []byte, al types.AccessList) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"address":`...)
-		dst = appendAddress(dst, al[i].Address)
+		dst = AppendAddress(dst, al[i].Address)
 		dst = append(dst, `,"storageKeys":`...)
 		dst = appendHashes(dst, al[i].StorageKeys)
 		dst = append(dst, '}')
@@ -221,17 +228,17 @@ func appendAuthorizations(dst []byte, auths []types.SetCodeAuthorization) []byte
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"chainId":`...)
-		dst = appendU256(dst, &a.ChainID)
+		dst = AppendU256(dst, &a.ChainID)
 		dst = append(dst, `,"address":`...)
-		dst = appendAddress(dst, a.Address)
+		dst = AppendAddress(dst, a.Address)
 		dst = append(dst, `,"nonce":`...)
-		dst = appendQuantity(dst, a.Nonce)
+		dst = AppendQuantity(dst, a.Nonce)
 		dst = append(dst, `,"yParity":`...)
-		dst = appendQuantity(dst, uint64(a.V))
+		dst = AppendQuantity(dst, uint64(a.V))
 		dst = append(dst, `,"r":`...)
-		dst = appendU256(dst, &a.R)
+		dst = AppendU256(dst, &a.R)
 		dst = append(dst, `,"s":`...)
-		dst = appendU256(dst, &a.S)
+		dst = AppendU256(dst, &a.S)
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')

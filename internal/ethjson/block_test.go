@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ func TestAppendHeaderJSON(t *testing.T) {
 	for _, f := range jsonForks(t) {
 		t.Run(f.name, func(t *testing.T) {
 			h := f.block.Header()
-			got := appendHeader([]byte("prefix"), h)[len("prefix"):]
+			got := AppendHeader([]byte("prefix"), h)[len("prefix"):]
 			jsonCheck(t, "header", got, jsonMarshalRef(t, refMarshalHeader(h)))
 			jsonCheckSortedKeys(t, "header", got)
 		})
@@ -43,10 +43,11 @@ func TestAppendHeaderForkFieldsJSON(t *testing.T) {
 		"cancun":    {"baseFeePerGas", "withdrawalsRoot", "blobGasUsed", "excessBlobGas", "parentBeaconBlockRoot"},
 		"prague":    {"baseFeePerGas", "withdrawalsRoot", "blobGasUsed", "excessBlobGas", "parentBeaconBlockRoot", "requestsHash"},
 		"amsterdam": optional,
+		"op-jovian": {"baseFeePerGas", "withdrawalsRoot", "blobGasUsed", "excessBlobGas", "parentBeaconBlockRoot", "requestsHash"},
 	}
 	for _, f := range jsonForks(t) {
 		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(appendHeader(nil, f.block.Header()), &obj); err != nil {
+		if err := json.Unmarshal(AppendHeader(nil, f.block.Header()), &obj); err != nil {
 			t.Fatalf("%s: %v", f.name, err)
 		}
 		wantSet := map[string]bool{}
@@ -69,21 +70,26 @@ func TestAppendBlockJSON(t *testing.T) {
 	partial := common.HexToHash("0xfeedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedface")
 	variants := []struct {
 		name string
-		opts blockJSONOptions
+		opts BlockOptions
 	}{
-		{"sealed", blockJSONOptions{}},
-		{"hash override", blockJSONOptions{hash: &partial}},
-		{"in progress", blockJSONOptions{hash: &partial, inProgress: true}},
+		{"sealed", BlockOptions{}},
+		{"hash override", BlockOptions{Hash: &partial}},
+		{"in progress", BlockOptions{Hash: &partial, InProgress: true}},
+		{"with receipts", BlockOptions{Receipts: types.Receipts{}}}, // filled per fork below
 	}
 	for _, f := range jsonForks(t) {
 		for _, v := range variants {
 			for _, fullTx := range []bool{false, true} {
 				t.Run(fmt.Sprintf("fork=%s/%s/fullTx=%v", f.name, v.name, fullTx), func(t *testing.T) {
-					got := appendBlock(nil, f.block, fullTx, f.config, v.opts)
-					want := jsonMarshalRef(t, refMarshalBlock(f.block, fullTx, f.config, v.opts.hash, v.opts.inProgress))
+					opts := v.opts
+					if opts.Receipts != nil {
+						opts.Receipts = f.receipts
+					}
+					got := AppendBlock(nil, f.block, fullTx, f.config, opts)
+					want := jsonMarshalRef(t, refMarshalBlock(f.block, fullTx, f.config, opts.Hash, opts.InProgress, opts.Receipts))
 					jsonCheck(t, "block", got, want)
 					jsonCheckSortedKeys(t, "block", got)
-					jsonCheckBlockShape(t, got, f.block, fullTx, v.opts)
+					jsonCheckBlockShape(t, got, f.block, fullTx, opts)
 				})
 			}
 		}
@@ -92,7 +98,7 @@ func TestAppendBlockJSON(t *testing.T) {
 
 // jsonCheckBlockShape checks a block's JSON against rules stated independently of the reference
 // copy: mandatory keys, hash, transaction list shape and location of full transactions.
-func jsonCheckBlockShape(t *testing.T, got []byte, block *types.Block, fullTx bool, opts blockJSONOptions) {
+func jsonCheckBlockShape(t *testing.T, got []byte, block *types.Block, fullTx bool, opts BlockOptions) {
 	t.Helper()
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(got, &obj); err != nil {
@@ -104,8 +110,8 @@ func jsonCheckBlockShape(t *testing.T, got []byte, block *types.Block, fullTx bo
 		}
 	}
 	wantHash := block.Hash()
-	if opts.hash != nil {
-		wantHash = *opts.hash
+	if opts.Hash != nil {
+		wantHash = *opts.Hash
 	}
 	if string(obj["hash"]) != `"`+wantHash.Hex()+`"` {
 		t.Errorf("hash = %s, want %s", obj["hash"], wantHash.Hex())
@@ -133,9 +139,9 @@ func jsonCheckBlockShape(t *testing.T, got []byte, block *types.Block, fullTx bo
 			t.Fatal(err)
 		}
 		switch {
-		case opts.inProgress && tx.BlockHash != nil:
+		case opts.InProgress && tx.BlockHash != nil:
 			t.Errorf("transactions[%d].blockHash = %v, want null in a block in progress", i, tx.BlockHash)
-		case !opts.inProgress && (tx.BlockHash == nil || *tx.BlockHash != wantHash):
+		case !opts.InProgress && (tx.BlockHash == nil || *tx.BlockHash != wantHash):
 			t.Errorf("transactions[%d].blockHash = %v, want %v", i, tx.BlockHash, wantHash)
 		}
 		if tx.TransactionIndex == nil || *tx.TransactionIndex != fmt.Sprintf("%#x", i) {
@@ -149,8 +155,8 @@ func TestAppendBlockEmptyJSON(t *testing.T) {
 	cfg := jsonChainConfig("prague")
 	block := types.NewBlock(&types.Header{Number: nil, Difficulty: nil}, nil, nil, nil, cfg)
 	for _, fullTx := range []bool{false, true} {
-		got := appendBlock(nil, block, fullTx, cfg, blockJSONOptions{})
-		jsonCheck(t, "empty block", got, jsonMarshalRef(t, refMarshalBlock(block, fullTx, cfg, nil, false)))
+		got := AppendBlock(nil, block, fullTx, cfg, BlockOptions{})
+		jsonCheck(t, "empty block", got, jsonMarshalRef(t, refMarshalBlock(block, fullTx, cfg, nil, false, nil)))
 	}
 }
 
@@ -166,11 +172,11 @@ func BenchmarkAppendBlockJSON(b *testing.B) {
 		block := f.block.WithBody(types.Body{Transactions: txs[:n], Withdrawals: f.block.Withdrawals()})
 		for _, fullTx := range []bool{false, true} {
 			b.Run(fmt.Sprintf("txs=%d/fullTx=%v", n, fullTx), func(b *testing.B) {
-				buf := appendBlock(nil, block, fullTx, cfg, blockJSONOptions{}) // warm caches
+				buf := AppendBlock(nil, block, fullTx, cfg, BlockOptions{}) // warm caches
 				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
-					buf = appendBlock(buf[:0], block, fullTx, cfg, blockJSONOptions{})
+					buf = AppendBlock(buf[:0], block, fullTx, cfg, BlockOptions{})
 				}
 				if len(buf) == 0 || buf[len(buf)-1] != '}' {
 					b.Fatal("bad output")

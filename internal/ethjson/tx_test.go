@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 import (
 	"encoding/json"
@@ -16,6 +16,9 @@ import (
 var jsonWantTxKeys = map[uint8][]string{
 	types.LegacyTxType:     {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "v", "r", "s"},
 	types.AccessListTxType: {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "accessList", "chainId", "v", "r", "s", "yParity"},
+	// Deposits always carry mint and isSystemTx (decisions.md); depositReceiptVersion comes
+	// from the receipt (jsonCheckTxKeys adds it).
+	types.DepositTxType:    {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "v", "r", "s", "sourceHash", "mint", "isSystemTx"},
 	types.DynamicFeeTxType: {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "accessList", "chainId", "v", "r", "s", "yParity"},
 	types.BlobTxType:       {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas", "maxFeePerBlobGas", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "accessList", "chainId", "blobVersionedHashes", "v", "r", "s", "yParity"},
 	types.SetCodeTxType:    {"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas", "hash", "input", "nonce", "to", "transactionIndex", "value", "type", "accessList", "chainId", "authorizationList", "v", "r", "s", "yParity"},
@@ -27,24 +30,25 @@ func TestAppendTransactionJSON(t *testing.T) {
 		block := f.block
 		hash := block.Hash()
 		for i, tx := range block.Transactions() {
-			located := txLocation{located: true, blockHash: &hash, blockNumber: block.NumberU64(), blockTime: block.Time(), index: uint64(i), baseFee: block.BaseFee()}
+			receipt := f.receipts[i]
+			located := TxLocation{Located: true, BlockHash: &hash, BlockNumber: block.NumberU64(), BlockTime: block.Time(), Index: uint64(i), BaseFee: block.BaseFee(), Receipt: receipt}
 			preconfirmed := located
-			preconfirmed.blockHash = nil
+			preconfirmed.BlockHash = nil
 			cases := []struct {
 				name string
-				loc  txLocation
+				loc  TxLocation
 				want *refRPCTransaction
 			}{
-				{"sealed", located, refNewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), f.config)},
+				{"sealed", located, refNewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), f.config, receipt)},
 				// A pool transaction: geth's NewRPCPendingTransaction passes the zero hash.
-				{"pool", txLocation{baseFee: block.BaseFee()}, refNewRPCTransaction(tx, common.Hash{}, block.NumberU64(), block.Time(), 0, block.BaseFee(), f.config)},
-				{"preconfirmed", preconfirmed, jsonWithoutBlockHash(refNewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), f.config))},
+				{"pool", TxLocation{BaseFee: block.BaseFee()}, refNewRPCTransaction(tx, common.Hash{}, block.NumberU64(), block.Time(), 0, block.BaseFee(), f.config, nil)},
+				{"preconfirmed", preconfirmed, jsonWithoutBlockHash(refNewRPCTransaction(tx, hash, block.NumberU64(), block.Time(), uint64(i), block.BaseFee(), f.config, receipt))},
 			}
 			for _, c := range cases {
 				t.Run(fmt.Sprintf("fork=%s/tx=%d/type=%d/%s", f.name, i, tx.Type(), c.name), func(t *testing.T) {
-					got := appendTransaction([]byte("[1,"), tx, c.loc, f.config)[3:]
+					got := AppendTransaction([]byte("[1,"), tx, c.loc, f.config)[3:]
 					jsonCheck(t, "transaction", got, jsonMarshalRef(t, c.want))
-					jsonCheckTxKeys(t, got, tx)
+					jsonCheckTxKeys(t, got, tx, c.loc.Receipt)
 					jsonCheckTxLocation(t, got, c.loc)
 				})
 			}
@@ -58,11 +62,14 @@ func jsonWithoutBlockHash(tx *refRPCTransaction) *refRPCTransaction {
 }
 
 // jsonCheckTxKeys compares the keys of a transaction's JSON with jsonWantTxKeys.
-func jsonCheckTxKeys(t *testing.T, got []byte, tx *types.Transaction) {
+func jsonCheckTxKeys(t *testing.T, got []byte, tx *types.Transaction, receipt *types.Receipt) {
 	t.Helper()
 	want := jsonWantTxKeys[tx.Type()]
 	if tx.Type() == types.LegacyTxType && tx.Protected() {
 		want = slices.Insert(slices.Clone(want), slices.Index(want, "type")+1, "chainId")
+	}
+	if tx.Type() == types.DepositTxType && receipt != nil && receipt.DepositReceiptVersion != nil {
+		want = append(slices.Clone(want), "depositReceiptVersion")
 	}
 	if keys := jsonObjectKeys(t, got); !slices.Equal(keys, want) {
 		t.Errorf("keys\n got %v\nwant %v", keys, want)
@@ -70,7 +77,7 @@ func jsonCheckTxKeys(t *testing.T, got []byte, tx *types.Transaction) {
 }
 
 // jsonCheckTxLocation checks the location fields and the fee-market gasPrice rule.
-func jsonCheckTxLocation(t *testing.T, got []byte, loc txLocation) {
+func jsonCheckTxLocation(t *testing.T, got []byte, loc TxLocation) {
 	t.Helper()
 	var tx struct {
 		BlockHash, BlockNumber, BlockTimestamp, TransactionIndex json.RawMessage
@@ -80,7 +87,7 @@ func jsonCheckTxLocation(t *testing.T, got []byte, loc txLocation) {
 		t.Fatal(err)
 	}
 	null := json.RawMessage("null")
-	if !loc.located {
+	if !loc.Located {
 		for _, v := range []json.RawMessage{tx.BlockHash, tx.BlockNumber, tx.BlockTimestamp, tx.TransactionIndex} {
 			if string(v) != string(null) {
 				t.Errorf("unlocated transaction has location field %s", v)
@@ -91,13 +98,13 @@ func jsonCheckTxLocation(t *testing.T, got []byte, loc txLocation) {
 		}
 		return
 	}
-	if (loc.blockHash == nil) != (string(tx.BlockHash) == "null") {
-		t.Errorf("blockHash = %s, location hash %v", tx.BlockHash, loc.blockHash)
+	if (loc.BlockHash == nil) != (string(tx.BlockHash) == "null") {
+		t.Errorf("blockHash = %s, location hash %v", tx.BlockHash, loc.BlockHash)
 	}
-	if want := fmt.Sprintf(`"%#x"`, loc.blockNumber); string(tx.BlockNumber) != want {
+	if want := fmt.Sprintf(`"%#x"`, loc.BlockNumber); string(tx.BlockNumber) != want {
 		t.Errorf("blockNumber = %s, want %s", tx.BlockNumber, want)
 	}
-	if want := fmt.Sprintf(`"%#x"`, loc.index); string(tx.TransactionIndex) != want {
+	if want := fmt.Sprintf(`"%#x"`, loc.Index); string(tx.TransactionIndex) != want {
 		t.Errorf("transactionIndex = %s, want %s", tx.TransactionIndex, want)
 	}
 }
@@ -112,9 +119,9 @@ func TestAppendTransactionEffectiveGasPriceJSON(t *testing.T) {
 		if tx.Type() != types.DynamicFeeTxType {
 			continue
 		}
-		loc := txLocation{located: true, blockHash: &hash, blockNumber: 1234, index: uint64(i), baseFee: f.block.BaseFee()}
+		loc := TxLocation{Located: true, BlockHash: &hash, BlockNumber: 1234, Index: uint64(i), BaseFee: f.block.BaseFee()}
 		var got struct{ GasPrice string }
-		if err := json.Unmarshal(appendTransaction(nil, tx, loc, f.config), &got); err != nil {
+		if err := json.Unmarshal(AppendTransaction(nil, tx, loc, f.config), &got); err != nil {
 			t.Fatal(err)
 		}
 		// Base fee 1_000_000_007: tip 2 under cap 5e9 → 1_000_000_009; tip 3e9 over cap 3.5e9 → cap.
@@ -139,13 +146,13 @@ func BenchmarkAppendTransactionJSON(b *testing.B) {
 			continue
 		}
 		seen[tx.Type()] = true
-		loc := txLocation{located: true, blockHash: &hash, blockNumber: f.block.NumberU64(), blockTime: f.block.Time(), index: uint64(i), baseFee: f.block.BaseFee()}
+		loc := TxLocation{Located: true, BlockHash: &hash, BlockNumber: f.block.NumberU64(), BlockTime: f.block.Time(), Index: uint64(i), BaseFee: f.block.BaseFee()}
 		b.Run(fmt.Sprintf("type=%d", tx.Type()), func(b *testing.B) {
-			buf := appendTransaction(nil, tx, loc, f.config)
+			buf := AppendTransaction(nil, tx, loc, f.config)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				buf = appendTransaction(buf[:0], tx, loc, f.config)
+				buf = AppendTransaction(buf[:0], tx, loc, f.config)
 			}
 			if len(buf) == 0 {
 				b.Fatal("empty output")

@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 import (
 	"encoding/json"
@@ -26,8 +26,8 @@ func TestAppendQuantityJSON(t *testing.T) {
 		{math.MaxUint64, `"0xffffffffffffffff"`},
 	}
 	for _, c := range cases {
-		if got := string(appendQuantity(nil, c.in)); got != c.want {
-			t.Errorf("appendQuantity(%#x) = %s, want %s", c.in, got, c.want)
+		if got := string(AppendQuantity(nil, c.in)); got != c.want {
+			t.Errorf("AppendQuantity(%#x) = %s, want %s", c.in, got, c.want)
 		}
 		if ref := string(jsonMarshalRef(t, hexutil.Uint64(c.in))); ref != c.want {
 			t.Errorf("hexutil.Uint64(%#x) = %s, table says %s", c.in, ref, c.want)
@@ -52,10 +52,10 @@ func TestAppendBigJSON(t *testing.T) {
 		{"over 256 bits", huge, `"0x1000000000000000000000000000000000000000000000000000000000000000001"`},
 	}
 	for _, c := range cases {
-		got := string(appendBig(nil, c.in))
+		got := string(AppendBig(nil, c.in))
 		ref := string(jsonMarshalRef(t, (*hexutil.Big)(c.in)))
 		if got != c.want || ref != c.want {
-			t.Errorf("%s: appendBig = %s, hexutil.Big = %s, want %s", c.name, got, ref, c.want)
+			t.Errorf("%s: AppendBig = %s, hexutil.Big = %s, want %s", c.name, got, ref, c.want)
 		}
 	}
 }
@@ -69,23 +69,23 @@ func TestAppendHexValuesJSON(t *testing.T) {
 		got  []byte
 		ref  any
 	}{
-		{"bytes nil", appendHexBytes(nil, nil), hexutil.Bytes(nil)},
-		{"bytes empty", appendHexBytes(nil, []byte{}), hexutil.Bytes{}},
-		{"bytes", appendHexBytes(nil, []byte{0, 1, 0xab, 0xff}), hexutil.Bytes{0, 1, 0xab, 0xff}},
-		{"hash", appendHash(nil, hash), hash},
+		{"bytes nil", AppendHexBytes(nil, nil), hexutil.Bytes(nil)},
+		{"bytes empty", AppendHexBytes(nil, []byte{}), hexutil.Bytes{}},
+		{"bytes", AppendHexBytes(nil, []byte{0, 1, 0xab, 0xff}), hexutil.Bytes{0, 1, 0xab, 0xff}},
+		{"hash", AppendHash(nil, hash), hash},
 		{"hash ptr nil", appendHashPtr(nil, nil), (*common.Hash)(nil)},
 		{"hash ptr", appendHashPtr(nil, &hash), &hash},
-		{"address lowercase", appendAddress(nil, addr), addr},
+		{"address lowercase", AppendAddress(nil, addr), addr},
 		{"address ptr nil", appendAddressPtr(nil, nil), (*common.Address)(nil)},
 		{"address ptr", appendAddressPtr(nil, &addr), &addr},
 		{"hashes nil", appendHashes(nil, nil), []common.Hash(nil)},
 		{"hashes empty", appendHashes(nil, []common.Hash{}), []common.Hash{}},
 		{"hashes", appendHashes(nil, []common.Hash{hash, {}}), []common.Hash{hash, {}}},
-		{"u256 zero", appendU256(nil, new(uint256.Int)), (*hexutil.U256)(new(uint256.Int))},
-		{"u256 max", appendU256(nil, new(uint256.Int).SetAllOne()), (*hexutil.U256)(new(uint256.Int).SetAllOne())},
-		{"u256 inner zeros", appendU256(nil, new(uint256.Int).Lsh(uint256.NewInt(1), 192)), (*hexutil.U256)(new(uint256.Int).Lsh(uint256.NewInt(1), 192))},
-		{"true", appendBool(nil, true), true},
-		{"false", appendBool(nil, false), false},
+		{"u256 zero", AppendU256(nil, new(uint256.Int)), (*hexutil.U256)(new(uint256.Int))},
+		{"u256 max", AppendU256(nil, new(uint256.Int).SetAllOne()), (*hexutil.U256)(new(uint256.Int).SetAllOne())},
+		{"u256 inner zeros", AppendU256(nil, new(uint256.Int).Lsh(uint256.NewInt(1), 192)), (*hexutil.U256)(new(uint256.Int).Lsh(uint256.NewInt(1), 192))},
+		{"true", AppendBool(nil, true), true},
+		{"false", AppendBool(nil, false), false},
 	}
 	for _, c := range cases {
 		jsonCheck(t, c.name, c.got, jsonMarshalRef(t, c.ref))
@@ -98,12 +98,12 @@ func TestAppendHexNoAllocJSON(t *testing.T) {
 	h := common.Hash{1}
 	buf := make([]byte, 0, 1024)
 	allocs := testing.AllocsPerRun(100, func() {
-		dst := appendQuantity(buf[:0], math.MaxUint64)
-		dst = appendBig(dst, b)
-		dst = appendU256(dst, u)
-		dst = appendHash(dst, h)
-		dst = appendAddress(dst, common.Address{2})
-		_ = appendHexBytes(dst, h[:])
+		dst := AppendQuantity(buf[:0], math.MaxUint64)
+		dst = AppendBig(dst, b)
+		dst = AppendU256(dst, u)
+		dst = AppendHash(dst, h)
+		dst = AppendAddress(dst, common.Address{2})
+		_ = AppendHexBytes(dst, h[:])
 	})
 	if allocs != 0 {
 		t.Errorf("hex appenders allocate %v times per run, want 0", allocs)
@@ -116,8 +116,8 @@ func FuzzAppendQuantityJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, v uint64) {
 		want, _ := json.Marshal(hexutil.Uint64(v))
-		if got := appendQuantity(nil, v); string(got) != string(want) {
-			t.Fatalf("appendQuantity(%#x) = %s, want %s", v, got, want)
+		if got := AppendQuantity(nil, v); string(got) != string(want) {
+			t.Fatalf("AppendQuantity(%#x) = %s, want %s", v, got, want)
 		}
 	})
 }
@@ -132,8 +132,8 @@ func FuzzAppendBigJSON(f *testing.F) {
 			b.Neg(b)
 		}
 		want, _ := json.Marshal((*hexutil.Big)(b))
-		if got := appendBig(nil, b); string(got) != string(want) {
-			t.Fatalf("appendBig(%v) = %s, want %s", b, got, want)
+		if got := AppendBig(nil, b); string(got) != string(want) {
+			t.Fatalf("AppendBig(%v) = %s, want %s", b, got, want)
 		}
 	})
 }
@@ -147,8 +147,8 @@ func FuzzAppendU256JSON(f *testing.F) {
 		}
 		u := new(uint256.Int).SetBytes(raw)
 		want, _ := json.Marshal((*hexutil.U256)(u))
-		if got := appendU256(nil, u); string(got) != string(want) {
-			t.Fatalf("appendU256(%x) = %s, want %s", raw, got, want)
+		if got := AppendU256(nil, u); string(got) != string(want) {
+			t.Fatalf("AppendU256(%x) = %s, want %s", raw, got, want)
 		}
 	})
 }
@@ -158,8 +158,8 @@ func FuzzAppendHexBytesJSON(f *testing.F) {
 	f.Add([]byte{0, 0x7f, 0x80, 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		want, _ := json.Marshal(hexutil.Bytes(b))
-		if got := appendHexBytes(nil, b); string(got) != string(want) {
-			t.Fatalf("appendHexBytes(%x) = %s, want %s", b, got, want)
+		if got := AppendHexBytes(nil, b); string(got) != string(want) {
+			t.Fatalf("AppendHexBytes(%x) = %s, want %s", b, got, want)
 		}
 	})
 }

@@ -1,55 +1,55 @@
-package api
+package ethjson
 
 // This file encodes logs the way go-ethereum's generated types.Log MarshalJSON does: keys in
 // struct field order, blockTimestamp included, removed always present.
 
 import "github.com/ethereum/go-ethereum/core/types"
 
-// appendLog appends l as types.Log marshals it: address, topics, data, blockNumber,
+// AppendLog appends l as types.Log marshals it: address, topics, data, blockNumber,
 // transactionHash, transactionIndex, blockHash, blockTimestamp, logIndex, removed. A nil topics
 // slice is written as null and an empty one as [], as geth does. A nil l is null.
-func appendLog(dst []byte, l *types.Log) []byte {
+func AppendLog(dst []byte, l *types.Log) []byte {
 	if l == nil {
-		return append(dst, jsonNull...)
+		return append(dst, Null...)
 	}
 	dst = append(dst, `{"address":`...)
-	dst = appendAddress(dst, l.Address)
+	dst = AppendAddress(dst, l.Address)
 	dst = append(dst, `,"topics":`...)
 	dst = appendHashes(dst, l.Topics)
 	dst = append(dst, `,"data":`...)
-	dst = appendHexBytes(dst, l.Data)
+	dst = AppendHexBytes(dst, l.Data)
 	dst = append(dst, `,"blockNumber":`...)
-	dst = appendQuantity(dst, l.BlockNumber)
+	dst = AppendQuantity(dst, l.BlockNumber)
 	dst = append(dst, `,"transactionHash":`...)
-	dst = appendHash(dst, l.TxHash)
+	dst = AppendHash(dst, l.TxHash)
 	dst = append(dst, `,"transactionIndex":`...)
-	dst = appendQuantity(dst, uint64(l.TxIndex))
+	dst = AppendQuantity(dst, uint64(l.TxIndex))
 	dst = append(dst, `,"blockHash":`...)
-	dst = appendHash(dst, l.BlockHash)
+	dst = AppendHash(dst, l.BlockHash)
 	dst = append(dst, `,"blockTimestamp":`...)
-	dst = appendQuantity(dst, l.BlockTimestamp)
+	dst = AppendQuantity(dst, l.BlockTimestamp)
 	dst = append(dst, `,"logIndex":`...)
-	dst = appendQuantity(dst, uint64(l.Index))
+	dst = AppendQuantity(dst, uint64(l.Index))
 	dst = append(dst, `,"removed":`...)
-	dst = appendBool(dst, l.Removed)
+	dst = AppendBool(dst, l.Removed)
 	return append(dst, '}')
 }
 
-// maxLogJSON is at least the length of appendLog's encoding of l: its fixed part (409 bytes
+// MaxLogJSON is at least the length of AppendLog's encoding of l: its fixed part (409 bytes
 // with the widest quantities) rounded up, 69 bytes per topic and two per byte of data. It
 // presizes buffers; nothing depends on it for correctness.
-func maxLogJSON(l *types.Log) int {
+func MaxLogJSON(l *types.Log) int {
 	return 512 + 69*len(l.Topics) + 2*len(l.Data)
 }
 
-// appendLogs appends logs as a JSON array; it is [] when logs is empty or nil, never null.
-func appendLogs(dst []byte, logs []*types.Log) []byte {
+// AppendLogs appends logs as a JSON array; it is [] when logs is empty or nil, never null.
+func AppendLogs(dst []byte, logs []*types.Log) []byte {
 	dst = append(dst, '[')
 	for i, l := range logs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendLog(dst, l)
+		dst = AppendLog(dst, l)
 	}
 	return append(dst, ']')
 }

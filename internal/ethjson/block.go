@@ -1,7 +1,7 @@
-package api
+package ethjson
 
 // This file encodes blocks the way go-ethereum's RPCMarshalBlock(block, inclTx=true, fullTx,
-// config) does: the header keys (json_header.go) plus size, transactions, uncles and, when the
+// config) does: the header keys (header.go) plus size, transactions, uncles and, when the
 // block carries them, withdrawals, all in byte order of the keys.
 
 import (
@@ -10,58 +10,61 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 )
 
-// blockJSONOptions adjusts a block's JSON for blocks that are not (yet) sealed. The zero value
+// BlockOptions adjusts a block's JSON for blocks that are not (yet) sealed. The zero value
 // encodes a sealed block exactly as geth does.
-type blockJSONOptions struct {
-	// hash, if not nil, replaces block.Hash() in the block's "hash" and, unless inProgress is
+type BlockOptions struct {
+	// Hash, if not nil, replaces block.Hash() in the block's "hash" and, unless InProgress is
 	// set, in the "blockHash" of each full transaction. The pending block passes the hash of
 	// the partial block at its pre-confirmation index.
-	hash *common.Hash
-	// inProgress marks the block in progress: its full transactions carry "blockHash": null
+	Hash *common.Hash
+	// InProgress marks the block in progress: its full transactions carry "blockHash": null
 	// while blockNumber, blockTimestamp and transactionIndex are set (decisions.md).
-	inProgress bool
-	// senders, when set, are the full transactions' "from" values, in order, instead of the
+	InProgress bool
+	// Senders, when set, are the full transactions' "from" values, in order, instead of the
 	// senders recovered from signatures (eth_simulateV1's unsigned transactions).
-	senders []common.Address
-	// txHashes, when set, are the transactions' hashes, in order, and size, when not 0, is
+	Senders []common.Address
+	// TxHashes, when set, are the transactions' hashes, in order, and Size, when not 0, is
 	// block.Size(), so that they need not be computed again (eth_simulateV1 knows them from
 	// building the block).
-	txHashes []common.Hash
-	size     uint64
-	// header, when set, is block's header, to be read instead of a copy of it.
-	header *types.Header
+	TxHashes []common.Hash
+	Size     uint64
+	// Header, when set, is block's header, to be read instead of a copy of it.
+	Header *types.Header
+	// Receipts, when set, are the block's receipts, for the nonce and depositReceiptVersion of
+	// its full deposit transactions (TxLocation.Receipt). Other transactions ignore them.
+	Receipts types.Receipts
 }
 
-// appendBlock appends block as go-ethereum's RPCMarshalBlock with inclTx = true marshals it.
-// With fullTx the transactions are full objects located in the block (see appendTransaction),
+// AppendBlock appends block as go-ethereum's RPCMarshalBlock with inclTx = true marshals it.
+// With fullTx the transactions are full objects located in the block (see AppendTransaction),
 // otherwise their hashes. config selects the signer used to recover senders, as geth's
 // types.MakeSigner for the block's number and time. opts adjusts pending blocks; its zero
 // value encodes a sealed block.
-func appendBlock(dst []byte, block *types.Block, fullTx bool, config *params.ChainConfig, opts blockJSONOptions) []byte {
-	h := opts.header
+func AppendBlock(dst []byte, block *types.Block, fullTx bool, config *params.ChainConfig, opts BlockOptions) []byte {
+	h := opts.Header
 	if h == nil {
 		h = block.Header() // a copy, as geth marshals it: nil Number or Difficulty become 0
 	}
 	var hash common.Hash
-	if opts.hash != nil {
-		hash = *opts.hash
+	if opts.Hash != nil {
+		hash = *opts.Hash
 	} else {
 		hash = block.Hash()
 	}
-	size := opts.size
+	size := opts.Size
 	if size == 0 {
 		size = block.Size()
 	}
 	start := len(dst)
 	dst = appendHeaderFirst(dst, h, hash)
 	dst = append(dst, `,"size":`...)
-	dst = appendQuantity(dst, size)
+	dst = AppendQuantity(dst, size)
 	dst = appendHeaderSecond(dst, h)
 	dst = append(dst, `,"transactions":`...)
 	if fullTx {
 		dst = appendBlockFullTxs(dst, block, h, hash, config, opts)
 	} else {
-		dst = appendBlockTxHashes(dst, block.Transactions(), opts.txHashes)
+		dst = appendBlockTxHashes(dst, block.Transactions(), opts.TxHashes)
 	}
 	dst = appendTransactionsRoot(dst, h)
 	dst = append(dst, `,"uncles":[`...)
@@ -69,7 +72,7 @@ func appendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendHash(dst, uncle.Hash())
+		dst = AppendHash(dst, uncle.Hash())
 	}
 	dst = append(dst, ']')
 	if ws := block.Withdrawals(); ws != nil {
@@ -89,9 +92,9 @@ func appendBlockTxHashes(dst []byte, txs types.Transactions, hashes []common.Has
 			dst = append(dst, ',')
 		}
 		if i < len(hashes) {
-			dst = appendHash(dst, hashes[i])
+			dst = AppendHash(dst, hashes[i])
 		} else {
-			dst = appendHash(dst, tx.Hash())
+			dst = AppendHash(dst, tx.Hash())
 		}
 	}
 	return append(dst, ']')
@@ -100,26 +103,30 @@ func appendBlockTxHashes(dst []byte, txs types.Transactions, hashes []common.Has
 // appendBlockFullTxs appends the block's transactions as full objects, located at their index
 // in the block. One signer serves the whole block, as geth's per-transaction MakeSigner with
 // the block's number and time would pick the same one.
-func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash common.Hash, config *params.ChainConfig, opts blockJSONOptions) []byte {
+func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash common.Hash, config *params.ChainConfig, opts BlockOptions) []byte {
 	signer := types.MakeSigner(config, h.Number, h.Time)
-	loc := txLocation{
-		located:     true,
-		blockHash:   &hash,
-		blockNumber: h.Number.Uint64(),
-		blockTime:   h.Time,
-		baseFee:     h.BaseFee,
+	loc := TxLocation{
+		Located:     true,
+		BlockHash:   &hash,
+		BlockNumber: h.Number.Uint64(),
+		BlockTime:   h.Time,
+		BaseFee:     h.BaseFee,
 	}
-	if opts.inProgress {
-		loc.blockHash = nil
+	if opts.InProgress {
+		loc.BlockHash = nil
 	}
 	dst = append(dst, '[')
 	for i, tx := range block.Transactions() {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		loc.index = uint64(i)
-		if i < len(opts.senders) {
-			loc.sender = &opts.senders[i]
+		loc.Index = uint64(i)
+		if i < len(opts.Senders) {
+			loc.Sender = &opts.Senders[i]
+		}
+		loc.Receipt = nil
+		if i < len(opts.Receipts) {
+			loc.Receipt = opts.Receipts[i]
 		}
 		dst = appendTransactionSigner(dst, tx, loc, signer)
 	}
@@ -134,17 +141,17 @@ func appendWithdrawals(dst []byte, ws types.Withdrawals) []byte {
 			dst = append(dst, ',')
 		}
 		if w == nil {
-			dst = append(dst, jsonNull...)
+			dst = append(dst, Null...)
 			continue
 		}
 		dst = append(dst, `{"index":`...)
-		dst = appendQuantity(dst, w.Index)
+		dst = AppendQuantity(dst, w.Index)
 		dst = append(dst, `,"validatorIndex":`...)
-		dst = appendQuantity(dst, w.Validator)
+		dst = AppendQuantity(dst, w.Validator)
 		dst = append(dst, `,"address":`...)
-		dst = appendAddress(dst, w.Address)
+		dst = AppendAddress(dst, w.Address)
 		dst = append(dst, `,"amount":`...)
-		dst = appendQuantity(dst, w.Amount)
+		dst = AppendQuantity(dst, w.Amount)
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')

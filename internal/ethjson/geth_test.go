@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 // This file is the differential test of the JSON encoders against go-ethereum itself. It runs
 // an in-process geth node (the same assembly ethclient/simulated uses: node + eth service +
@@ -190,7 +190,7 @@ func TestJSONMatchesGethNode(t *testing.T) {
 				t.Fatalf("round %d: tx %s (type %d) not in the pool", round, tx.Hash(), tx.Type())
 			}
 			want := n.call(t, "eth_getTransactionByHash", tx.Hash())
-			jsonCheck(t, fmt.Sprintf("pool tx type %d", tx.Type()), appendTransaction(nil, poolTx, txLocation{}, n.config), want)
+			jsonCheck(t, fmt.Sprintf("pool tx type %d", tx.Type()), AppendTransaction(nil, poolTx, TxLocation{}, n.config), want)
 		}
 		n.beacon.Commit()
 		head := n.eth.BlockChain().CurrentBlock()
@@ -220,7 +220,7 @@ func TestJSONMatchesGethNode(t *testing.T) {
 		}
 	}
 	want := n.call(t, "eth_getLogs", map[string]any{"fromBlock": "0x0", "toBlock": hexutil.EncodeUint64(headNum)})
-	jsonCheck(t, "eth_getLogs", appendLogs(nil, all), want)
+	jsonCheck(t, "eth_getLogs", AppendLogs(nil, all), want)
 }
 
 // jsonCheckGethBlock compares every encoding of block num with geth's RPC output and returns the
@@ -233,9 +233,9 @@ func jsonCheckGethBlock(t *testing.T, n *jsonGethNode, num uint64, seenTypes *[5
 	hexNum := hexutil.EncodeUint64(num)
 	what := func(s string) string { return fmt.Sprintf("block %d: %s", num, s) }
 
-	jsonCheck(t, what("eth_getHeaderByNumber"), appendHeader(nil, block.Header()), n.call(t, "eth_getHeaderByNumber", hexNum))
+	jsonCheck(t, what("eth_getHeaderByNumber"), AppendHeader(nil, block.Header()), n.call(t, "eth_getHeaderByNumber", hexNum))
 	for _, fullTx := range []bool{false, true} {
-		got := appendBlock(nil, block, fullTx, n.config, blockJSONOptions{})
+		got := AppendBlock(nil, block, fullTx, n.config, BlockOptions{})
 		jsonCheck(t, what(fmt.Sprintf("eth_getBlockByNumber fullTx=%v", fullTx)), got, n.call(t, "eth_getBlockByNumber", hexNum, fullTx))
 		jsonCheck(t, what(fmt.Sprintf("eth_getBlockByHash fullTx=%v", fullTx)), got, n.call(t, "eth_getBlockByHash", block.Hash(), fullTx))
 	}
@@ -246,12 +246,12 @@ func jsonCheckGethBlock(t *testing.T, n *jsonGethNode, num uint64, seenTypes *[5
 	var logs int
 	for i, tx := range block.Transactions() {
 		seenTypes[tx.Type()]++
-		loc := txLocation{located: true, blockHash: &hash, blockNumber: num, blockTime: block.Time(), index: uint64(i), baseFee: block.BaseFee()}
-		got := appendTransaction(nil, tx, loc, n.config)
+		loc := TxLocation{Located: true, BlockHash: &hash, BlockNumber: num, BlockTime: block.Time(), Index: uint64(i), BaseFee: block.BaseFee()}
+		got := AppendTransaction(nil, tx, loc, n.config)
 		jsonCheck(t, what(fmt.Sprintf("eth_getTransactionByHash %d", i)), got, n.call(t, "eth_getTransactionByHash", tx.Hash()))
 		jsonCheck(t, what(fmt.Sprintf("eth_getTransactionByBlockNumberAndIndex %d", i)), got, n.call(t, "eth_getTransactionByBlockNumberAndIndex", hexNum, hexutil.Uint(i)))
 
-		receipt := appendReceipt(nil, receipts[i], tx, hash, num, signer, i)
+		receipt := AppendReceipt(nil, receipts[i], tx, hash, num, signer, i, n.config)
 		jsonCheck(t, what(fmt.Sprintf("eth_getTransactionReceipt %d", i)), receipt, n.call(t, "eth_getTransactionReceipt", tx.Hash()))
 		if i > 0 {
 			blockReceipts = append(blockReceipts, ',')
@@ -265,8 +265,8 @@ func jsonCheckGethBlock(t *testing.T, n *jsonGethNode, num uint64, seenTypes *[5
 	for _, r := range receipts {
 		blockLogs = append(blockLogs, r.Logs...)
 	}
-	jsonCheck(t, what("eth_getLogs"), appendLogs(nil, blockLogs), n.call(t, "eth_getLogs", map[string]any{"blockHash": hash}))
-	if bytes.Contains(appendBlock(nil, block, false, n.config, blockJSONOptions{}), []byte("totalDifficulty")) {
+	jsonCheck(t, what("eth_getLogs"), AppendLogs(nil, blockLogs), n.call(t, "eth_getLogs", map[string]any{"blockHash": hash}))
+	if bytes.Contains(AppendBlock(nil, block, false, n.config, BlockOptions{}), []byte("totalDifficulty")) {
 		t.Error(what("block has totalDifficulty"))
 	}
 	return logs

@@ -1,10 +1,10 @@
-package api
+package ethjson
 
 // This file holds the hex value appenders the JSON encoders are built from. Each one appends a
 // complete JSON value (a quoted string, or null for a nil pointer) in exactly the text that
 // go-ethereum's hexutil and common types produce, and none allocates beyond growing dst.
 //
-// All encoders of the json_*.go files are plain functions: they append to dst and return the
+// All encoders of this package are plain functions: they append to dst and return the
 // extended slice (the caller owns it), keep no reference to dst or to their arguments, and are
 // safe for concurrent use. They read but never modify the go-ethereum objects they encode,
 // apart from the sender cache types.Sender fills in a transaction (which is atomic).
@@ -21,12 +21,12 @@ import (
 // jsonHexDigits are the lowercase hex digits hexutil prints.
 const jsonHexDigits = "0123456789abcdef"
 
-// jsonNull is the JSON null literal.
-const jsonNull = "null"
+// Null is the JSON null literal.
+const Null = "null"
 
-// appendQuantity appends v as a quoted hex quantity, as hexutil.Uint64 (and hexutil.Uint)
+// AppendQuantity appends v as a quoted hex quantity, as hexutil.Uint64 (and hexutil.Uint)
 // marshal it: "0x0" for zero, no leading zeros otherwise.
-func appendQuantity(dst []byte, v uint64) []byte {
+func AppendQuantity(dst []byte, v uint64) []byte {
 	dst = append(dst, '"', '0', 'x')
 	dst = appendHexDigits(dst, v)
 	return append(dst, '"')
@@ -51,11 +51,11 @@ func appendPaddedHex(dst []byte, v uint64, n int) []byte {
 	return dst
 }
 
-// appendBig appends b as *hexutil.Big marshals it: null for nil, "0x0" for zero, "-0x…" for
+// AppendBig appends b as *hexutil.Big marshals it: null for nil, "0x0" for zero, "-0x…" for
 // negative values and minimal hex otherwise.
-func appendBig(dst []byte, b *big.Int) []byte {
+func AppendBig(dst []byte, b *big.Int) []byte {
 	if b == nil {
-		return append(dst, jsonNull...)
+		return append(dst, Null...)
 	}
 	words := b.Bits() // little-endian, normalised: the top word is non-zero
 	if len(words) == 0 {
@@ -74,9 +74,9 @@ func appendBig(dst []byte, b *big.Int) []byte {
 	return append(dst, '"')
 }
 
-// appendU256 appends v as hexutil.U256 marshals it (uint256.Int.Hex): "0x0" for zero,
+// AppendU256 appends v as hexutil.U256 marshals it (uint256.Int.Hex): "0x0" for zero,
 // minimal hex otherwise.
-func appendU256(dst []byte, v *uint256.Int) []byte {
+func AppendU256(dst []byte, v *uint256.Int) []byte {
 	top := 3
 	for top > 0 && v[top] == 0 {
 		top--
@@ -89,58 +89,58 @@ func appendU256(dst []byte, v *uint256.Int) []byte {
 	return append(dst, '"')
 }
 
-// appendHexBytes appends b as hexutil.Bytes marshals it: "0x" followed by two lowercase digits
+// AppendHexBytes appends b as hexutil.Bytes marshals it: "0x" followed by two lowercase digits
 // per byte; "0x" for an empty or nil slice.
-func appendHexBytes(dst []byte, b []byte) []byte {
+func AppendHexBytes(dst []byte, b []byte) []byte {
 	dst = append(dst, '"', '0', 'x')
 	dst = hex.AppendEncode(dst, b)
 	return append(dst, '"')
 }
 
-// appendHash appends h as common.Hash marshals it (66 characters, lowercase).
-func appendHash(dst []byte, h common.Hash) []byte {
-	return appendHexBytes(dst, h[:])
+// AppendHash appends h as common.Hash marshals it (66 characters, lowercase).
+func AppendHash(dst []byte, h common.Hash) []byte {
+	return AppendHexBytes(dst, h[:])
 }
 
 // appendHashPtr appends h, or null when h is nil (as a *common.Hash marshals).
 func appendHashPtr(dst []byte, h *common.Hash) []byte {
 	if h == nil {
-		return append(dst, jsonNull...)
+		return append(dst, Null...)
 	}
-	return appendHexBytes(dst, h[:])
+	return AppendHexBytes(dst, h[:])
 }
 
-// appendAddress appends a as common.Address marshals it: lowercase hex, no EIP-55 checksum.
-func appendAddress(dst []byte, a common.Address) []byte {
-	return appendHexBytes(dst, a[:])
+// AppendAddress appends a as common.Address marshals it: lowercase hex, no EIP-55 checksum.
+func AppendAddress(dst []byte, a common.Address) []byte {
+	return AppendHexBytes(dst, a[:])
 }
 
 // appendAddressPtr appends a, or null when a is nil (as a *common.Address marshals).
 func appendAddressPtr(dst []byte, a *common.Address) []byte {
 	if a == nil {
-		return append(dst, jsonNull...)
+		return append(dst, Null...)
 	}
-	return appendHexBytes(dst, a[:])
+	return AppendHexBytes(dst, a[:])
 }
 
 // appendHashes appends hs as a JSON array of hashes; a nil slice is null and an empty one
 // is [], as encoding/json prints a []common.Hash.
 func appendHashes(dst []byte, hs []common.Hash) []byte {
 	if hs == nil {
-		return append(dst, jsonNull...)
+		return append(dst, Null...)
 	}
 	dst = append(dst, '[')
 	for i := range hs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendHexBytes(dst, hs[i][:])
+		dst = AppendHexBytes(dst, hs[i][:])
 	}
 	return append(dst, ']')
 }
 
 // appendBool appends a JSON boolean.
-func appendBool(dst []byte, v bool) []byte {
+func AppendBool(dst []byte, v bool) []byte {
 	if v {
 		return append(dst, "true"...)
 	}

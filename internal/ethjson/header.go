@@ -1,8 +1,8 @@
-package api
+package ethjson
 
 // This file encodes block headers the way go-ethereum's RPCMarshalHeader does. geth builds a
 // map, so encoding/json writes the keys in byte order; the encoders here write the same keys in
-// the same order by hand. A block (json_block.go) adds size, transactions, uncles and
+// the same order by hand. A block (block.go) adds size, transactions, uncles and
 // withdrawals, which fall between header keys in that order, so the header is written in
 // segments:
 //
@@ -19,15 +19,30 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
-// appendHeader appends h as go-ethereum's RPCMarshalHeader marshals it (eth_getHeaderByNumber,
+// AppendHeader appends h as go-ethereum's RPCMarshalHeader marshals it (eth_getHeaderByNumber,
 // newHeads notifications). Optional fork fields (baseFeePerGas, withdrawalsRoot, blobGasUsed,
 // excessBlobGas, parentBeaconBlockRoot, requestsHash, blockAccessListHash, slotNumber) are
 // written only when set in h. It computes h.Hash().
-func appendHeader(dst []byte, h *types.Header) []byte {
+func AppendHeader(dst []byte, h *types.Header) []byte {
 	start := len(dst)
 	dst = appendHeaderFirst(dst, h, h.Hash())
 	dst = appendHeaderSecond(dst, h)
 	dst = appendHeaderLast(dst, h)
+	dst[start] = '{'
+	return append(dst, '}')
+}
+
+// AppendUncle appends uncle h as go-ethereum's RPCMarshalBlock(inclTx = false) writes an
+// uncle: as a block of its own, the header's keys plus size and an empty uncles list.
+func AppendUncle(dst []byte, h *types.Header) []byte {
+	start := len(dst)
+	dst = appendHeaderFirst(dst, h, h.Hash())
+	dst = append(dst, `,"size":`...)
+	dst = AppendQuantity(dst, types.NewBlockWithHeader(h).Size())
+	dst = appendHeaderSecond(dst, h)
+	dst = appendTransactionsRoot(dst, h)
+	dst = append(dst, `,"uncles":[]`...)
+	dst = appendWithdrawalsRoot(dst, h)
 	dst[start] = '{'
 	return append(dst, '}')
 }
@@ -37,66 +52,66 @@ func appendHeader(dst []byte, h *types.Header) []byte {
 func appendHeaderFirst(dst []byte, h *types.Header, hash common.Hash) []byte {
 	if h.BaseFee != nil {
 		dst = append(dst, `,"baseFeePerGas":`...)
-		dst = appendBig(dst, h.BaseFee)
+		dst = AppendBig(dst, h.BaseFee)
 	}
 	if h.BlobGasUsed != nil {
 		dst = append(dst, `,"blobGasUsed":`...)
-		dst = appendQuantity(dst, *h.BlobGasUsed)
+		dst = AppendQuantity(dst, *h.BlobGasUsed)
 	}
 	if h.BlockAccessListHash != nil {
 		dst = append(dst, `,"blockAccessListHash":`...)
-		dst = appendHash(dst, *h.BlockAccessListHash)
+		dst = AppendHash(dst, *h.BlockAccessListHash)
 	}
 	dst = append(dst, `,"difficulty":`...)
-	dst = appendBig(dst, h.Difficulty)
+	dst = AppendBig(dst, h.Difficulty)
 	if h.ExcessBlobGas != nil {
 		dst = append(dst, `,"excessBlobGas":`...)
-		dst = appendQuantity(dst, *h.ExcessBlobGas)
+		dst = AppendQuantity(dst, *h.ExcessBlobGas)
 	}
 	dst = append(dst, `,"extraData":`...)
-	dst = appendHexBytes(dst, h.Extra)
+	dst = AppendHexBytes(dst, h.Extra)
 	dst = append(dst, `,"gasLimit":`...)
-	dst = appendQuantity(dst, h.GasLimit)
+	dst = AppendQuantity(dst, h.GasLimit)
 	dst = append(dst, `,"gasUsed":`...)
-	dst = appendQuantity(dst, h.GasUsed)
+	dst = AppendQuantity(dst, h.GasUsed)
 	dst = append(dst, `,"hash":`...)
-	dst = appendHash(dst, hash)
+	dst = AppendHash(dst, hash)
 	dst = append(dst, `,"logsBloom":`...)
-	dst = appendHexBytes(dst, h.Bloom[:])
+	dst = AppendHexBytes(dst, h.Bloom[:])
 	dst = append(dst, `,"miner":`...)
-	dst = appendAddress(dst, h.Coinbase)
+	dst = AppendAddress(dst, h.Coinbase)
 	dst = append(dst, `,"mixHash":`...)
-	dst = appendHash(dst, h.MixDigest)
+	dst = AppendHash(dst, h.MixDigest)
 	dst = append(dst, `,"nonce":`...)
-	dst = appendHexBytes(dst, h.Nonce[:])
+	dst = AppendHexBytes(dst, h.Nonce[:])
 	dst = append(dst, `,"number":`...)
-	dst = appendBig(dst, h.Number)
+	dst = AppendBig(dst, h.Number)
 	if h.ParentBeaconRoot != nil {
 		dst = append(dst, `,"parentBeaconBlockRoot":`...)
-		dst = appendHash(dst, *h.ParentBeaconRoot)
+		dst = AppendHash(dst, *h.ParentBeaconRoot)
 	}
 	dst = append(dst, `,"parentHash":`...)
-	dst = appendHash(dst, h.ParentHash)
+	dst = AppendHash(dst, h.ParentHash)
 	dst = append(dst, `,"receiptsRoot":`...)
-	dst = appendHash(dst, h.ReceiptHash)
+	dst = AppendHash(dst, h.ReceiptHash)
 	if h.RequestsHash != nil {
 		dst = append(dst, `,"requestsHash":`...)
-		dst = appendHash(dst, *h.RequestsHash)
+		dst = AppendHash(dst, *h.RequestsHash)
 	}
 	dst = append(dst, `,"sha3Uncles":`...)
-	return appendHash(dst, h.UncleHash)
+	return AppendHash(dst, h.UncleHash)
 }
 
 // appendHeaderSecond appends the header keys slotNumber, stateRoot and timestamp.
 func appendHeaderSecond(dst []byte, h *types.Header) []byte {
 	if h.SlotNumber != nil {
 		dst = append(dst, `,"slotNumber":`...)
-		dst = appendQuantity(dst, *h.SlotNumber)
+		dst = AppendQuantity(dst, *h.SlotNumber)
 	}
 	dst = append(dst, `,"stateRoot":`...)
-	dst = appendHash(dst, h.Root)
+	dst = AppendHash(dst, h.Root)
 	dst = append(dst, `,"timestamp":`...)
-	return appendQuantity(dst, h.Time)
+	return AppendQuantity(dst, h.Time)
 }
 
 // appendHeaderLast appends the header keys transactionsRoot and withdrawalsRoot, for a header
@@ -108,7 +123,7 @@ func appendHeaderLast(dst []byte, h *types.Header) []byte {
 
 func appendTransactionsRoot(dst []byte, h *types.Header) []byte {
 	dst = append(dst, `,"transactionsRoot":`...)
-	return appendHash(dst, h.TxHash)
+	return AppendHash(dst, h.TxHash)
 }
 
 func appendWithdrawalsRoot(dst []byte, h *types.Header) []byte {
@@ -116,5 +131,5 @@ func appendWithdrawalsRoot(dst []byte, h *types.Header) []byte {
 		return dst
 	}
 	dst = append(dst, `,"withdrawalsRoot":`...)
-	return appendHash(dst, *h.WithdrawalsHash)
+	return AppendHash(dst, *h.WithdrawalsHash)
 }

@@ -1,4 +1,4 @@
-package api
+package ethjson
 
 // This file reproduces go-ethereum v1.17.10's RPC marshallers (internal/ethapi/api.go:
 // RPCMarshalHeader, RPCMarshalBlock, RPCTransaction + newRPCTransaction, MarshalReceipt) line
@@ -64,10 +64,11 @@ func refMarshalHeader(head *types.Header) map[string]any {
 	return result
 }
 
-// refMarshalBlock is RPCMarshalBlock(block, true, fullTx, config). A non-nil hash replaces the
-// block hash in "hash" and in the transactions; inProgress then nulls each transaction's
-// blockHash, as flashrpc's pending block does (decisions.md).
-func refMarshalBlock(block *types.Block, fullTx bool, config *params.ChainConfig, hash *common.Hash, inProgress bool) map[string]any {
+// refMarshalBlock is RPCMarshalBlock(block, true, fullTx, config, receipts). A non-nil hash
+// replaces the block hash in "hash" and in the transactions; inProgress then nulls each
+// transaction's blockHash, as flashrpc's pending block does (decisions.md). receipts are the
+// block's, for its deposits (op-geth's depositTxReceipt).
+func refMarshalBlock(block *types.Block, fullTx bool, config *params.ChainConfig, hash *common.Hash, inProgress bool, receipts types.Receipts) map[string]any {
 	fields := refMarshalHeader(block.Header())
 	fields["size"] = hexutil.Uint64(block.Size())
 	blockHash := block.Hash()
@@ -80,7 +81,11 @@ func refMarshalBlock(block *types.Block, fullTx bool, config *params.ChainConfig
 	}
 	if fullTx {
 		formatTx = func(idx int, tx *types.Transaction) any {
-			rpcTx := refNewRPCTransaction(tx, blockHash, block.NumberU64(), block.Time(), uint64(idx), block.BaseFee(), config)
+			var receipt *types.Receipt
+			if tx.Type() == types.DepositTxType && idx < len(receipts) {
+				receipt = receipts[idx]
+			}
+			rpcTx := refNewRPCTransaction(tx, blockHash, block.NumberU64(), block.Time(), uint64(idx), block.BaseFee(), config, receipt)
 			if inProgress {
 				rpcTx.BlockHash = nil
 			}
@@ -131,6 +136,13 @@ type refRPCTransaction struct {
 	R                   *hexutil.Big                 `json:"r"`
 	S                   *hexutil.Big                 `json:"s"`
 	YParity             *hexutil.Uint64              `json:"yParity,omitempty"`
+
+	// deposit-tx only
+	SourceHash *common.Hash `json:"sourceHash,omitempty"`
+	Mint       *hexutil.Big `json:"mint,omitempty"`
+	IsSystemTx *bool        `json:"isSystemTx,omitempty"`
+	// deposit-tx post-Canyon only
+	DepositReceiptVersion *hexutil.Uint64 `json:"depositReceiptVersion,omitempty"`
 }
 
 // refRPCTxKeys lists refRPCTransaction's JSON keys in field order.
@@ -138,11 +150,12 @@ var refRPCTxKeys = []string{
 	"blockHash", "blockNumber", "blockTimestamp", "from", "gas", "gasPrice", "maxFeePerGas",
 	"maxPriorityFeePerGas", "maxFeePerBlobGas", "hash", "input", "nonce", "to", "transactionIndex",
 	"value", "type", "accessList", "chainId", "blobVersionedHashes", "authorizationList", "v", "r",
-	"s", "yParity",
+	"s", "yParity", "sourceHash", "mint", "isSystemTx", "depositReceiptVersion",
 }
 
-// refNewRPCTransaction is geth's newRPCTransaction.
-func refNewRPCTransaction(tx *types.Transaction, blockHash common.Hash, blockNumber uint64, blockTime uint64, index uint64, baseFee *big.Int, config *params.ChainConfig) *refRPCTransaction {
+// refNewRPCTransaction is op-geth's newRPCTransaction, except that a deposit always carries
+// "mint" and "isSystemTx", as Base's node writes them (decisions.md).
+func refNewRPCTransaction(tx *types.Transaction, blockHash common.Hash, blockNumber uint64, blockTime uint64, index uint64, baseFee *big.Int, config *params.ChainConfig, receipt *types.Receipt) *refRPCTransaction {
 	signer := types.MakeSigner(config, new(big.Int).SetUint64(blockNumber), blockTime)
 	from, _ := types.Sender(signer, tx)
 	v, r, s := tx.RawSignatureValues()
@@ -168,6 +181,22 @@ func refNewRPCTransaction(tx *types.Transaction, blockHash common.Hash, blockNum
 	}
 
 	switch tx.Type() {
+	case types.DepositTxType:
+		srcHash := tx.SourceHash()
+		isSystemTx := tx.IsSystemTx()
+		result.SourceHash = &srcHash
+		result.IsSystemTx = &isSystemTx // op-geth: only when true
+		result.Mint = (*hexutil.Big)(tx.Mint())
+		if result.Mint == nil { // op-geth: omitted
+			result.Mint = new(hexutil.Big)
+		}
+		if receipt != nil && receipt.DepositNonce != nil {
+			result.Nonce = hexutil.Uint64(*receipt.DepositNonce)
+			if receipt.DepositReceiptVersion != nil {
+				result.DepositReceiptVersion = new(hexutil.Uint64)
+				*result.DepositReceiptVersion = hexutil.Uint64(*receipt.DepositReceiptVersion)
+			}
+		}
 	case types.LegacyTxType:
 		if id := tx.ChainId(); id.Sign() != 0 {
 			result.ChainID = (*hexutil.Big)(id)
@@ -211,8 +240,8 @@ func refEffectiveGasPrice(tx *types.Transaction, baseFee *big.Int) *big.Int {
 	return fee
 }
 
-// refMarshalReceipt is geth's MarshalReceipt.
-func refMarshalReceipt(receipt *types.Receipt, blockHash common.Hash, blockNumber uint64, signer types.Signer, tx *types.Transaction, txIndex int) map[string]any {
+// refMarshalReceipt is op-geth's MarshalReceipt.
+func refMarshalReceipt(receipt *types.Receipt, blockHash common.Hash, blockNumber uint64, signer types.Signer, tx *types.Transaction, txIndex int, chainConfig *params.ChainConfig) map[string]any {
 	from, _ := types.Sender(signer, tx)
 
 	fields := map[string]any{
@@ -230,6 +259,46 @@ func refMarshalReceipt(receipt *types.Receipt, blockHash common.Hash, blockNumbe
 		"type":              hexutil.Uint(tx.Type()),
 		"effectiveGasPrice": (*hexutil.Big)(receipt.EffectiveGasPrice),
 	}
+
+	if chainConfig.IsOptimism() && !tx.IsDepositTx() {
+		fields["l1GasPrice"] = (*hexutil.Big)(receipt.L1GasPrice)
+		fields["l1GasUsed"] = (*hexutil.Big)(receipt.L1GasUsed)
+		fields["l1Fee"] = (*hexutil.Big)(receipt.L1Fee)
+		// Fields removed with Ecotone
+		if receipt.FeeScalar != nil {
+			fields["l1FeeScalar"] = receipt.FeeScalar.String()
+		}
+		// Fields added in Ecotone
+		if receipt.L1BlobBaseFee != nil {
+			fields["l1BlobBaseFee"] = (*hexutil.Big)(receipt.L1BlobBaseFee)
+		}
+		if receipt.L1BaseFeeScalar != nil {
+			fields["l1BaseFeeScalar"] = hexutil.Uint64(*receipt.L1BaseFeeScalar)
+		}
+		if receipt.L1BlobBaseFeeScalar != nil {
+			fields["l1BlobBaseFeeScalar"] = hexutil.Uint64(*receipt.L1BlobBaseFeeScalar)
+		}
+		// Fields added in Isthmus
+		if receipt.OperatorFeeScalar != nil {
+			fields["operatorFeeScalar"] = hexutil.Uint64(*receipt.OperatorFeeScalar)
+		}
+		if receipt.OperatorFeeConstant != nil {
+			fields["operatorFeeConstant"] = hexutil.Uint64(*receipt.OperatorFeeConstant)
+		}
+		// Fields added in Jovian
+		if receipt.DAFootprintGasScalar != nil {
+			fields["daFootprintGasScalar"] = hexutil.Uint64(*receipt.DAFootprintGasScalar)
+			// Jovian repurposes blobGasUsed for DA footprint gas used
+			fields["blobGasUsed"] = hexutil.Uint64(receipt.BlobGasUsed)
+		}
+	}
+	if chainConfig.IsOptimism() && tx.IsDepositTx() && receipt.DepositNonce != nil {
+		fields["depositNonce"] = hexutil.Uint64(*receipt.DepositNonce)
+		if receipt.DepositReceiptVersion != nil {
+			fields["depositReceiptVersion"] = hexutil.Uint64(*receipt.DepositReceiptVersion)
+		}
+	}
+
 	if len(receipt.PostState) > 0 {
 		fields["root"] = hexutil.Bytes(receipt.PostState)
 	} else {

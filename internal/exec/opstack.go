@@ -1,0 +1,46 @@
+package exec
+
+import (
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// What op-geth's FinalizeAndAssemble does beyond Ethereum's for a simulated OP Stack block,
+// and the extraData its base fee needs. eth_call and eth_estimateGas need nothing here: the
+// EVM's block context brings the L1 cost functions, and like op-geth they never charge the L1
+// fee (their messages skip the nonce checks).
+
+// opExtra returns the extraData of a simulated block after prev: prev's on an OP Stack chain
+// from Holocene on (the EIP-1559 parameters the next base fee is computed from), none
+// otherwise.
+func opExtra(cfg *params.ChainConfig, prev *types.Header) []byte {
+	if !cfg.IsOptimismHolocene(prev.Time) {
+		return nil
+	}
+	return common.CopyBytes(prev.Extra)
+}
+
+// opFinalize sets a simulated OP Stack block's DA footprint (Jovian: blobGasUsed, computed
+// with the base block's L1-attributes deposit in front of txs, as op-geth's simulator does)
+// and returns its withdrawals root (Isthmus: L2ToL1MessagePasser's storage root, read after
+// the state root was computed), nil before Isthmus.
+func (sim *simulator) opFinalize(header *types.Header, txs []*types.Transaction) (*common.Hash, error) {
+	cfg := sim.env.Config
+	if cfg.IsJovian(header.Time) {
+		var footprint uint64
+		if info := sim.env.L1Info; info != nil {
+			var err error
+			footprint, err = types.CalcDAFootprint(append([]*types.Transaction{info}, txs...))
+			if err != nil {
+				return nil, simErrorf(SimInternal, "DA footprint: %v", err)
+			}
+		}
+		header.BlobGasUsed = &footprint
+	}
+	if !cfg.IsOptimismIsthmus(header.Time) {
+		return nil, nil
+	}
+	root := sim.env.State.GetStorageRoot(params.OptimismL2ToL1MessagePasser)
+	return &root, nil
+}

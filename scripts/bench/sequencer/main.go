@@ -1,0 +1,418 @@
+// Command sequencer measures the dev sequencer's sustained capacity: it offers transfers at
+// rising rates to a running `flashrpc dev` node and, from its flashblocks feed, reports for
+// each rate the transactions per second that were pre-confirmed and the interval between
+// pre-confirmations (p50, p99, max). The node's capacity is the highest rate it keeps up with
+// (at least 99% of the offered transfers pre-confirmed in the measured window) while the
+// interval's p99 stays within ±20 ms of 200 ms. docs/benchmarks.md ("Sequencer capacity") has
+// the method and the figures.
+//
+//	flashrpc dev --accounts 500 --gas-limit 1000000000 &
+//	go run ./scripts/bench/sequencer --rates 1000,2000,3000,4000,5000
+//
+// The senders are the node's dev accounts (the test mnemonic, --accounts of the node), each
+// sending transfers with consecutive nonces; every transfer is signed before its rate's run.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"math/big"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/devaccounts"
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
+)
+
+func main() {
+	rpcURL := flag.String("rpc", "http://127.0.0.1:8547", "the node's pre-confirmed endpoint")
+	feedURL := flag.String("feed", "ws://127.0.0.1:8548", "the node's flashblocks feed")
+	accounts := flag.Int("accounts", 500, "dev accounts to send from (the node's --accounts must be at least this)")
+	ratesFlag := flag.String("rates", "1000,2000,3000,4000,5000", "offered transfers per second, one run each")
+	duration := flag.Duration("duration", 15*time.Second, "measured time per rate")
+	warmup := flag.Duration("warmup", 3*time.Second, "time per rate before measuring")
+	interval := flag.Duration("interval", 200*time.Millisecond, "the node's pre-confirmation interval")
+	flag.Parse()
+	var rates []int
+	for _, s := range strings.Split(*ratesFlag, ",") {
+		r, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || r <= 0 {
+			log.Fatalf("--rates: %q is not a positive number", s)
+		}
+		rates = append(rates, r)
+	}
+	accs, err := devaccounts.Derive(devaccounts.TestMnemonic, *accounts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := &client{url: *rpcURL, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
+	chainID, err := c.chainID()
+	if err != nil {
+		log.Fatalf("%s: %v", *rpcURL, err)
+	}
+	feed := newFeedWatch(*feedURL)
+	fmt.Printf("| offered tx/s | pre-confirmed tx/s | kept up | interval p50 | p99 | max | flashblocks | refused |\n|---|---|---|---|---|---|---|---|\n")
+	for _, rate := range rates {
+		r, err := runRate(c, feed, accs, chainID, rate, *warmup, *duration, *interval)
+		if err != nil {
+			log.Fatalf("rate %d: %v", rate, err)
+		}
+		ok := r.included >= 0.99*float64(rate) && abs(r.p99-*interval) <= 20*time.Millisecond
+		fmt.Printf("| %d | %.0f | %v | %v | %v | %v | %d | %d |\n", rate, r.included, ok, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.max.Round(time.Millisecond), r.flashblocks, r.refused)
+		if refusals := c.takeRefusals(); len(refusals) > 0 {
+			fmt.Fprintf(os.Stderr, "rate %d: refused %v\n", rate, refusals)
+		}
+		// Let the pool drain before the next rate.
+		if err := c.waitDrained(accs); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+type rateResult struct {
+	included      float64 // pre-confirmed transfers per second in the measured window
+	p50, p99, max time.Duration
+	flashblocks   int
+	refused       int64
+}
+
+// runRate offers rate transfers per second for warmup+duration and measures the window after
+// the warm-up.
+func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *big.Int, rate int, warmup, duration, interval time.Duration) (*rateResult, error) {
+	total := int(float64(rate) * (warmup + duration).Seconds())
+	raws, err := signTransfers(c, accs, chainID, total)
+	if err != nil {
+		return nil, err
+	}
+	var refused atomic.Int64
+	start := time.Now()
+	measureFrom, measureTo := start.Add(warmup), start.Add(warmup+duration)
+	feed.reset()
+	// Send in batches every 10 ms, spread over 4 connections.
+	const tick = 10 * time.Millisecond
+	perTick := max(1, rate/int(time.Second/tick))
+	work := make(chan [][]byte, 64)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for batch := range work {
+				n, err := c.sendBatch(batch)
+				if err != nil {
+					log.Printf("send: %v", err)
+				}
+				refused.Add(int64(n))
+			}
+		})
+	}
+	ticker := time.NewTicker(tick)
+	for sent := 0; sent < len(raws); {
+		<-ticker.C
+		due := min(len(raws), int(float64(rate)*time.Since(start).Seconds()))
+		for sent < due {
+			end := min(due, sent+max(50, perTick/4))
+			work <- raws[sent:end]
+			sent = end
+		}
+	}
+	ticker.Stop()
+	close(work)
+	wg.Wait()
+	time.Sleep(time.Until(measureTo) + time.Second)
+	txs, gaps, blocks := feed.window(measureFrom, measureTo, interval)
+	r := &rateResult{included: float64(txs) / duration.Seconds(), flashblocks: blocks, refused: refused.Load()}
+	if len(gaps) > 0 {
+		slices.Sort(gaps)
+		r.p50, r.p99, r.max = gaps[len(gaps)/2], gaps[len(gaps)*99/100], gaps[len(gaps)-1]
+	}
+	return r, nil
+}
+
+// signTransfers signs n transfers round-robin over accs, with consecutive nonces from each
+// account's pending nonce.
+func signTransfers(c *client, accs []devaccounts.Account, chainID *big.Int, n int) ([][]byte, error) {
+	signer := types.LatestSignerForChainID(chainID)
+	nonces := make([]uint64, len(accs))
+	for i, a := range accs {
+		nonce, err := c.pendingNonce(a.Address)
+		if err != nil {
+			return nil, err
+		}
+		nonces[i] = nonce
+	}
+	to := common.HexToAddress("0x00000000000000000000000000000000000b0b00")
+	raws := make([][]byte, n)
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		signErr error
+	)
+	for w := range 2 {
+		wg.Go(func() {
+			for i := w; i < n; i += 2 {
+				a := i % len(accs)
+				tx, err := types.SignNewTx(accs[a].Key, signer, &types.DynamicFeeTx{
+					ChainID: chainID, Nonce: nonces[a] + uint64(i/len(accs)), To: &to, Value: big.NewInt(1), Gas: params.TxGas,
+					GasFeeCap: big.NewInt(params.GWei), GasTipCap: big.NewInt(1000),
+				})
+				if err == nil {
+					raws[i], err = tx.MarshalBinary()
+				}
+				if err != nil {
+					mu.Lock()
+					signErr = err
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return raws, signErr
+}
+
+// client speaks JSON-RPC over HTTP.
+type client struct {
+	url  string
+	http *http.Client
+
+	mu       sync.Mutex
+	refusals map[string]int // guarded by mu
+}
+
+type rpcResponse struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (c *client) post(body []byte) ([]byte, error) {
+	resp, err := c.http.Post(c.url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	_, err = buf.ReadFrom(resp.Body)
+	return buf.Bytes(), err
+}
+
+func (c *client) call(method string, params ...any) (json.RawMessage, error) {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	out, err := c.post(body)
+	if err != nil {
+		return nil, err
+	}
+	var r rpcResponse
+	if err := json.Unmarshal(out, &r); err != nil {
+		return nil, err
+	}
+	if r.Error != nil {
+		return nil, fmt.Errorf("%s: %s", method, r.Error.Message)
+	}
+	return r.Result, nil
+}
+
+func (c *client) chainID() (*big.Int, error) {
+	raw, err := c.call("eth_chainId")
+	if err != nil {
+		return nil, err
+	}
+	var id hexutil.Big
+	return (*big.Int)(&id), json.Unmarshal(raw, &id)
+}
+
+func (c *client) pendingNonce(a common.Address) (uint64, error) {
+	raw, err := c.call("eth_getTransactionCount", a, "pending")
+	if err != nil {
+		return 0, err
+	}
+	var n hexutil.Uint64
+	return uint64(n), json.Unmarshal(raw, &n)
+}
+
+// waitDrained waits until no sender has transactions left in the pool, at most a minute: on
+// the pre-confirmed endpoint `latest` counts pre-confirmed transactions, `pending` pooled
+// ones too.
+func (c *client) waitDrained(accs []devaccounts.Account) error {
+	deadline := time.Now().Add(time.Minute)
+	for _, a := range accs {
+		for {
+			pending, err := c.pendingNonce(a.Address)
+			if err != nil {
+				return err
+			}
+			raw, err := c.call("eth_getTransactionCount", a.Address, "latest")
+			if err != nil {
+				return err
+			}
+			var latest hexutil.Uint64
+			if err := json.Unmarshal(raw, &latest); err != nil {
+				return err
+			}
+			if uint64(latest) >= pending {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the pool did not drain: %s has nonce %d sealed, %d pending", a.Address, latest, pending)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// sendBatch sends raw transactions in one batch request and returns how many were refused.
+func (c *client) sendBatch(raws [][]byte) (int, error) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, raw := range raws {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["%s"]}`, i, hexutil.Encode(raw))
+	}
+	b.WriteByte(']')
+	out, err := c.post(b.Bytes())
+	if err != nil {
+		return len(raws), err
+	}
+	var rs []rpcResponse
+	if err := json.Unmarshal(out, &rs); err != nil {
+		return len(raws), fmt.Errorf("batch answer: %w", err)
+	}
+	refused := 0
+	for _, r := range rs {
+		if r.Error != nil {
+			refused++
+			c.noteRefusal(r.Error.Message)
+		}
+	}
+	return refused, nil
+}
+
+// noteRefusal counts a refusal by the start of its message.
+func (c *client) noteRefusal(msg string) {
+	if i := strings.IndexByte(msg, ':'); i > 0 {
+		msg = msg[:i]
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refusals == nil {
+		c.refusals = map[string]int{}
+	}
+	c.refusals[msg]++
+}
+
+// takeRefusals returns the refusals counted since the last call.
+func (c *client) takeRefusals() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.refusals
+	c.refusals = nil
+	return r
+}
+
+// feedWatch records every flashblock of the feed: when it arrived, its index and how many
+// transactions other than deposits it added.
+type feedWatch struct {
+	mu     sync.Mutex
+	events []feedEvent
+}
+
+type feedEvent struct {
+	at    time.Time
+	block uint64
+	index uint64
+	txs   int
+}
+
+func newFeedWatch(url string) *feedWatch {
+	f := &feedWatch{}
+	ctx := context.Background()
+	c, err := flashblocks.Dial(ctx, url)
+	if err != nil {
+		log.Fatalf("feed %s: %v", url, err)
+	}
+	go func() {
+		for {
+			raw, err := c.NextRaw(ctx)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "feed:", err)
+				return
+			}
+			now := time.Now()
+			p, err := flashblocks.Decode(raw)
+			if err != nil {
+				continue
+			}
+			n := 0
+			for _, enc := range p.Diff.Transactions {
+				if len(enc) > 0 && enc[0] != types.DepositTxType {
+					n++
+				}
+			}
+			f.mu.Lock()
+			f.events = append(f.events, feedEvent{at: now, block: p.Metadata.BlockNumber, index: p.Index, txs: n})
+			f.mu.Unlock()
+		}
+	}()
+	return f
+}
+
+func (f *feedWatch) reset() {
+	f.mu.Lock()
+	f.events = f.events[:0]
+	f.mu.Unlock()
+}
+
+// window returns, for the flashblocks that arrived between from and to, the transactions they
+// added, the intervals between consecutive pre-confirmations and their count. Pre-confirmation
+// index 0 opens a block together with the previous block's seal, and at a block boundary the
+// sequencer's two timers (pre-confirmation and seal) fire together, so intervals are taken
+// between flashblocks of index 1 and above, and a gap under half the interval (two timers at
+// one instant) is not an interval.
+func (f *feedWatch) window(from, to time.Time, interval time.Duration) (txs int, gaps []time.Duration, flashblocks int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var last time.Time
+	for _, e := range f.events {
+		if e.at.Before(from) || e.at.After(to) {
+			continue
+		}
+		flashblocks++
+		txs += e.txs
+		if e.index == 0 {
+			continue
+		}
+		if !last.IsZero() {
+			if gap := e.at.Sub(last); gap >= interval/2 {
+				gaps = append(gaps, gap)
+			}
+		}
+		last = e.at
+	}
+	return txs, gaps, flashblocks
+}
