@@ -110,20 +110,23 @@ func run(flashrpcBin, anvilBin string, delay time.Duration, rounds, warmN int) e
 		}
 	}
 	fmt.Println()
-	fmt.Println("| server | cold get(5) ms | upstream req / calls | warm get(5) ms | cold sum(200) ms | upstream req / calls | warm sum(200) ms |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Println("Per round, separated by \" / \"; upstream requests as HTTP requests (JSON-RPC calls).")
+	fmt.Println()
+	fmt.Println("| server | cold get(5) ms | upstream requests | warm get(5) ms | cold sum(200) ms | upstream requests | warm sum(200) ms | upstream requests, warm |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, server := range []string{"anvil", "flashrpc"} {
-		var cg, wg, cs, ws []string
-		var gr, sr string
+		var cg, wg, cs, ws, gr, sr, wr []string
 		for _, res := range all {
 			if res.server != server {
 				continue
 			}
 			cg, wg = append(cg, fmt.Sprintf("%.1f", ms(res.coldGet))), append(wg, fmt.Sprintf("%.3f", ms(res.warmGet)))
 			cs, ws = append(cs, fmt.Sprintf("%.1f", ms(res.coldSum))), append(ws, fmt.Sprintf("%.3f", ms(res.warmSum)))
-			gr, sr = fmt.Sprintf("%d / %d", res.getReqs, res.getCalls), fmt.Sprintf("%d / %d", res.sumReqs, res.sumCalls)
+			gr, sr = append(gr, fmt.Sprintf("%d (%d)", res.getReqs, res.getCalls)), append(sr, fmt.Sprintf("%d (%d)", res.sumReqs, res.sumCalls))
+			wr = append(wr, strconv.FormatInt(res.warmReqs, 10))
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", server, strings.Join(cg, " / "), gr, strings.Join(wg, " / "), strings.Join(cs, " / "), sr, strings.Join(ws, " / "))
+		j := func(v []string) string { return strings.Join(v, " / ") }
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", server, j(cg), j(gr), j(wg), j(cs), j(sr), j(ws), j(wr))
 	}
 	return nil
 }
