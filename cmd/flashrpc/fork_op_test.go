@@ -31,7 +31,8 @@ func TestForkOPStack(t *testing.T) {
 	if !oprollup.IsOP(f.up.chain.Config()) {
 		t.Fatal("the upstream is not an OP Stack chain")
 	}
-	tn := startTestNode(t, f.forkOptions(t.TempDir()))
+	dir := t.TempDir()
+	tn := startTestNode(t, f.forkOptions(dir))
 	if !oprollup.IsOP(tn.chain.Config()) {
 		t.Fatalf("the fork of an OP Stack chain runs %s", tn.chain.Fork().Info().Network)
 	}
@@ -103,7 +104,7 @@ func TestForkOPStack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkOpens(b6, info5)
+	info6 := checkOpens(b6, info5)
 	if txs := b6.Transactions(); len(txs) != 2 || txs[1].Hash() != depositHash {
 		t.Fatalf("block 6 holds %d transactions, want the L1-attributes deposit and the deposit %s", len(txs), depositHash)
 	}
@@ -148,4 +149,18 @@ func TestForkOPStack(t *testing.T) {
 	if _, ok := r["l1Fee"]; !ok {
 		t.Fatalf("receipt of the upstream's block 1: %v, want the L1 fee fields", r)
 	}
+
+	// A restart on the datadir without the fork flags resumes the fork, and its sequencer
+	// continues the L1 attributes.
+	tn.stop()
+	tn = startTestNode(t, testOptions(dir))
+	if tn.chain.Fork() == nil || !oprollup.IsOP(tn.chain.Config()) {
+		t.Fatal("a restart without --fork-url did not resume the OP Stack fork")
+	}
+	tn.seal(t) // block 7
+	b7, err := tn.std.BlockByNumber(ctx, big.NewInt(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOpens(b7, info6)
 }
