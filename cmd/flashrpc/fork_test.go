@@ -441,6 +441,11 @@ func TestForkRefusesToStart(t *testing.T) {
 	o.fork.block = optionalInt{v: 1000, set: true}
 	wantStartError(t, o, f.proxy.url, "no block 1000")
 
+	// An OP Stack upstream (its block 3 opens with a deposit) forked with Ethereum rules.
+	o = f.forkOptions(t.TempDir())
+	o.chainType, o.given = chainTypeL1, map[string]bool{"chain-type": true}
+	wantStartError(t, o, "", "block 3 opens with a deposit transaction, but chain 1337 runs Ethereum rules")
+
 	// A datadir forked from f, restarted against another chain (another dev node: another
 	// genesis, same chain id).
 	dir := t.TempDir()
