@@ -462,6 +462,9 @@ func TestForkRefusesToStart(t *testing.T) {
 	o = f.forkOptions(dir)
 	o.fork.chainID = 10
 	wantStartError(t, o, "", "--fork-chain-id 10")
+	o = f.forkOptions(dir)
+	o.chainType, o.given = chainTypeL1, map[string]bool{"chain-type": true}
+	wantStartError(t, o, f.proxy.url, "--chain-type l1, but this datadir's fork of "+f.proxy.url+" runs OP Stack rules")
 
 	// --fork-chain-id with the datadir's id: an offline start, the upstream not asked.
 	f.proxy.requests.Store(0)

@@ -86,10 +86,20 @@ func checkResume(fc *ForkConfig, info *ForkInfo) error {
 	if fc.UpstreamChainID != 0 && fc.UpstreamChainID != info.UpstreamChainID {
 		return fmt.Errorf("fork: --fork-chain-id %d, but this datadir forked chain %d", fc.UpstreamChainID, info.UpstreamChainID)
 	}
+	if fc.Kind != "" && string(fc.Kind) != info.Kind {
+		return fmt.Errorf("fork: --chain-type %s, but this datadir's fork of %s runs %s rules (%s)", fc.Kind, info.URL, kindName(info.Kind), info.Network)
+	}
 	if fc.ChainID != 0 && fc.ChainID != info.ChainID {
 		return fmt.Errorf("fork: --chain-id %d, but this datadir's fork runs chain id %d", fc.ChainID, info.ChainID)
 	}
 	return nil
+}
+
+func kindName(kind string) string {
+	if kind == string(networks.OPStack) {
+		return "OP Stack"
+	}
+	return "Ethereum"
 }
 
 func headersFrom(n uint64) uint64 {
