@@ -39,7 +39,7 @@ type chainFlags struct {
 }
 
 func (f *chainFlags) registerChain(fs *flag.FlagSet) {
-	fs.StringVar(&f.chainType, "chain-type", chainTypeOP, "chain type of a new dev chain: \"op\", an OP Stack chain configured as Base is (deposits, L1 data fee, predeploys; docs/opstack.md), or \"l1\", a plain Ethereum chain")
+	fs.StringVar(&f.chainType, "chain-type", chainTypeOP, "chain type of a new dev chain: \"op\", an OP Stack chain configured as Base is (deposits, L1 data fee, predeploys; docs/opstack.md), or \"l1\", a plain Ethereum chain (with --fork-url: the rules of an upstream whose chain id flashrpc does not know)")
 	fs.Uint64Var(&f.gasLimit, "gas-limit", 0, fmt.Sprintf("block gas limit of a new dev chain (default %d, Base mainnet's, on an OP Stack chain; %d with --chain-type l1)", oprollup.DefaultGasLimit, chain.DefaultGasLimit))
 	f.l1BaseFee.v, f.l1BlobBaseFee.v = new(big.Int).Set(oprollup.DefaultL1BaseFee), new(big.Int).Set(oprollup.DefaultL1BlobBaseFee)
 	fs.Var(&f.l1BaseFee, "l1.base-fee", "base fee in wei of the dev L1 the OP Stack chain's L1 data fee is computed from (decimal or 0x hex)")
@@ -130,6 +130,9 @@ func openDevChain(o *devOptions, funded []common.Address, logger *slog.Logger) (
 // adoptStoredChain checks the flags given on the command line against the chain stored in the
 // data directory and sets the options to what the stored chain is.
 func adoptStoredChain(c *chain.Chain, o *devOptions, funded []common.Address) error {
+	if c.Fork() != nil {
+		return adoptStoredFork(c, o) // fork.go
+	}
 	cfg, genesis := c.Config(), c.Genesis()
 	stored := chainTypeL1
 	if oprollup.IsOP(cfg) {

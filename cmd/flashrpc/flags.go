@@ -184,6 +184,7 @@ type devOptions struct {
 	accounts        int
 	mnemonic        string
 	feed            feedFlags // feed.go
+	fork            forkFlags // fork.go
 	chainFlags                // chaintype.go
 }
 
@@ -192,12 +193,13 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	fs := flag.NewFlagSet("flashrpc dev", flag.ContinueOnError)
 	fs.SetOutput(out)
 	o.register(fs, "directory that keeps the chain across restarts (default: a temporary directory removed on exit)")
-	fs.Uint64Var(&o.chainID, "chain-id", chain.DefaultChainID, "chain id of a new dev chain")
+	fs.Uint64Var(&o.chainID, "chain-id", chain.DefaultChainID, "chain id of a new dev chain (with --fork-url: default the upstream's)")
 	o.chainFlags.registerChain(fs)
 	fs.DurationVar(&o.blockTime, "block-time", 2*time.Second, "how often a block is sealed (0 = only on request: dev_seal)")
 	fs.DurationVar(&o.preconfInterval, "preconf-interval", 200*time.Millisecond, "how often the block in progress is pre-confirmed (0 = only on request: dev_preconfirm)")
 	fs.IntVar(&o.accounts, "accounts", 10, "number of dev accounts funded with 10,000 ETH at genesis")
 	o.feed.register(fs)
+	o.fork.register(fs)
 	fs.StringVar(&o.mnemonic, "mnemonic", "", "BIP-39 mnemonic the dev accounts derive from (default: the well-known test mnemonic \"test test … junk\")")
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: flashrpc dev [flags]\n\nRuns the embedded dev chain: a sequencer that pre-confirms the pool's transactions every\n--preconf-interval and seals a block every --block-time, and both JSON-RPC endpoints.\n\nFlags:\n")

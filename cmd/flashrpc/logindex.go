@@ -15,7 +15,11 @@ func openLogIndex(f *serverFlags, c *chain.Chain, logger *slog.Logger) (*logs.In
 		logger.Info("log index disabled: eth_getLogs scans header blooms and receipts")
 		return nil, nil
 	}
-	ix, err := logs.OpenIndex(logs.IndexConfig{Store: c.LogIndexStore(), Chain: c, Logger: logger.With("component", "logindex")})
+	cfg := logs.IndexConfig{Store: c.LogIndexStore(), Chain: c, Logger: logger.With("component", "logindex")}
+	if f := c.Fork(); f != nil {
+		cfg.First = f.Number() + 1 // the blocks below are the upstream's
+	}
+	ix, err := logs.OpenIndex(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -32,10 +32,15 @@ type endpoint struct {
 // start with a clear message instead of half a node. x brings the logger and the operations
 // hooks.
 func listen(f *serverFlags, x *ops, standard, preconfirmed *api.API) ([]*endpoint, error) {
+	return listenServices(f, x, standard.Service(), preconfirmed.Service())
+}
+
+// listenServices is listen for two method tables.
+func listenServices(f *serverFlags, x *ops, standard, preconfirmed rpc.Service) ([]*endpoint, error) {
 	specs := []struct {
 		name    string
 		port    int
-		api     *api.API
+		svc     rpc.Service
 		pending bool
 	}{{"standard", f.httpPort, standard, false}, {"pre-confirmed", f.preconfPort, preconfirmed, true}}
 	var eps []*endpoint
@@ -48,7 +53,7 @@ func listen(f *serverFlags, x *ops, standard, preconfirmed *api.API) ([]*endpoin
 			}
 			return nil, fmt.Errorf("%s endpoint: listen on %s: %w", s.name, addr, err)
 		}
-		eps = append(eps, &endpoint{name: s.name, server: rpc.NewServer(f.rpcConfig(x, s.name, s.pending), s.api.Service()), ln: ln})
+		eps = append(eps, &endpoint{name: s.name, server: rpc.NewServer(f.rpcConfig(x, s.name, s.pending), s.svc), ln: ln})
 	}
 	return eps, nil
 }

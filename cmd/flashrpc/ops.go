@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -97,8 +98,8 @@ type ops struct {
 	logRequests bool
 	metrics     *metrics.Metrics // nil: no --metrics.port
 	reg         *prometheus.Registry
-	health      *health.Checker // nil: GET /health answers 200 with an empty body
-	srv         *http.Server    // the metrics listener's server; nil when off
+	health      atomic.Pointer[health.Checker] // nil: GET /health answers 200 with an empty body; replaced by a re-fork
+	srv         *http.Server                   // the metrics listener's server; nil when off
 	ln          net.Listener
 }
 
@@ -168,8 +169,8 @@ func (o *ops) pages(endpoint string, pending bool) http.Handler {
 	live := liveview.New(liveview.Config{Endpoint: endpoint, Pending: pending})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case r.URL.Path == "/health" && o.health != nil:
-			o.health.ServeHTTP(w, r)
+		case r.URL.Path == "/health" && o.health.Load() != nil:
+			o.health.Load().ServeHTTP(w, r)
 		case liveview.Wants(r):
 			live.ServeHTTP(w, r)
 		default:

@@ -49,7 +49,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	defer c.Close()
 	// Nothing to fall behind: a stored chain is fit to serve while it is open.
-	x.health = health.New(health.Config{Probes: []health.Probe{health.Head(c)}})
+	x.health.Store(health.New(health.Config{Probes: []health.Probe{health.Head(c)}}))
 	ix, err := openLogIndex(f, c, logger)
 	if err != nil {
 		return err

@@ -41,6 +41,9 @@ func (a *API) createAccessList(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	defer release()
 	v := a.view() // the request's one view (view.go)
+	if err := a.prefetchCall(ctx, v, b, args); err != nil {
+		return nil, err
+	}
 	env, err := a.execEnvAt(v, b)
 	if err != nil {
 		return nil, err

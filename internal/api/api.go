@@ -101,6 +101,7 @@ type API struct {
 	index  *logs.Index
 	evm    *exec.Limiter
 	log    *slog.Logger
+	fork   *chain.Fork // fork mode: the upstream's blocks and state (fork.go); nil otherwise
 
 	blocks    blockCache
 	headState headState
@@ -128,7 +129,7 @@ func New(cfg Config, b Backend) *API {
 	if evm == nil {
 		evm = exec.NewLimiter(0, exec.DefaultEVMQueue)
 	}
-	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, evm: evm, log: logger, simBases: newSimBases()}
+	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, evm: evm, log: logger, simBases: newSimBases(), fork: b.Chain.Fork()}
 	a.filters = newFilterTable(cfg, b.Filters)
 	a.startStreams(b)
 	return a
@@ -185,6 +186,9 @@ func (a *API) Service() rpc.Service {
 		if a.config.IsOptimism() {
 			m["dev_deposit"] = a.devDeposit // deposit.go
 		}
+	}
+	if a.fork != nil {
+		a.routeFork(m)
 	}
 	kinds := map[string]rpc.SubscribeFunc{}
 	a.streams.register(kinds)

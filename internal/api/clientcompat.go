@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+
 	"github.com/ethereum/go-ethereum/common"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 )
@@ -27,20 +29,25 @@ func isPendingTag(b gethrpc.BlockNumberOrHash) bool {
 // removal would miss the transaction in both, so the count is taken again when a new View
 // was published while it was read (at most nonceReads times; views change every few
 // milliseconds, a read takes microseconds).
-func (a *API) nextNonce(addr common.Address) uint64 {
+func (a *API) nextNonce(ctx context.Context, addr common.Address) (uint64, error) {
+	if a.fork != nil { // the pool's view reads addr from shared states: from the upstream first
+		if err := a.prefetch(ctx, a.writerView().Latest, []common.Address{addr}, nil); err != nil {
+			return 0, err
+		}
+	}
 	var next uint64
 	for range nonceReads {
 		v := a.writerView()
 		next = a.poolView(v).Nonce(addr)
 		if a.pool == nil {
-			return next
+			return next, nil
 		}
 		next = a.pool.PendingNonce(addr, next)
 		if a.writerView() == v {
 			break
 		}
 	}
-	return next
+	return next, nil
 }
 
 // nonceReads bounds the reads of nextNonce.

@@ -237,6 +237,9 @@ func (a *API) traceCall(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	defer release()
 	v := a.view()
+	if err := a.prefetchCall(ctx, v, b, args); err != nil {
+		return nil, err
+	}
 	var env exec.Env
 	if cfg != nil && cfg.TxIndex != nil {
 		env, err = a.traceCallEnvAtTx(ctx, v, b, int(*cfg.TxIndex))

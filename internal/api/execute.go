@@ -3,11 +3,15 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
+	"github.com/ethereum/go-ethereum/core"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -47,12 +51,75 @@ func execParams(p rpc.Params) (exec.Args, gethrpc.BlockNumberOrHash, exec.StateO
 	return args, b, so, bo, nil
 }
 
-func (a *API) execEnv(b gethrpc.BlockNumberOrHash) (exec.Env, error) {
-	st, h, err := a.stateAndHeader(a.view(), b) // the request's one view (view.go)
+func (a *API) execEnv(v preconf.View, b gethrpc.BlockNumberOrHash) (exec.Env, error) {
+	st, h, err := a.stateAndHeader(v, b)
 	if err != nil {
 		return exec.Env{}, err
 	}
 	return exec.Env{Config: a.config, Chain: a.chain.Context(), Header: h, State: st, GasCap: a.cfg.GasCap, EVMTimeout: a.cfg.EVMTimeout}, nil
+}
+
+// execute runs run on the execution environment of block b, resolved against the request's
+// one view (view.go). In fork mode the state it needs from the upstream is fetched first
+// (discover) by passes of probe, or of run when probe is nil; when such a pass ran run on b's
+// own state (a sealed block) and missed nothing, it is the answer.
+func (a *API) execute(ctx context.Context, b gethrpc.BlockNumberOrHash, run, probe func(exec.Env) error) error {
+	v := a.view() // the request's one view (view.go)
+	if a.fork != nil {
+		exact := probe == nil
+		if probe == nil {
+			probe = run
+		}
+		done, err := a.discover(ctx, v, b, exact, probe)
+		if done {
+			return err
+		}
+		if err != nil {
+			return err
+		}
+	}
+	env, err := a.execEnv(v, b)
+	if err != nil {
+		return err
+	}
+	return run(env)
+}
+
+// discover finds the upstream state an execution on block b needs (fork mode) by discovery
+// passes (remote.Discovery): probe runs on a state of the sealed block under b whose upstream
+// misses read as zero and are collected; what a pass missed is fetched in one go,
+// concurrently in batches, and the pass runs again, until one misses nothing or
+// maxDiscoveryPasses ran (the execution then reads what it still misses one read at a time).
+// A pass that missed nothing read only real values: when exact is set and b is a sealed block,
+// its outcome is the answer, and discover reports done with probe's error. An upstream failure
+// while fetching is done with that failure.
+func (a *API) discover(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, exact bool, probe func(exec.Env) error) (done bool, err error) {
+	h, snap, err := a.headerByNumberOrHash(v, b)
+	if err != nil {
+		return true, err
+	}
+	base, header := h, h
+	if snap != nil {
+		base, header = snap.Parent, snap.Header() // the block in progress reads its parent
+	}
+	if base == nil {
+		return true, errHeaderNotFound
+	}
+	for range maxDiscoveryPasses {
+		disc := remote.NewDiscovery()
+		st, err := a.chain.StateAtDiscover(base, disc)
+		if err != nil {
+			return true, err
+		}
+		err = probe(exec.Env{Config: a.config, Chain: a.chain.Context(), Header: header, State: st, GasCap: a.cfg.GasCap, EVMTimeout: a.cfg.EVMTimeout})
+		if disc.Missed() == 0 {
+			return exact && snap == nil, err
+		}
+		if err := disc.Fetch(ctx, a.fork.Upstream()); err != nil {
+			return true, upstreamError(err)
+		}
+	}
+	return false, nil
 }
 
 func (a *API) call(ctx context.Context, p rpc.Params) (any, error) {
@@ -65,11 +132,15 @@ func (a *API) call(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, requestError(err)
 	}
 	defer release()
-	env, err := a.execEnv(b)
-	if err != nil {
+	var res *core.ExecutionResult
+	err = a.execute(ctx, b, func(env exec.Env) (err error) {
+		res, err = exec.Call(ctx, env, args, so, bo)
+		return err
+	}, nil)
+	var rerr *rpc.Error
+	if errors.As(err, &rerr) {
 		return nil, err
 	}
-	res, err := exec.Call(ctx, env, args, so, bo)
 	if err != nil {
 		return nil, callError(err)
 	}
@@ -86,13 +157,39 @@ func (a *API) estimateGas(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, requestError(err)
 	}
 	defer release()
-	env, err := a.execEnv(b)
-	if err != nil {
+	var gas uint64
+	err = a.execute(ctx, b, func(env exec.Env) (err error) {
+		gas, err = exec.EstimateGas(ctx, env, args, so, bo)
+		return err
+	}, func(env exec.Env) error {
+		// The search's trials read what one call at the cap reads.
+		_, err := exec.Call(ctx, env, args, so, bo)
+		return err
+	})
+	var rerr *rpc.Error
+	if errors.As(err, &rerr) {
 		return nil, err
 	}
-	gas, err := exec.EstimateGas(ctx, env, args, so, bo)
 	if err != nil {
 		return nil, estimateError(err)
 	}
 	return quantity(gas), nil
+}
+
+// prefetchCall fetches, in fork mode, the upstream state a call of args on block b reads
+// (discover), for the methods that execute a call their own way (eth_createAccessList,
+// debug_traceCall). Only an upstream failure is an error here.
+func (a *API) prefetchCall(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, args exec.Args) error {
+	if a.fork == nil {
+		return nil
+	}
+	_, err := a.discover(ctx, v, b, false, func(env exec.Env) error {
+		_, err := exec.Call(ctx, env, args, nil, nil)
+		return err
+	})
+	var rerr *rpc.Error
+	if errors.As(err, &rerr) {
+		return err
+	}
+	return nil
 }

@@ -41,6 +41,9 @@ func (a *API) getLogs(ctx context.Context, v preconf.View, p rpc.Params) (any, e
 // missed while its block seals.
 func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria) (json.RawMessage, error) {
 	if crit.BlockHash != nil {
+		if a.fork != nil && !a.localAbove(*crit.BlockHash, a.fork.Number()) {
+			return a.upstreamLogsByHash(ctx, *crit.BlockHash)
+		}
 		h := a.chain.HeaderByHash(*crit.BlockHash)
 		if h == nil {
 			return nil, errors.New("unknown block")
@@ -97,6 +100,17 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 	}
 	col := a.newCollector(begin)
 	defer col.reset() // after json has copied the result out, or on an error
+	if a.fork != nil && begin <= a.fork.Number() {
+		// The upstream's part of the range (fork.go), then the local part.
+		last := min(end, a.fork.Number())
+		if err := a.upstreamLogs(ctx, crit, begin, last, col); err != nil {
+			return nil, err
+		}
+		if end == last {
+			return col.json(), nil
+		}
+		begin = last + 1
+	}
 	if err := indexedLogs(ctx, a.chain, a.index, crit, begin, end, col); err != nil {
 		return nil, err
 	}

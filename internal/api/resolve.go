@@ -1,14 +1,18 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
 // Block resolution: every block parameter becomes, against the request's view (view.go),
@@ -75,13 +79,34 @@ func (a *API) headerByNumberOrHash(v preconf.View, b gethrpc.BlockNumberOrHash) 
 	return h, nil, nil
 }
 
+// stateKeys name what a state read reads: accounts and storage slots.
+type stateKeys struct {
+	accounts []common.Address
+	slots    []remote.SlotKey
+}
+
+// accountKeys names one account.
+func accountKeys(addr common.Address) stateKeys {
+	return stateKeys{accounts: []common.Address{addr}}
+}
+
 // readState runs fn on the state of a block parameter resolved against v: the pre-confirmed
 // state for `pending` on the pre-confirmed endpoint, otherwise a sealed block's state. fn must
-// only read.
-func (a *API) readState(v preconf.View, b gethrpc.BlockNumberOrHash, fn func(*state.StateDB)) error {
+// only read, and only what keys names: in fork mode they are read from the upstream first
+// (prefetch), so that a shared state never meets an upstream failure.
+func (a *API) readState(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, keys stateKeys, fn func(*state.StateDB)) error {
 	h, snap, err := a.headerByNumberOrHash(v, b)
 	if err != nil {
 		return err
+	}
+	if a.fork != nil {
+		base := h
+		if snap != nil {
+			base = snap.Parent // what the block in progress did not write is its parent's
+		}
+		if err := a.prefetch(ctx, base, keys.accounts, keys.slots); err != nil {
+			return err
+		}
 	}
 	if snap != nil {
 		snap.ReadState(fn)

@@ -35,6 +35,9 @@ func (a *API) sendRawTransaction(ctx context.Context, p rpc.Params) (any, error)
 	if a.pool == nil {
 		return nil, errNoTxPool
 	}
+	if err := a.warmTx(ctx, tx); err != nil {
+		return nil, err
+	}
 	if err := a.pool.Add(tx, a.poolView(a.writerView())); err != nil {
 		return nil, err
 	}

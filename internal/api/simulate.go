@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -34,7 +35,23 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, requestError(err)
 	}
 	defer release()
-	h, snap, err := a.headerByNumberOrHash(a.view(), b) // the request's one view (view.go)
+	v := a.view() // the request's one view (view.go)
+	if a.fork != nil {
+		// Fetch the upstream state the simulation reads first (execute.go); the probe
+		// decodes its own options, so the simulation below starts from untouched ones.
+		var probeOpts exec.SimOpts
+		if err := decodeArg(p, 0, &probeOpts); err != nil {
+			return nil, err
+		}
+		_, err := a.discover(ctx, v, b, false, func(env exec.Env) error {
+			_, err := exec.Simulate(ctx, exec.SimEnv{Env: env, Limits: a.cfg.SimLimits}, probeOpts)
+			return err
+		})
+		if rerr := (*rpc.Error)(nil); errors.As(err, &rerr) {
+			return nil, err
+		}
+	}
+	h, snap, err := a.headerByNumberOrHash(v, b)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -22,7 +23,7 @@ func (a *API) getBalance(ctx context.Context, v preconf.View, p rpc.Params) (any
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(v, b, func(st *state.StateDB) { out = ethjson.AppendU256(nil, st.GetBalance(addr)) })
+	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = ethjson.AppendU256(nil, st.GetBalance(addr)) })
 	return out, err
 }
 
@@ -32,10 +33,14 @@ func (a *API) getTransactionCount(ctx context.Context, v preconf.View, p rpc.Par
 		return nil, err
 	}
 	if isPendingTag(b) && a.pool != nil {
-		return json.RawMessage(quantity(a.nextNonce(addr))), nil // clientcompat.go
+		next, err := a.nextNonce(ctx, addr) // clientcompat.go
+		if err != nil {
+			return nil, err
+		}
+		return json.RawMessage(quantity(next)), nil
 	}
 	var out json.RawMessage
-	err = a.readState(v, b, func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
+	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
 	return out, err
 }
 
@@ -45,7 +50,7 @@ func (a *API) getCode(ctx context.Context, v preconf.View, p rpc.Params) (any, e
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(v, b, func(st *state.StateDB) { out = ethjson.AppendHexBytes(nil, st.GetCode(addr)) })
+	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = ethjson.AppendHexBytes(nil, st.GetCode(addr)) })
 	return out, err
 }
 
@@ -66,7 +71,7 @@ func (a *API) getStorageAt(ctx context.Context, v preconf.View, p rpc.Params) (a
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(v, b, func(st *state.StateDB) {
+	err = a.readState(ctx, v, b, stateKeys{accounts: []common.Address{addr}, slots: []remote.SlotKey{{Addr: addr, Slot: slot}}}, func(st *state.StateDB) {
 		v := st.GetState(addr, slot)
 		out = ethjson.AppendHexBytes(nil, v[:])
 	})

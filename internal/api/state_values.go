@@ -11,6 +11,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -51,7 +52,13 @@ func (a *API) getStorageValues(ctx context.Context, v preconf.View, p rpc.Params
 	}
 	slices.SortFunc(addrs, func(x, y common.Address) int { return bytes.Compare(x[:], y[:]) })
 	out := make([]byte, 0, 80*total+64*len(addrs))
-	err = a.readState(v, b, func(st *state.StateDB) {
+	keys := stateKeys{accounts: addrs}
+	for _, addr := range addrs {
+		for _, slot := range requests[addr] {
+			keys.slots = append(keys.slots, remote.SlotKey{Addr: addr, Slot: slot})
+		}
+	}
+	err = a.readState(ctx, v, b, keys, func(st *state.StateDB) {
 		out = append(out, '{')
 		for i, addr := range addrs {
 			if i > 0 {

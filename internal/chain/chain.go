@@ -15,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/ethash"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
@@ -41,6 +43,10 @@ type Config struct {
 	CacheMB int
 	// Logger receives the chain's own log lines; nil discards them.
 	Logger *slog.Logger
+	// Fork, when set, makes the chain a fork of an upstream chain (fork.go): an empty
+	// datadir is created from the upstream, and Genesis is ignored. A datadir that holds a
+	// fork is resumed as one even without it.
+	Fork *ForkConfig
 }
 
 // ErrNoChain is Open's error for a database that holds no chain when Config.Genesis is nil.
@@ -62,6 +68,12 @@ type Chain struct {
 	mu        sync.Mutex // guards listeners
 	listeners []func(HeadEvent)
 	reorgs    reorgListeners // OnReorg, reorg.go
+
+	// Fork mode (fork.go); nil otherwise.
+	fork        *Fork
+	forkDB      *forkDB                                // the state.Database of fork StateDBs
+	forkReaders *recent.List[common.Hash, *forkReader] // shared readers of recent local roots
+	writeMu     sync.Mutex                             // serialises a fork's inserts and rewinds (BlockChain.SetCanonical refuses to wait)
 }
 
 // Open opens (or creates) the chain database in cfg.DataDir and loads the head.
@@ -90,21 +102,56 @@ func Open(cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("open chain: database in %s: %w", dir, err)
 	}
 	c.db = rawdb.NewDatabase(kv)
-	if cfg.Genesis == nil && rawdb.ReadCanonicalHash(c.db, 0) == (common.Hash{}) {
+	info, err := readForkInfo(c.db)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
+	}
+	genesis := cfg.Genesis
+	if info != nil || cfg.Fork != nil {
+		if err := c.openFork(cfg, info); err != nil {
+			return nil, errors.Join(err, c.closeDB())
+		}
+		genesis = nil // the fork wrote its own block 0
+	}
+	if genesis == nil && rawdb.ReadCanonicalHash(c.db, 0) == (common.Hash{}) {
 		return nil, errors.Join(fmt.Errorf("open chain: %s %w (import one first)", dir, ErrNoChain), c.closeDB())
 	}
-	// beacon over a fake ethash accepts both the dev chain (merged from genesis) and imported
-	// chains that start with proof-of-work blocks: the faker skips only the PoW seal check.
-	c.engine = beacon.New(ethash.NewFaker())
+	c.engine = newEngine()
 	bcConfig := core.DefaultConfig().WithArchive(true)
 	bcConfig.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash needs it
-	bc, err := core.NewBlockChain(c.db, cfg.Genesis, c.engine, bcConfig)
+	if c.fork != nil {
+		// Fork blocks commit their state through the fork's own state.Database, past the
+		// snapshot tree, which would go stale; the local trie is small.
+		bcConfig.SnapshotLimit = 0
+	}
+	bc, err := core.NewBlockChain(c.db, genesis, c.engine, bcConfig)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 	}
 	c.bc = bc
+	if c.fork != nil {
+		if err := c.startFork(); err != nil {
+			bc.Stop()
+			return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
+		}
+	}
 	c.publishHeads()
 	return c, nil
+}
+
+// newEngine returns the consensus engine: beacon over a fake ethash accepts both the dev chain
+// (merged from genesis) and imported chains that start with proof-of-work blocks; the faker
+// skips only the PoW seal check.
+func newEngine() consensus.Engine { return beacon.New(ethash.NewFaker()) }
+
+// startFork finishes opening a fork once the BlockChain is open: its state database, and the
+// records of blocks above the head dropped (a crash between a block's write and its becoming
+// the head leaves them).
+func (c *Chain) startFork() error {
+	c.forkDB = &forkDB{CachingDB: state.NewDatabase(c.bc.TrieDB(), c.bc.CodeDB()), c: c}
+	c.forkReaders = newForkReaders()
+	c.fork.setRoot(types.EmptyRootHash, c.fork.info.Number)
+	return c.fork.rec.dropAbove(c.bc.CurrentBlock().Number.Uint64())
 }
 
 // Close stops the chain, flushes what go-ethereum keeps in memory, closes the database and
@@ -143,4 +190,9 @@ func (c *Chain) Engine() consensus.Engine { return c.engine }
 
 // Context returns the chain as go-ethereum's ChainContext: header lookups for BLOCKHASH and the
 // engine, as EVM block contexts need them.
-func (c *Chain) Context() core.ChainContext { return c.bc }
+func (c *Chain) Context() core.ChainContext {
+	if c.fork != nil {
+		return forkContext{ChainContext: c.bc, c: c}
+	}
+	return c.bc
+}

@@ -36,7 +36,7 @@ func (c *Chain) InsertBlocks(blocks types.Blocks) error {
 		return nil
 	}
 	before := c.Head()
-	n, err := c.bc.InsertChain(blocks)
+	n, err := c.insertChain(blocks)
 	if n > 0 {
 		// Pebble writes without fsync and buffers its log in memory for a moment; a kill right
 		// after sealing would lose the block. One synced log write makes everything before it
@@ -57,6 +57,22 @@ func (c *Chain) InsertBlocks(blocks types.Blocks) error {
 		return fmt.Errorf("insert block %d (%s): %w", b.NumberU64(), b.Hash().TerminalString(), err)
 	}
 	return nil
+}
+
+// insertChain inserts blocks into the BlockChain, or in fork mode one by one through
+// forkInsert; it returns how many were inserted.
+func (c *Chain) insertChain(blocks types.Blocks) (int, error) {
+	if c.fork == nil {
+		return c.bc.InsertChain(blocks)
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	for i, b := range blocks {
+		if err := c.forkInsert(b); err != nil {
+			return i, err
+		}
+	}
+	return len(blocks), nil
 }
 
 func (c *Chain) announce(b *types.Block) {

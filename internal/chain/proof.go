@@ -55,8 +55,17 @@ func (p *proofNodes) Delete(key []byte) error { return errors.New("proof: delete
 // block with this header, read from the state tries themselves (every sealed block's state
 // is kept: archive mode). A block whose tries are missing gives an error wrapping
 // ErrStateUnavailable. ctx is checked before each slot.
+//
+// In fork mode a local block's state root is the local trie's (fork.go): only an account that
+// did not exist at the upstream's fork block has all its state there; for any other the proof
+// is refused with ErrNotProvable (the fork block's proofs are the upstream's).
 func (c *Chain) Proof(ctx context.Context, header *types.Header, addr common.Address, keys []common.Hash) (*Proof, error) {
 	number := header.Number.Uint64()
+	if c.fork != nil {
+		if err := c.fork.provable(ctx, header, addr); err != nil {
+			return nil, err
+		}
+	}
 	tr, err := trie.NewStateTrie(trie.StateTrieID(header.Root), c.bc.TrieDB())
 	if err != nil {
 		return nil, fmt.Errorf("%w: block %d (state root %s): %v", ErrStateUnavailable, number, header.Root.Hex(), err)

@@ -72,6 +72,9 @@ func (c *Chain) StateAt(header *types.Header) (*state.StateDB, error) {
 }
 
 func (c *Chain) stateAt(header *types.Header) (*state.StateDB, error) {
+	if c.fork != nil {
+		return c.forkStateAt(header, nil)
+	}
 	db := state.NewDatabase(c.bc.TrieDB(), c.bc.CodeDB()).WithSnapshot(c.bc.Snapshots())
 	reader, err := c.readers.Get(header.Root, func() (*sharedReader, error) {
 		inner, err := db.Reader(header.Root)

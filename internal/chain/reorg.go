@@ -1,6 +1,8 @@
 package chain
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -35,6 +37,13 @@ func (c *Chain) OnReorg(fn func(ReorgEvent)) {
 // setHead rewinds the canonical chain to number and announces the dropped blocks. Their logs
 // are read first: go-ethereum deletes the bodies and receipts of the blocks it rewinds.
 func (c *Chain) setHead(number uint64) error {
+	if c.fork != nil {
+		c.writeMu.Lock()
+		defer c.writeMu.Unlock()
+		if first := c.fork.info.Number + 1; number < first {
+			return fmt.Errorf("fork: rewind to block %d: %w %d (forks rewind no further; start a new fork instead)", number, ErrBeforeFork, first)
+		}
+	}
 	var dropped []*types.Header
 	for n := c.Head().Number.Uint64(); n > number; n-- {
 		if h := c.HeaderByNumber(n); h != nil {
@@ -43,6 +52,10 @@ func (c *Chain) setHead(number uint64) error {
 	}
 	ev := c.reorgEvent(dropped)
 	err := c.bc.SetHead(number)
+	if c.fork != nil {
+		// The records of the dropped blocks go with them (fork_records.go).
+		err = errors.Join(err, c.fork.rec.dropAbove(c.bc.CurrentBlock().Number.Uint64()))
+	}
 	c.publishHeads() // heads.go: even a failed rewind may have moved the head
 	if err != nil {
 		return err

@@ -239,6 +239,11 @@ func Simulate(ctx context.Context, env SimEnv, opts SimOpts) ([]SimBlock, error)
 	parent := env.Header
 	for i := range blocks {
 		res, header, err := sim.processBlock(ctx, &blocks[i], headers[i], parent, headers[:i])
+		// A state read that failed (a fork's upstream) left zeros behind: no result of the
+		// block can be trusted.
+		if st := sim.env.State; st != nil && st.Error() != nil {
+			return nil, fmt.Errorf("read state: %w", st.Error())
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -53,6 +53,10 @@ type IndexConfig struct {
 	Chain Chain
 	// Logger receives build progress, rollbacks and rebuilds; nil discards them.
 	Logger *slog.Logger
+	// First is the first block to index: a fork's first local block (the blocks below are
+	// the upstream's, which the chain does not hold and queries never ask the index for).
+	// Zero indexes from block 0.
+	First uint64
 }
 
 // ErrIndexClosed is returned by Sync once the index is closed.
@@ -73,6 +77,7 @@ type Index struct {
 	store Store
 	chain Chain
 	log   *slog.Logger
+	first uint64 // IndexConfig.First
 
 	head    atomic.Pointer[meta] // what the store holds; replaced after every write
 	corrupt atomic.Bool          // a reader met damaged data: rebuild, and use nothing meanwhile
@@ -101,6 +106,7 @@ func OpenIndex(cfg IndexConfig) (*Index, error) {
 		store:  cfg.Store,
 		chain:  cfg.Chain,
 		log:    logger,
+		first:  cfg.First,
 		wake:   make(chan struct{}, 1),
 		change: make(chan struct{}),
 		done:   make(chan struct{}),

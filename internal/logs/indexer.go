@@ -77,6 +77,10 @@ func (ix *Index) step(ctx context.Context) (bool, error) {
 		return true, ix.rollback(cur)
 	}
 	head := ix.chain.Head().Number.Uint64()
+	if cur.next < ix.first {
+		// Nothing below First is the chain's own: start from it, on its parent.
+		cur = meta{next: ix.first, head: ix.chain.CanonicalHash(ix.first - 1)}
+	}
 	if cur.next > head {
 		return false, nil
 	}

@@ -29,6 +29,7 @@ type Metrics struct {
 	build     prometheus.Histogram
 	apply     prometheus.Histogram
 	lastIndex prometheus.Gauge
+	watched   watched // what the gauges read (node.go)
 }
 
 // latencyBuckets are the upper bounds of the request and flashblock histograms, in

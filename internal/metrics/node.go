@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -11,33 +12,57 @@ import (
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
+// watched are the parts of the node the gauges read at scrape time. A node whose chain is
+// replaced (a re-fork) watches the new parts: the gauges are registered once and read the
+// newest.
+type watched struct {
+	chain     atomic.Pointer[chain.Chain]
+	preconf   atomic.Pointer[preconf.Preconf]
+	last      atomic.Pointer[preconf.Snapshot]
+	pool      atomic.Pointer[txpool.Pool]
+	chainOnce sync.Once
+	preOnce   sync.Once
+	poolOnce  sync.Once
+}
+
 // WatchChain reports c's sealed head: flashrpc_chain_head_block and
 // flashrpc_chain_head_timestamp_seconds (read at scrape time), and
-// flashrpc_chain_head_updates_total.
+// flashrpc_chain_head_updates_total. A later call watches another chain instead.
 func (m *Metrics) WatchChain(c *chain.Chain) {
-	m.reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "chain", Name: "head_block",
-			Help: "Number of the sealed head (the latest block).",
-		}, func() float64 { return float64(c.Head().Number.Uint64()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "chain", Name: "head_timestamp_seconds",
-			Help: "Timestamp of the sealed head (Unix seconds, from its header).",
-		}, func() float64 { return float64(c.Head().Time) }),
-	)
+	m.watched.chain.Store(c)
+	m.watched.chainOnce.Do(func() {
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Namespace: namespace, Subsystem: "chain", Name: "head_block",
+				Help: "Number of the sealed head (the latest block).",
+			}, func() float64 { return float64(m.watched.chain.Load().Head().Number.Uint64()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Namespace: namespace, Subsystem: "chain", Name: "head_timestamp_seconds",
+				Help: "Timestamp of the sealed head (Unix seconds, from its header).",
+			}, func() float64 { return float64(m.watched.chain.Load().Head().Time) }),
+		)
+	})
 	c.OnHead(func(chain.HeadEvent) { m.blocks.Inc() })
 }
 
 // WatchPreconf reports p's pre-confirmations: flashrpc_preconf_index, _block, _age_seconds,
-// _transactions, _published_total and the flashblock apply time.
+// _transactions, _published_total and the flashblock apply time. A later call watches
+// another Preconf instead.
 func (m *Metrics) WatchPreconf(p *preconf.Preconf) {
-	var last atomic.Pointer[preconf.Snapshot]
+	last := &m.watched.last
+	last.Store(nil)
+	m.watched.preconf.Store(p)
 	p.OnSnapshot(func(s *preconf.Snapshot) {
 		last.Store(s)
 		m.preconfs.Inc()
 		m.lastIndex.Set(float64(s.Index))
 		m.ObserveApply(s.Assembly)
 	})
+	m.watched.preOnce.Do(func() { m.registerPreconf() })
+}
+
+func (m *Metrics) registerPreconf() {
+	last := &m.watched.last
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: namespace, Subsystem: "preconf", Name: "block",
@@ -61,7 +86,7 @@ func (m *Metrics) WatchPreconf(p *preconf.Preconf) {
 			Namespace: namespace, Subsystem: "preconf", Name: "transactions",
 			Help: "Transactions pre-confirmed in the block in progress so far.",
 		}, func() float64 {
-			if s := p.Current(); s != nil {
+			if s := m.watched.preconf.Load().Current(); s != nil {
 				return float64(len(s.Block.Transactions()))
 			}
 			return 0
@@ -69,18 +94,22 @@ func (m *Metrics) WatchPreconf(p *preconf.Preconf) {
 	)
 }
 
-// WatchPool reports the transaction pool's size: flashrpc_txpool_pending and _queued.
+// WatchPool reports the transaction pool's size: flashrpc_txpool_pending and _queued. A
+// later call watches another pool instead.
 func (m *Metrics) WatchPool(pool *txpool.Pool) {
-	m.reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "txpool", Name: "pending",
-			Help: "Executable transactions waiting in the pool (not pre-confirmed yet).",
-		}, func() float64 { p, _ := pool.Stats(); return float64(p) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "txpool", Name: "queued",
-			Help: "Transactions waiting in the pool for an earlier nonce (future nonces).",
-		}, func() float64 { _, q := pool.Stats(); return float64(q) }),
-	)
+	m.watched.pool.Store(pool)
+	m.watched.poolOnce.Do(func() {
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Namespace: namespace, Subsystem: "txpool", Name: "pending",
+				Help: "Executable transactions waiting in the pool (not pre-confirmed yet).",
+			}, func() float64 { p, _ := m.watched.pool.Load().Stats(); return float64(p) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Namespace: namespace, Subsystem: "txpool", Name: "queued",
+				Help: "Transactions waiting in the pool for an earlier nonce (future nonces).",
+			}, func() float64 { _, q := m.watched.pool.Load().Stats(); return float64(q) }),
+		)
+	})
 }
 
 // ObserveBuild records the time the sequencer took to build one pre-confirmation (for

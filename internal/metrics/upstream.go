@@ -72,6 +72,15 @@ func (m *UpstreamMethod) Observe(n int, d time.Duration, failed bool) {
 	}
 }
 
+// Count records n calls of the method sent in a request observed under another method (a
+// batch's duration is observed once, under its first method), and whether it failed.
+func (m *UpstreamMethod) Count(n int, failed bool) {
+	m.requests.Add(float64(n))
+	if failed {
+		m.errors.Inc()
+	}
+}
+
 // Cache counts the hits and misses of one kind of cached read.
 type Cache struct {
 	hits, misses prometheus.Counter

@@ -32,13 +32,24 @@ var BaseBatcher = common.HexToAddress("0x5050F69a9786F081509234F1a7F4684b5E5b76C
 type DevL1 struct {
 	// GenesisTime is the L2 genesis block's timestamp: the dev L1's block 0 has it.
 	GenesisTime uint64
-	// BaseFee and BlobBaseFee are every dev L1 block's fees; nil means the defaults.
+	// BaseFee and BlobBaseFee are every dev L1 block's fees; nil means the defaults (or, on a
+	// fork, the fork block's).
 	BaseFee, BlobBaseFee *big.Int
+	// Fork, when set, continues the L1 attributes of an upstream chain's block (fork mode,
+	// forkl1.go): the dev L1 starts at that block's L1 origin instead of at GenesisTime, and
+	// keeps its fees, fee scalars and batcher.
+	Fork *L1Info
+	// Extra, when set, is every block's extraData instead of ExtraData's: a fork keeps the
+	// EIP-1559 parameters and minimum base fee of the block it continues.
+	Extra []byte
 }
 
 // Origin returns the dev L1 block an L2 block at time l2Time builds on: the newest one not
 // after it.
 func (d *DevL1) Origin(l2Time uint64) (number, time uint64, hash common.Hash) {
+	if d.Fork != nil {
+		return d.forkOrigin(l2Time)
+	}
 	if l2Time > d.GenesisTime {
 		number = (l2Time - d.GenesisTime) / L1BlockTime
 	}
@@ -54,6 +65,9 @@ func devL1Hash(number uint64) common.Hash {
 // parentTxs: its L1 origin, the sequence number (the parent's plus one under the same origin,
 // else 0), the dev L1's fees and Base's fee scalars.
 func (d *DevL1) Info(parentTxs types.Transactions, l2Time uint64) *L1Info {
+	if d.Fork != nil {
+		return d.forkInfo(parentTxs, l2Time)
+	}
 	number, time, hash := d.Origin(l2Time)
 	var seq uint64
 	if parent, err := BlockL1Info(parentTxs); err == nil && parent.Number == number {

@@ -27,6 +27,9 @@ var (
 	ErrNoBlock       = errors.New("preconf: no block in progress")
 	ErrBlockOpen     = errors.New("preconf: a block is already in progress")
 	ErrParentNotHead = errors.New("preconf: parent is not the sealed head")
+	// ErrStateUnavailable wraps a failure to read the state a transaction needs (a fork's
+	// upstream that did not answer): the transaction is not included now and may be later.
+	ErrStateUnavailable = errors.New("preconf: state unavailable")
 )
 
 // Attributes are the fixed header fields of a block, known when it opens (the flashblocks
@@ -259,7 +262,7 @@ type work struct {
 
 func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs Attributes) (*work, error) {
 	config := c.Config()
-	st, err := c.StateAt(parent)
+	st, err := c.BlockStateAt(parent, attrs.Number, attrs.Time)
 	if err != nil {
 		return nil, err
 	}
@@ -303,6 +306,9 @@ func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs A
 	if config.IsPrague(header.Number, header.Time) {
 		core.ProcessParentBlockHash(parent.Hash(), w.evm)
 	}
+	if err := st.Error(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStateUnavailable, err)
+	}
 	return w, nil
 }
 
@@ -328,6 +334,14 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 	snap, pool := w.state.Snapshot(), w.gasPool.Snapshot()
 	w.state.SetTxContext(tx.Hash(), len(w.txs))
 	receipt, err := core.ApplyTransactionWithEVM(msg, w.gasPool, w.state, w.header.Number, common.Hash{}, w.header.Time, tx, w.evm)
+	if serr := w.state.Error(); serr != nil {
+		// A read failed (a fork's upstream): the outcome is not the transaction's, and the
+		// state keeps the failure. Start the block's state again from what was included.
+		if rerr := w.rebuild(ctx); rerr != nil {
+			return fmt.Errorf("%w: %w (and rebuilding the block in progress failed: %v)", ErrStateUnavailable, serr, rerr)
+		}
+		return fmt.Errorf("%w: %w", ErrStateUnavailable, serr)
+	}
 	if err != nil {
 		w.state.RevertToSnapshot(snap)
 		w.gasPool.Set(pool)
@@ -346,6 +360,24 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 	w.senders = append(w.senders, msg.From)
 	w.blobGas += receipt.BlobGasUsed
 	w.da.used += da
+	return nil
+}
+
+// rebuild opens the block in progress again on its parent's state and executes the
+// transactions included so far, for a state that met a read failure (which a StateDB keeps).
+// What they read was read before, so the replay does not read anything new.
+func (w *work) rebuild(ctx context.Context) error {
+	nw, err := openWork(ctx, w.chain, w.parent, w.attrs)
+	if err != nil {
+		return err
+	}
+	for _, tx := range w.txs {
+		if err := nw.apply(ctx, tx); err != nil {
+			return fmt.Errorf("replay %s: %w", tx.Hash().TerminalString(), err)
+		}
+	}
+	nw.index = w.index
+	*w = *nw
 	return nil
 }
 
@@ -375,7 +407,11 @@ func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, e
 		header.RequestsHash = &h
 	}
 	body := &types.Body{Transactions: w.txs, Withdrawals: withdrawals}
-	return w.finalizeAndAssemble(ctx, header, st, body) // assemble.go
+	block, err := w.finalizeAndAssemble(ctx, header, st, body) // assemble.go
+	if serr := st.Error(); serr != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStateUnavailable, serr)
+	}
+	return block, err
 }
 
 // postExecution makes the post-execution system calls and collects the execution layer

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
+	"github.com/coder/websocket"
 	"log/slog"
 	"net"
 	"net/http"
@@ -214,6 +215,22 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			httpErr = ctx.Err()
 		}
 		return httpErr
+	}
+}
+
+// CloseWebSockets closes every open WebSocket connection with status 1012 (service restart)
+// and reason, ending their subscriptions; the server goes on accepting connections. A node
+// whose chain was replaced (a re-fork) calls it: the subscriptions were of the chain that
+// is gone, and clients reconnect and subscribe again.
+func (s *Server) CloseWebSockets(reason string) {
+	s.mu.Lock()
+	conns := make([]*wsConn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		go c.ws.Close(websocket.StatusServiceRestart, reason)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // On an OP Stack chain (Config.L1 set) every block opens with the L1-attributes deposit of the
 // dev L1 origin, then the user deposits queued by Deposit, all in pre-confirmation 0; its
 // coinbase is the SequencerFeeVault and its extraData carries the EIP-1559 parameters and the
-// minimum base fee (oprollup.ExtraData).
+// minimum base fee (oprollup.ExtraData; on a fork, the fork block's: DevL1.Extra).
 
 // ErrNotOPStack refuses a deposit on a chain that is not an OP Stack chain.
 var ErrNotOPStack = errors.New("deposits need an OP Stack chain (this dev chain runs with --chain-type l1)")
@@ -75,7 +75,7 @@ func (s *Sequencer) opAttributes(attrs *preconf.Attributes, head *types.Header) 
 	l1Info := info.DepositTx()
 	attrs.Transactions = []*types.Transaction{l1Info}
 	attrs.FeeRecipient = oprollup.SequencerFeeVault
-	attrs.ExtraData = oprollup.ExtraData(s.chain.Config(), attrs.Time)
+	attrs.ExtraData = s.cfg.L1.ExtraData(s.chain.Config(), attrs.Time)
 	attrs.PrevRandao = info.Hash
 	gas := l1Info.Gas()
 	n := 0

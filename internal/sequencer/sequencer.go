@@ -215,6 +215,14 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 		defer func() { s.cfg.ObserveBuild(time.Since(start)) }()
 	}
 	batch, err := s.preconf.Begin()
+	if errors.Is(err, preconf.ErrNoBlock) {
+		// Opening the block failed after the last seal (a fork's upstream did not answer
+		// the reads of its system calls): try again now.
+		if err := s.openLocked(ctx); err != nil {
+			return nil, err
+		}
+		batch, err = s.preconf.Begin()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +240,9 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 			// Its nonce was used by another transaction; the sender's next one may fit.
 			done = append(done, tx)
 			queue.shift()
+		case errors.Is(err, preconf.ErrStateUnavailable):
+			s.log.Warn("a transaction waits: its state could not be read", "hash", tx.Hash(), "err", err)
+			queue.dropSender()
 		case neverIncludable(err, tx, block.GasLimit()):
 			s.log.Debug("dropping a transaction that can never be included", "hash", tx.Hash(), "err", err)
 			done = append(done, tx)

@@ -1,0 +1,413 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/tracing"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/ethdb"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/triedb"
+	"github.com/holiman/uint256"
+
+	"github.com/flashrpc/flashrpc/internal/networks"
+	"github.com/flashrpc/flashrpc/internal/remote"
+)
+
+// headersBelowFork is how many upstream headers below the fork block are cached at creation:
+// as far back as BLOCKHASH reaches.
+const headersBelowFork = 256
+
+// forkExtraData marks the blocks a fork writes itself (the first forked block).
+const forkExtraData = "flashrpc fork"
+
+// openFork opens the fork in c.db: it creates it when the database is empty, resumes it
+// otherwise. cfg.Fork may be nil for a datadir that holds a fork (it resumes with the stored
+// URL).
+func (c *Chain) openFork(cfg Config, info *ForkInfo) error {
+	fc := cfg.Fork
+	if fc == nil {
+		fc = &ForkConfig{URL: info.URL, Retries: -1}
+		c.log.Info("resuming the fork this datadir holds", "url", info.URL, "block", info.Number)
+	}
+	ctx := context.Background()
+	var fork *Fork
+	switch {
+	case info == nil || info.Created == 0:
+		if info == nil && rawdb.ReadCanonicalHash(c.db, 0) != (common.Hash{}) {
+			return fmt.Errorf("fork: %s holds a chain that is not a fork of %s: use another datadir", c.dir, fc.URL)
+		}
+		f, err := createFork(ctx, c.db, fc, info, c.log)
+		if err != nil {
+			return err
+		}
+		fork = f
+	default:
+		if err := checkResume(fc, info); err != nil {
+			return err
+		}
+		fork = newFork(c.db, *info, fc, c.log)
+		if fc.UpstreamChainID == 0 {
+			if err := fork.checkUpstream(ctx); err != nil {
+				return err
+			}
+		} else {
+			c.log.Info("fork: offline start (--fork-chain-id): the upstream is not asked at start", "url", fork.info.URL)
+		}
+		if fc.NoCache && fc.UpstreamChainID == 0 {
+			// Nothing was kept: BLOCKHASH's headers are read again.
+			if err := fork.history.Headers(ctx, headersFrom(info.Number), info.Number-1); err != nil && info.Number > 0 {
+				return fmt.Errorf("fork: headers below block %d: %w", info.Number, err)
+			}
+		}
+	}
+	c.fork = fork
+	return nil
+}
+
+// checkResume refuses flags that contradict the fork a datadir holds.
+func checkResume(fc *ForkConfig, info *ForkInfo) error {
+	if fc.Block != nil && *fc.Block >= 0 && uint64(*fc.Block) != info.Number {
+		return fmt.Errorf("fork: this datadir forked block %d of %s, not block %d (use another datadir, or leave out --fork-block-number)", info.Number, info.URL, *fc.Block)
+	}
+	if fc.UpstreamChainID != 0 && fc.UpstreamChainID != info.UpstreamChainID {
+		return fmt.Errorf("fork: --fork-chain-id %d, but this datadir forked chain %d", fc.UpstreamChainID, info.UpstreamChainID)
+	}
+	if fc.Kind != "" && string(fc.Kind) != info.Kind {
+		return fmt.Errorf("fork: --chain-type %s, but this datadir's fork of %s runs %s rules (%s)", fc.Kind, info.URL, kindName(info.Kind), info.Network)
+	}
+	if fc.ChainID != 0 && fc.ChainID != info.ChainID {
+		return fmt.Errorf("fork: --chain-id %d, but this datadir's fork runs chain id %d", fc.ChainID, info.ChainID)
+	}
+	return nil
+}
+
+func kindName(kind string) string {
+	if kind == string(networks.OPStack) {
+		return "OP Stack"
+	}
+	return "Ethereum"
+}
+
+func headersFrom(n uint64) uint64 {
+	if n < headersBelowFork {
+		return 0
+	}
+	return n - headersBelowFork
+}
+
+// createFork writes a new fork into db: the fork record (incomplete), block N whole with the
+// upstream's root node of its state when the upstream proves it, the 256 headers below N, and
+// the first forked block N+1, which funds cfg.Funded; then, in one last batch, the genesis
+// stand-in, the chain configuration, the canonical hashes and head markers, and the fork record
+// marked complete. A creation cut short leaves an incomplete record and no canonical block 0,
+// and the next start creates the fork again.
+func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *ForkInfo, logger *slog.Logger) (*Fork, error) {
+	probe := remote.NewClient(remote.Config{URL: fc.URL, Retries: fc.Retries, Backoff: fc.Backoff, Timeout: fc.Timeout, Observer: fc.Observer})
+	upID := fc.UpstreamChainID
+	if upID == 0 {
+		id, err := probe.ChainID(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("fork: cannot reach the upstream: %w", err)
+		}
+		upID = id
+	}
+	number, err := forkNumber(ctx, probe, fc.Block)
+	if err != nil {
+		return nil, err
+	}
+	bN, err := probe.BlockByNumber(ctx, number)
+	if err != nil {
+		return nil, fmt.Errorf("fork: block %d: %w", number, err)
+	}
+	h0, err := probe.HeaderByNumber(ctx, 0)
+	if err != nil {
+		return nil, fmt.Errorf("fork: block 0: %w", err)
+	}
+	chainID := fc.ChainID
+	if chainID == 0 {
+		chainID = upID
+	}
+	kind := fc.Kind
+	if kind == "" {
+		kind = forkKind(upID, bN) // fork_op.go
+	}
+	config, network, err := networks.ForkRules(upID, chainID, kind, number, bN.Time())
+	if err != nil {
+		return nil, fmt.Errorf("fork: %w", err)
+	}
+	if err := checkForkBlock(config, network, bN); err != nil {
+		return nil, fmt.Errorf("fork: %w", err)
+	}
+	info := ForkInfo{
+		URL: fc.URL, UpstreamChainID: upID, ChainID: chainID, Number: number, Hash: bN.Hash(),
+		GenesisHash: h0.Hash(), Network: network.Name + " (" + network.Source + ")", Kind: string(network.Kind),
+	}
+	f := newFork(db, info, fc, logger)
+	if prev != nil {
+		// An earlier creation was cut short: drop what it recorded for block N+1.
+		if err := f.rec.dropAbove(number); err != nil {
+			return nil, err
+		}
+	}
+	if err := f.saveInfo(db); err != nil { // incomplete (Created 0)
+		return nil, err
+	}
+	batch := db.NewBatch()
+	rawdb.WriteBlock(batch, bN)
+	if err := batch.Write(); err != nil {
+		return nil, err
+	}
+	// The upstream's root node of N under its hash makes BlockChain.HasState(N.Root) true, so
+	// the chain can rewind to N itself (and BlockChain's checks of N as a parent pass).
+	if node, err := probe.RootNode(ctx, number, bN.Root()); err == nil {
+		rawdb.WriteLegacyTrieNode(db, bN.Root(), node)
+		f.info.RootNode = true
+	} else {
+		logger.Info("fork: the upstream does not prove its state root; the chain cannot be rewound below the first forked block", "reason", err)
+	}
+	if number > 0 {
+		if err := f.history.Headers(ctx, headersFrom(number), number-1); err != nil {
+			return nil, fmt.Errorf("fork: headers below block %d: %w", number, err)
+		}
+	}
+	first, err := f.writeFirstBlock(bN, config, fc)
+	if err != nil {
+		return nil, fmt.Errorf("fork: first forked block: %w", err)
+	}
+	genesis := genesisStandIn(h0)
+	f.info.Created = time.Now().Unix()
+	batch = db.NewBatch()
+	rawdb.WriteBlock(batch, genesis)
+	rawdb.WriteCanonicalHash(batch, genesis.Hash(), 0)
+	rawdb.WriteChainConfig(batch, genesis.Hash(), config)
+	rawdb.WriteCanonicalHash(batch, bN.Hash(), number)
+	rawdb.WriteCanonicalHash(batch, first.Hash(), first.NumberU64())
+	rawdb.WriteTxLookupEntriesByBlock(batch, first)
+	rawdb.WriteHeadHeaderHash(batch, first.Hash())
+	rawdb.WriteHeadFastBlockHash(batch, first.Hash())
+	rawdb.WriteHeadBlockHash(batch, first.Hash())
+	// Local blocks get their transaction lookup entries as they become the head; the tail
+	// tells go-ethereum's indexer that there is nothing below to index (it would otherwise
+	// walk every number down to 0).
+	rawdb.WriteTxIndexTail(batch, 0)
+	if err := f.putInfo(batch); err != nil {
+		return nil, err
+	}
+	if err := batch.Write(); err != nil {
+		return nil, err
+	}
+	if err := db.SyncKeyValue(); err != nil {
+		return nil, err
+	}
+	logger.Info("fork created", "url", fc.URL, "chain", upID, "block", number, "hash", bN.Hash(), "rules", info.Network, "requests", probe.Stats().Requests)
+	return f, nil
+}
+
+// forkNumber resolves --fork-block-number against the upstream: nil is its latest block, a
+// negative value that many blocks before it.
+func forkNumber(ctx context.Context, c *remote.Client, block *int64) (uint64, error) {
+	if block != nil && *block >= 0 {
+		return uint64(*block), nil
+	}
+	latest, err := c.BlockNumber(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("fork: cannot reach the upstream: %w", err)
+	}
+	if block == nil {
+		return latest, nil
+	}
+	back := uint64(-*block)
+	if back > latest {
+		return 0, fmt.Errorf("fork: --fork-block-number %d reaches before block 0 (the upstream's latest is %d)", *block, latest)
+	}
+	return latest - back, nil
+}
+
+// genesisStandIn returns the block 0 the fork's database holds: the upstream's block 0 header,
+// except on the Ethereum networks whose genesis go-ethereum maps to its built-in configuration
+// (which would replace the fork's own rules when the chain opens): there a copy with marked
+// extra data. The API answers block 0 from the upstream either way.
+func genesisStandIn(h0 *types.Header) *types.Block {
+	switch h0.Hash() {
+	case params.MainnetGenesisHash, params.SepoliaGenesisHash, params.HoleskyGenesisHash, params.HoodiGenesisHash:
+		h := types.CopyHeader(h0)
+		h.Extra = []byte(forkExtraData + " genesis stand-in")
+		return types.NewBlockWithHeader(h)
+	}
+	return types.NewBlockWithHeader(h0)
+}
+
+func (f *Fork) saveInfo(db ethdb.KeyValueWriter) error {
+	return f.putInfo(db)
+}
+
+func (f *Fork) putInfo(w ethdb.KeyValueWriter) error {
+	blob, err := json.Marshal(f.info)
+	if err != nil {
+		return err
+	}
+	return w.Put(append([]byte(forkPrefix), forkMetaKey...), blob)
+}
+
+// writeFirstBlock builds and writes block N+1 on the upstream's state at N: the protocol's
+// pre-execution system calls, no transactions (on an OP Stack chain only its L1-attributes
+// deposit, fork_op.go), and the funded accounts' balances set as a genesis allocation would
+// set them. It cannot be re-executed, so it is written, not inserted.
+func (f *Fork) writeFirstBlock(bN *types.Block, config *params.ChainConfig, fc *ForkConfig) (*types.Block, error) {
+	parent := bN.Header()
+	tdb := triedb.NewDatabase(f.db, triedb.HashDefaults)
+	defer tdb.Close()
+	// A throwaway Chain gives the fork reader and context what they need before the
+	// BlockChain exists.
+	tmp := &Chain{fork: f, forkReaders: newForkReaders()}
+	tmp.forkDB = &forkDB{CachingDB: state.NewDatabase(tdb, state.NewCodeDB(f.db)), c: tmp}
+	f.setRoot(types.EmptyRootHash, parent.Number.Uint64())
+	cc := &creationContext{config: config, engine: newEngine(), parent: parent, fork: f}
+	number := new(big.Int).Add(parent.Number, common.Big1)
+	t := max(uint64(time.Now().Unix()), parent.Time+1)
+	op := config.IsOptimism()
+	header := &types.Header{
+		ParentHash: parent.Hash(),
+		Number:     number,
+		GasLimit:   parent.GasLimit,
+		Time:       t,
+		Difficulty: new(big.Int),
+		Extra:      []byte(forkExtraData),
+		BaseFee:    eip1559.CalcBaseFee(config, parent, t),
+	}
+	// What the block reads, in one go: the system contracts (and their queues' head slots),
+	// the fee recipient and the funded accounts.
+	accounts := append([]common.Address{{}, params.BeaconRootsAddress, params.HistoryStorageAddress, params.WithdrawalQueueAddress, params.ConsolidationQueueAddress}, fc.Funded...)
+	var slots []remote.SlotKey
+	for _, q := range []common.Address{params.WithdrawalQueueAddress, params.ConsolidationQueueAddress} {
+		for i := int64(0); i < 4; i++ {
+			slots = append(slots, remote.SlotKey{Addr: q, Slot: common.BigToHash(big.NewInt(i))})
+		}
+	}
+	var l1Info *types.Transaction
+	if op {
+		l1, err := forkL1(bN)
+		if err != nil {
+			return nil, err
+		}
+		info := l1.Info(bN.Transactions(), t)
+		l1Info = info.DepositTx()
+		header.Coinbase, header.MixDigest = parent.Coinbase, info.Hash
+		header.Extra = l1.ExtraData(config, t)
+		accounts, slots = opFirstBlockReads()
+		accounts = append(append(accounts, parent.Coinbase), fc.Funded...)
+	}
+	if err := f.up.Fetch(context.Background(), accounts, slots); err != nil {
+		return nil, err
+	}
+	st, err := tmp.forkBlockState(parent, config, number.Uint64(), t)
+	if err != nil {
+		return nil, err
+	}
+	if config.IsCancun(number, t) {
+		excess := eip4844.CalcExcessBlobGas(config, parent, t)
+		header.ExcessBlobGas, header.BlobGasUsed = &excess, new(uint64)
+		header.ParentBeaconRoot = new(common.Hash)
+	}
+	evm := vm.NewEVM(core.NewEVMBlockContext(header, cc, nil, config, st), st, config, vm.Config{})
+	if header.ParentBeaconRoot != nil {
+		core.ProcessBeaconBlockRoot(*header.ParentBeaconRoot, evm)
+	}
+	if config.IsPrague(number, t) {
+		core.ProcessParentBlockHash(parent.Hash(), evm)
+	}
+	body := &types.Body{}
+	var receipts types.Receipts
+	if l1Info != nil {
+		receipt, err := applyL1Info(config, header, st, evm, l1Info)
+		if err != nil {
+			return nil, err
+		}
+		body.Transactions, receipts = types.Transactions{l1Info}, types.Receipts{receipt}
+	}
+	switch {
+	case config.IsIsthmus(t): // OP Stack chains have no execution layer requests
+		header.RequestsHash = &types.EmptyRequestsHash
+	case config.IsPrague(number, t):
+		requests := [][]byte{}
+		if err := core.ProcessWithdrawalQueue(&requests, evm); err != nil {
+			return nil, err
+		}
+		if err := core.ProcessConsolidationQueue(&requests, evm); err != nil {
+			return nil, err
+		}
+		h := types.CalcRequestsHash(requests)
+		header.RequestsHash = &h
+	}
+	// The fee recipient's account is read by every block: read it now (it is cached), so that
+	// sealing never waits for the upstream.
+	st.GetBalance(header.Coinbase)
+	if fc.Balance != nil {
+		balance := uint256.MustFromBig(fc.Balance)
+		for _, addr := range fc.Funded {
+			st.SetBalance(addr, balance, tracing.BalanceChangeUnspecified)
+		}
+	}
+	if err := st.Error(); err != nil {
+		return nil, err
+	}
+	if config.IsShanghai(number, t) {
+		body.Withdrawals = types.Withdrawals{}
+	}
+	block, err := cc.engine.FinalizeAndAssemble(context.Background(), cc, header, st, body, receipts)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Error(); err != nil {
+		return nil, err
+	}
+	if err := f.write(block, receipts, st, nil, tdb, config.IsCancun(number, t), config.IsEIP158(number)); err != nil {
+		return nil, err
+	}
+	return block, nil
+}
+
+// creationContext is the core.ChainContext of the first forked block, before the BlockChain
+// exists: block N and the cached upstream headers below it.
+type creationContext struct {
+	config *params.ChainConfig
+	engine consensus.Engine
+	parent *types.Header
+	fork   *Fork
+}
+
+func (x *creationContext) Config() *params.ChainConfig  { return x.config }
+func (x *creationContext) Engine() consensus.Engine     { return x.engine }
+func (x *creationContext) CurrentHeader() *types.Header { return x.parent }
+func (x *creationContext) GetHeaderByHash(hash common.Hash) *types.Header {
+	if hash == x.parent.Hash() {
+		return x.parent
+	}
+	return nil
+}
+func (x *creationContext) GetHeader(hash common.Hash, number uint64) *types.Header {
+	if h := x.GetHeaderByNumber(number); h != nil && h.Hash() == hash {
+		return h
+	}
+	return nil
+}
+func (x *creationContext) GetHeaderByNumber(number uint64) *types.Header {
+	if number == x.parent.Number.Uint64() {
+		return x.parent
+	}
+	return x.fork.history.Header(number)
+}
