@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/recent"
 )
 
@@ -98,6 +99,9 @@ func Open(cfg Config) (*Chain, error) {
 	c.engine = beacon.New(ethash.NewFaker())
 	bcConfig := core.DefaultConfig().WithArchive(true)
 	bcConfig.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash needs it
+	// Blocks execute with the precompiles every other EVM of flashrpc runs (Azul's Osaka
+	// MODEXP and P256VERIFY on an OP Stack chain).
+	bcConfig.VmConfig = oprollup.VMConfig(bcConfig.VmConfig)
 	bc, err := core.NewBlockChain(c.db, cfg.Genesis, c.engine, bcConfig)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
