@@ -154,6 +154,10 @@ func (b *Batch) Add(ctx context.Context, tx *types.Transaction) error {
 	return b.p.work.apply(ctx, tx)
 }
 
+// GasUsed returns the gas the block in progress has used so far, the batch's transactions
+// included.
+func (b *Batch) GasUsed() uint64 { return b.p.work.gasPool.Used() }
+
 // Len returns the number of transactions the batch has added.
 func (b *Batch) Len() int { return len(b.p.work.txs) - b.first }
 

@@ -37,7 +37,7 @@ type opNode struct {
 
 // newOPNode opens an OP Stack chain whose genesis funds senders keys (gasLimit 0: Base's
 // gas limit) and starts its sequencer in manual mode.
-func newOPNode(t testing.TB, gasLimit uint64, senders int) *opNode {
+func newOPNode(t testing.TB, gasLimit uint64, senders int, options ...func(*sequencer.Config)) *opNode {
 	t.Helper()
 	n := &opNode{now: time.Unix(1_800_000_000, 0)}
 	var funded []common.Address
@@ -57,7 +57,11 @@ func newOPNode(t testing.TB, gasLimit uint64, senders int) *opNode {
 	t.Cleanup(func() { c.Close() })
 	n.chain, n.pre, n.pool = c, preconf.New(c), txpool.New(c.Config(), txpool.Config{})
 	n.pre.OnSnapshot(func(s *preconf.Snapshot) { n.snaps = append(n.snaps, s) })
-	n.seq = sequencer.New(sequencer.Config{L1: &oprollup.DevL1{GenesisTime: g.Timestamp}, Now: func() time.Time { return n.now }}, c, n.pre, n.pool)
+	cfg := sequencer.Config{L1: &oprollup.DevL1{GenesisTime: g.Timestamp}, Now: func() time.Time { return n.now }}
+	for _, o := range options {
+		o(&cfg)
+	}
+	n.seq = sequencer.New(cfg, c, n.pre, n.pool)
 	if err := n.seq.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
