@@ -172,7 +172,8 @@ func (b *Batch) Commit(ctx context.Context) (*Snapshot, error) {
 	return b.p.publishLocked(ctx, b.first)
 }
 
-// Seal assembles the block in progress from everything committed, inserts it into the chain and
+// Seal assembles the block in progress from everything committed, writes it into the chain
+// with the state it was executed on (chain.WriteExecuted) and
 // clears the block in progress: `pending` means the new head until the next Open. Transactions
 // added by an uncommitted batch are not allowed (Seal waits for the writer lock).
 func (p *Preconf) Seal(ctx context.Context) (*types.Block, error) {
@@ -192,9 +193,11 @@ func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
 	}
-	// Insert publishes the chain's new Heads, and onHeads the View that has the block
-	// sealed and nothing in progress, before it tells the chain's listeners.
-	if err := p.chain.Insert(block); err != nil {
+	// The block was executed here, pre-confirmation by pre-confirmation: the chain writes it
+	// with this state and these receipts instead of executing it again. WriteExecuted
+	// publishes the chain's new Heads, and onHeads the View that has the block sealed and
+	// nothing in progress, before it tells the chain's listeners.
+	if err := p.chain.WriteExecuted(block, w.receipts, w.state); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
 	p.work, p.last = nil, nil
