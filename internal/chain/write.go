@@ -3,6 +3,7 @@ package chain
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -33,6 +34,7 @@ func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *s
 	if block.ParentHash() != before.Hash() || block.NumberU64() != before.Number.Uint64()+1 {
 		return fmt.Errorf("write block %d (%s): %w %d (%s)", block.NumberU64(), block.Hash().TerminalString(), ErrNotOnHead, before.Number.Uint64(), before.Hash().TerminalString())
 	}
+	start := time.Now()
 	cfg := c.Config()
 	root, err := st.Commit(block.NumberU64(), cfg.IsEIP158(block.Number()), cfg.IsCancun(block.Number(), block.Time()))
 	if err != nil {
@@ -41,6 +43,7 @@ func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *s
 	if root != block.Root() {
 		return fmt.Errorf("write block %d: state root %s, header says %s", block.NumberU64(), root, block.Root())
 	}
+	committed := time.Now()
 	batch := c.db.NewBatch()
 	rawdb.WriteBlock(batch, block)
 	rawdb.WriteReceipts(batch, block.Hash(), block.NumberU64(), receipts)
@@ -51,13 +54,16 @@ func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *s
 	if err := c.bc.TrieDB().Commit(root, false); err != nil {
 		return fmt.Errorf("write block %d: flush state: %w", block.NumberU64(), err)
 	}
+	written := time.Now()
 	if _, err := c.bc.SetCanonical(block); err != nil {
 		return fmt.Errorf("write block %d: set head: %w", block.NumberU64(), err)
 	}
+	headSet := time.Now()
 	// Durable before anyone hears of it (Insert's reason).
 	if err := c.db.SyncKeyValue(); err != nil {
 		return fmt.Errorf("sync chain database after block %d: %w", block.NumberU64(), err)
 	}
+	c.log.Debug("wrote executed block", "number", block.NumberU64(), "commit", committed.Sub(start), "write", written.Sub(committed), "setHead", headSet.Sub(written), "sync", time.Since(headSet))
 	c.publishHeads()
 	c.announceDropped(before)
 	c.announce(block)

@@ -189,15 +189,22 @@ func (p *Preconf) Seal(ctx context.Context) (*types.Block, error) {
 // block be in progress.
 func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 	w := p.work
-	block, err := w.assemble(ctx, w.state)
-	if err != nil {
-		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
+	// The last pre-confirmation assembled this very block on a copy of the state: when nothing
+	// was added since, seal that block with that state instead of assembling it again (the
+	// state root is most of the work).
+	block, st := w.assembled.block, w.assembled.state
+	if block == nil || w.assembled.txs != len(w.txs) {
+		st = w.state
+		var err error
+		if block, err = w.assemble(ctx, st); err != nil {
+			return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
+		}
 	}
 	// The block was executed here, pre-confirmation by pre-confirmation: the chain writes it
 	// with this state and these receipts instead of executing it again. WriteExecuted
 	// publishes the chain's new Heads, and onHeads the View that has the block sealed and
 	// nothing in progress, before it tells the chain's listeners.
-	if err := p.chain.WriteExecuted(block, w.receipts, w.state); err != nil {
+	if err := p.chain.WriteExecuted(block, w.receipts, st); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
 	p.work, p.last = nil, nil
@@ -216,10 +223,12 @@ func (p *Preconf) Discard() {
 func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, error) {
 	start := time.Now()
 	w := p.work
-	block, err := w.assemble(ctx, w.state.Copy())
+	assembled := w.state.Copy()
+	block, err := w.assemble(ctx, assembled)
 	if err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
+	w.assembled.txs, w.assembled.block, w.assembled.state = len(w.txs), block, assembled
 	if err := w.deriveL1Fields(firstNew); err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
@@ -262,6 +271,14 @@ type work struct {
 	txIndex  map[common.Hash]int
 	blobGas  uint64
 	da       daBudget       // OP Stack, Jovian: the block's data-availability footprint (opstack.go)
+	// assembled is the last publication's block and the state copy it was assembled on (post-
+	// execution applied, roots computed), with txs transactions: what Seal writes when nothing
+	// was added since.
+	assembled struct {
+		txs   int
+		block *types.Block
+		state *state.StateDB
+	}
 	enc      blockEncodings // the transactions' and receipts' trie encodings (assemble.go)
 }
 

@@ -59,6 +59,7 @@ type Sequencer struct {
 
 	mu       sync.Mutex   // serialises building: opening, pre-confirming and sealing
 	deposits depositQueue // guarded by mu (opstack.go)
+	sealed   *types.Block // the block the last seal wrote, guarded by mu: the next block's parent
 
 	stop chan struct{}
 	done chan struct{}
@@ -202,6 +203,7 @@ func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.sealed = block
 	s.log.Info("sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()), "gasUsed", block.GasUsed(), "took", time.Since(start).Round(time.Millisecond))
 	if err := s.openLocked(ctx); err != nil {
 		return block, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
