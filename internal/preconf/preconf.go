@@ -271,6 +271,7 @@ type work struct {
 	txIndex  map[common.Hash]int
 	blobGas  uint64
 	da       daBudget       // OP Stack, Jovian: the block's data-availability footprint (opstack.go)
+	enc      blockEncodings // the transactions' and receipts' trie encodings (assemble.go)
 	// assembled is the last publication's block and the state copy it was assembled on (post-
 	// execution applied, roots computed), with txs transactions: what Seal writes when nothing
 	// was added since.
@@ -279,7 +280,6 @@ type work struct {
 		block *types.Block
 		state *state.StateDB
 	}
-	enc      blockEncodings // the transactions' and receipts' trie encodings (assemble.go)
 }
 
 func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs Attributes) (*work, error) {
