@@ -3,8 +3,10 @@ package chain
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"time"
 
+	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -66,6 +68,33 @@ func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *s
 	c.log.Debug("wrote executed block", "number", block.NumberU64(), "commit", committed.Sub(start), "write", written.Sub(committed), "setHead", headSet.Sub(written), "sync", time.Since(headSet))
 	c.publishHeads()
 	c.announceDropped(before)
-	c.announce(block)
+	c.announceWith(block, func() types.Receipts { return c.derivedReceipts(block, receipts) })
 	return nil
+}
+
+// derivedReceipts returns copies of a written block's receipts with every derived field
+// filled, as reading them back would (rawdb.ReadReceipts: the same DeriveFields on the same
+// block) but without reading and decoding the block and its receipts again. The receipts
+// given, shared with the pre-confirmations' readers, are not modified.
+func (c *Chain) derivedReceipts(block *types.Block, receipts types.Receipts) types.Receipts {
+	out := make(types.Receipts, len(receipts))
+	for i, r := range receipts {
+		cp := *r
+		cp.Logs = make([]*types.Log, len(r.Logs))
+		for j, l := range r.Logs {
+			lc := *l
+			cp.Logs[j] = &lc
+		}
+		out[i] = &cp
+	}
+	header := block.Header()
+	var blobGasPrice *big.Int
+	if header.ExcessBlobGas != nil {
+		blobGasPrice = eip4844.CalcBlobFee(c.Config(), header)
+	}
+	if err := out.DeriveFields(c.Config(), block.Hash(), block.NumberU64(), block.Time(), block.BaseFee(), blobGasPrice, block.Transactions()); err != nil {
+		c.log.Error("deriving the receipts of a written block; reading them back", "number", block.NumberU64(), "err", err)
+		return c.bc.GetReceiptsByHash(block.Hash())
+	}
+	return out
 }

@@ -120,6 +120,8 @@ func TestOPDifferential(t *testing.T) {
 	nonces := make([]uint64, len(n.keys))
 	next := func(i int) uint64 { nonces[i]++; return nonces[i] - 1 }
 	emitter, reverter, store := crypto.CreateAddress(addr(0), 0), crypto.CreateAddress(addr(0), 1), crypto.CreateAddress(addr(0), 2)
+	var announced []chain.HeadEvent // what the chain tells its listeners at every seal
+	n.chain.OnHead(func(ev chain.HeadEvent) { announced = append(announced, ev) })
 	word := func(v int64) []byte { return common.BigToHash(big.NewInt(v)).Bytes() }
 
 	for block := range 6 {
@@ -181,6 +183,19 @@ func TestOPDifferential(t *testing.T) {
 				} else {
 					userTxs++
 				}
+			}
+		}
+	}
+	// The receipts announced with a sealed block (derived from the written ones, not read
+	// back) are the stored ones.
+	if len(announced) != 6 {
+		t.Fatalf("%d blocks announced, want 6", len(announced))
+	}
+	for _, ev := range announced {
+		compareReceipts(t, cfg, ev.Block, n.chain.Receipts(ev.Block.Hash()), ev.Receipts, "stored vs announced")
+		for _, r := range ev.Receipts {
+			if r.BlockHash != ev.Block.Hash() || (len(r.Logs) > 0 && r.Logs[0].BlockHash != ev.Block.Hash()) {
+				t.Fatalf("block %d: an announced receipt has block hash %s", ev.Block.NumberU64(), r.BlockHash)
 			}
 		}
 	}
