@@ -95,12 +95,17 @@ func testSendRawTransactionRejects(t *testing.T, chainType string) {
 	if rpcErr, ok := err.(gethrpc.Error); !ok || rpcErr.ErrorCode() != -32000 || !strings.Contains(err.Error(), "exceeds maximum per-transaction gas limit") {
 		t.Errorf("sync, gas over the cap: got %v, want -32000 exceeds maximum per-transaction gas limit", err)
 	}
-	// eth_estimateGas of a call that needs more than the cap says so.
+	// eth_estimateGas of a call that needs more than the cap says so on the OP Stack chain;
+	// the plain Ethereum chain keeps go-ethereum's text.
 	var est hexutil.Uint64
 	loop := common.FromHex("5b600056") // JUMPDEST PUSH1 0 JUMP: runs out of any gas
 	err = tn.preRaw.Call(&est, "eth_estimateGas", map[string]any{"from": addressOf(key), "data": hexutil.Encode(loop)})
-	if err == nil || !strings.Contains(err.Error(), "exceeds maximum per-transaction gas limit") {
-		t.Errorf("estimate over the cap: got %v", err)
+	want := "gas required exceeds allowance (16777216): exceeds maximum per-transaction gas limit (EIP-7825 cap 16777216)"
+	if chainType == chainTypeL1 {
+		want = "gas required exceeds allowance (16777216)"
+	}
+	if err == nil || err.Error() != want {
+		t.Errorf("estimate over the cap: got %v, want %q", err, want)
 	}
 
 	// Malformed bytes.

@@ -128,7 +128,9 @@ func (s *gasSearch) estimate(ctx context.Context, cfg *params.ChainConfig, heade
 		if result != nil && !errors.Is(result.Err, vm.ErrOutOfGas) {
 			return 0, result.Revert(), result.Err
 		}
-		if capped && hi == params.MaxTxGas {
+		if capped && hi == params.MaxTxGas && cfg.IsOptimism() {
+			// On an OP Stack chain (Azul) say why, as the pool's refusal does; a plain
+			// Ethereum chain keeps go-ethereum's text.
 			return 0, nil, &AllowanceError{Gas: hi, Capped: true}
 		}
 		return 0, nil, fmt.Errorf("gas required exceeds allowance (%d)", hi)
