@@ -48,7 +48,7 @@ import (
 
 func main() {
 	rpcURL := flag.String("rpc", "http://127.0.0.1:8547", "the node's pre-confirmed endpoint")
-	feedURL := flag.String("feed", "ws://127.0.0.1:8548", "the node's flashblocks feed")
+	feedURL := flag.String("feed", "ws://127.0.0.1:8548", "the node's flashblocks feed; empty: poll sealed blocks over --rpc instead (a node without a feed, e.g. anvil; the interval is then the block time)")
 	accounts := flag.Int("accounts", 500, "dev accounts to send from (the node's --accounts must be at least this)")
 	ratesFlag := flag.String("rates", "1000,2000,3000,4000,5000", "offered transfers per second, one run each")
 	duration := flag.Duration("duration", 15*time.Second, "measured time per rate")
@@ -83,7 +83,12 @@ func main() {
 	default:
 		log.Fatalf("--mix: %q is neither transfers nor realistic", *mixFlag)
 	}
-	feed := newFeedWatch(*feedURL)
+	var feed *feedWatch
+	if *feedURL != "" {
+		feed = newFeedWatch(*feedURL)
+	} else {
+		feed = newBlockWatch(c)
+	}
 	fmt.Printf("| offered tx/s | pre-confirmed tx/s | Mgas/s | kept up | interval p50 | p99 | max | flashblocks | refused |\n|---|---|---|---|---|---|---|---|---|\n")
 	allOK := true
 	for _, rate := range rates {
@@ -378,6 +383,7 @@ type feedEvent struct {
 	index uint64
 	txs   int
 	gas   uint64 // the block's cumulative gas used
+	whole bool   // a whole sealed block (newBlockWatch), not a flashblock
 }
 
 func newFeedWatch(url string) *feedWatch {
@@ -413,6 +419,51 @@ func newFeedWatch(url string) *feedWatch {
 	return f
 }
 
+// newBlockWatch polls c for new sealed blocks every 50 ms and records each as one event, as
+// newFeedWatch records flashblocks: when it was seen and the transactions and gas it holds. It
+// is for nodes without a flashblocks feed; every transaction counts (an OP Stack block's
+// L1-attributes deposit too: one per block).
+func newBlockWatch(c *client) *feedWatch {
+	f := &feedWatch{}
+	go func() {
+		var next uint64
+		for {
+			raw, err := c.call("eth_blockNumber")
+			var head hexutil.Uint64
+			if err == nil {
+				err = json.Unmarshal(raw, &head)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "blocks:", err)
+				time.Sleep(time.Second)
+				continue
+			}
+			if next == 0 {
+				next = uint64(head) + 1
+			}
+			for ; next <= uint64(head); next++ {
+				raw, err := c.call("eth_getBlockByNumber", hexutil.Uint64(next), false)
+				var b struct {
+					Transactions []json.RawMessage `json:"transactions"`
+					GasUsed      hexutil.Uint64    `json:"gasUsed"`
+				}
+				if err == nil {
+					err = json.Unmarshal(raw, &b)
+				}
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "block:", err)
+					break
+				}
+				f.mu.Lock()
+				f.events = append(f.events, feedEvent{at: time.Now(), block: next, index: 1, txs: len(b.Transactions), gas: uint64(b.GasUsed), whole: true})
+				f.mu.Unlock()
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	return f
+}
+
 func (f *feedWatch) reset() {
 	f.mu.Lock()
 	f.events = f.events[:0]
@@ -442,7 +493,10 @@ func (f *feedWatch) window(from, to time.Time, interval time.Duration) (txs int,
 		if e.index == 0 {
 			continue
 		}
-		if before.block == e.block && e.gas >= before.gas {
+		switch {
+		case e.whole:
+			gas += e.gas
+		case before.block == e.block && e.gas >= before.gas:
 			gas += e.gas - before.gas
 		}
 		if !last.IsZero() {
@@ -467,7 +521,8 @@ func setupMix(c *client, accs []devaccounts.Account, chainID *big.Int) (*benchmi
 		}
 		nonces[i], keys[i] = n, a.Key
 	}
-	mix := benchmix.New(chainID, accs[0].Address, nonces[0], big.NewInt(params.GWei), big.NewInt(1000))
+	// A fee cap of 100 gwei: anvil's base fee starts at 1 gwei and rises with full blocks.
+	mix := benchmix.New(chainID, accs[0].Address, nonces[0], big.NewInt(100*params.GWei), big.NewInt(1000))
 	deployer := nonces[0]
 	nonces[0] += benchmix.SetupDeployer
 	txs, err := mix.Setup(accs[0].Key, deployer, keys, nonces)
