@@ -65,10 +65,13 @@ func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *s
 	if err := c.db.SyncKeyValue(); err != nil {
 		return fmt.Errorf("sync chain database after block %d: %w", block.NumberU64(), err)
 	}
-	c.log.Debug("wrote executed block", "number", block.NumberU64(), "commit", committed.Sub(start), "write", written.Sub(committed), "setHead", headSet.Sub(written), "sync", time.Since(headSet))
+	synced := time.Now()
 	c.publishHeads()
 	c.announceDropped(before)
+	published := time.Now()
 	c.announceWith(block, func() types.Receipts { return c.derivedReceipts(block, receipts) })
+	c.log.Debug("wrote executed block", "number", block.NumberU64(), "commit", committed.Sub(start), "write", written.Sub(committed), "setHead", headSet.Sub(written),
+		"sync", synced.Sub(headSet), "publish", published.Sub(synced), "listeners", time.Since(published))
 	return nil
 }
 
