@@ -5,7 +5,7 @@ import { Contract, JsonRpcProvider, Network, Transaction, Wallet, getAddress } f
 
 import { chainId, dev } from './lib/node.mjs';
 import { assert, eq } from './lib/report.mjs';
-import { DEPOSITOR, GAS_PRICE_ORACLE, L1_BASE_FEE, L1_BLOB_BASE_FEE, L1_BLOCK, SINK } from './lib/scenarios.mjs';
+import { DEPOSITOR, GAS_CAP_ERROR, GAS_PRICE_ORACLE, L1_BASE_FEE, L1_BLOB_BASE_FEE, L1_BLOCK, SINK } from './lib/scenarios.mjs';
 
 const network = new Network('flashrpc-dev', chainId);
 const gpoABI = ['function getL1Fee(bytes) view returns (uint256)', 'function l1BaseFee() view returns (uint256)', 'function blobBaseFee() view returns (uint256)'];
@@ -66,6 +66,19 @@ export async function runEthersOPStack(report, { start }) {
       );
       assert(err && err.error?.code === -32602 && /gas/.test(err.error.message), `bad gas: ${err?.error?.code} ${err?.error?.message}`);
       await n.seal();
+    });
+
+    await run('op-gas-cap', async () => {
+      // Azul's EIP-7825 cap: 20M gas is refused at submission, with the message, nothing queued.
+      const nonce = await provider.getTransactionCount(wallet.address, 'pending');
+      const err = await wallet.sendTransaction({ to: SINK, value: 1n, gasLimit: 20_000_000n }).then(
+        () => null,
+        (e) => e,
+      );
+      const text = `${err?.message} ${err?.error?.message}`;
+      assert(err && text.includes(GAS_CAP_ERROR), `20M gas: ${text}`);
+      await n.preconfirm();
+      eq(await provider.getTransactionCount(wallet.address, 'pending'), nonce, 'nothing queued');
     });
   } finally {
     provider.destroy();

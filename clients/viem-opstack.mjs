@@ -7,7 +7,7 @@ import { chainConfig, publicActionsL2 } from 'viem/op-stack';
 
 import { chainId, dev } from './lib/node.mjs';
 import { assert, eq, eqi } from './lib/report.mjs';
-import { DEPOSITOR, L1_BASE_FEE, L1_BLOB_BASE_FEE, L1_BLOCK, SINK } from './lib/scenarios.mjs';
+import { DEPOSITOR, GAS_CAP_ERROR, L1_BASE_FEE, L1_BLOB_BASE_FEE, L1_BLOCK, SINK } from './lib/scenarios.mjs';
 
 // opClients builds viem clients with viem/op-stack's chain config for both endpoints.
 function opClients(n) {
@@ -104,6 +104,18 @@ export async function runViemOPStack(report, { start }) {
       eq(await pre.pub.getBalance({ address: from, blockTag: 'pending' }), 5n * 10n ** 17n, 'sender keeps mint − value (no fees)');
       await n.seal();
       eq((await std.pub.getTransactionReceipt({ hash })).depositNonce, 0n, 'sealed deposit receipt');
+    });
+
+    await run('op-gas-cap', async () => {
+      // Azul's EIP-7825 cap: 20M gas is refused at submission, with the message, nothing queued.
+      const nonce = await pre.pub.getTransactionCount({ address: pre.wallet.account.address, blockTag: 'pending' });
+      const err = await pre.wallet.sendTransaction({ to: SINK, value: 1n, gas: 20_000_000n }).then(
+        () => null,
+        (e) => e,
+      );
+      assert(err && `${err.details} ${err.message}`.includes(GAS_CAP_ERROR), `20M gas: ${err?.details ?? err}`);
+      await n.preconfirm();
+      eq(await pre.pub.getTransactionCount({ address: pre.wallet.account.address, blockTag: 'pending' }), nonce, 'nothing queued');
     });
   } finally {
     await n.stop();

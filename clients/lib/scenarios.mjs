@@ -31,7 +31,10 @@ export const clientScenarios = {
 
 // opScenarioNames lists the OP Stack scenarios of the clients with OP Stack support or
 // raw-request tests of it: viem (viem/op-stack) and ethers.
-export const opScenarioNames = ['op-fees', 'op-deposits'];
+export const opScenarioNames = ['op-fees', 'op-deposits', 'op-gas-cap'];
+
+// GAS_CAP_ERROR is the refusal of a transaction over the EIP-7825 cap (Azul) or the block gas limit.
+export const GAS_CAP_ERROR = 'exceeds maximum per-transaction gas limit';
 
 // The OP Stack predeploys and system accounts the scenarios use.
 export const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F';

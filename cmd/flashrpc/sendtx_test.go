@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
@@ -64,14 +65,12 @@ func testSendRawTransactionRejects(t *testing.T, chainType string) {
 		{"oversized", mustSign(nil, fee(1, big.NewInt(1), 10_000_000, make([]byte, 140_000), gwei10), chainID), "oversized data: transaction size"},
 		{"post-exec type", types.NewTx(&types.PostExecTx{Data: []byte{0xc0}}), "transaction type not supported: post-execution transactions (type 0x7d)"},
 	}
-	if chainType == chainTypeL1 {
-		// Osaka's transaction gas cap (EIP-7825); the OP Stack chain gets it with Azul.
-		cases = append(cases, struct {
-			name string
-			tx   *types.Transaction
-			want string
-		}{"gas over the cap", mustSign(nil, fee(1, big.NewInt(1), params.MaxTxGas+1, nil, gwei10), chainID), "gas limit too high"})
-	}
+	// Osaka's transaction gas cap (EIP-7825); the OP Stack chain has it with Azul.
+	cases = append(cases, struct {
+		name string
+		tx   *types.Transaction
+		want string
+	}{"gas over the cap", mustSign(nil, fee(1, big.NewInt(1), 20_000_000, nil, gwei10), chainID), "exceeds maximum per-transaction gas limit: transaction gas 20000000, cap (EIP-7825) 16777216"})
 	// A deposit: only L1 (dev_deposit) makes one. The same refusal on a plain Ethereum chain.
 	deposit := types.NewTx(&types.DepositTx{From: addressOf(key), To: &to, Mint: big.NewInt(1e18), Value: new(big.Int), Gas: 100_000})
 	cases = append(cases, struct {
@@ -89,9 +88,29 @@ func testSendRawTransactionRejects(t *testing.T, chainType string) {
 			t.Errorf("%s: got %v, want code -32000", c.name, err)
 		}
 	}
+	// The Sync variant refuses the same way, before waiting for anything.
+	raw, _ := mustSign(nil, fee(1, big.NewInt(1), 20_000_000, nil, gwei10), chainID).MarshalBinary()
+	var receipt map[string]any
+	err := tn.preRaw.Call(&receipt, "eth_sendRawTransactionSync", hexutil.Encode(raw))
+	if rpcErr, ok := err.(gethrpc.Error); !ok || rpcErr.ErrorCode() != -32000 || !strings.Contains(err.Error(), "exceeds maximum per-transaction gas limit") {
+		t.Errorf("sync, gas over the cap: got %v, want -32000 exceeds maximum per-transaction gas limit", err)
+	}
+	// eth_estimateGas of a call that needs more than the cap says so on the OP Stack chain;
+	// the plain Ethereum chain keeps go-ethereum's text.
+	var est hexutil.Uint64
+	loop := common.FromHex("5b600056") // JUMPDEST PUSH1 0 JUMP: runs out of any gas
+	err = tn.preRaw.Call(&est, "eth_estimateGas", map[string]any{"from": addressOf(key), "data": hexutil.Encode(loop)})
+	want := "gas required exceeds allowance (16777216): exceeds maximum per-transaction gas limit (EIP-7825 cap 16777216)"
+	if chainType == chainTypeL1 {
+		want = "gas required exceeds allowance (16777216)"
+	}
+	if err == nil || err.Error() != want {
+		t.Errorf("estimate over the cap: got %v, want %q", err, want)
+	}
+
 	// Malformed bytes.
 	var hash common.Hash
-	err := tn.preRaw.Call(&hash, "eth_sendRawTransaction", "0x02c0")
+	err = tn.preRaw.Call(&hash, "eth_sendRawTransaction", "0x02c0")
 	if rpcErr, ok := err.(gethrpc.Error); !ok || rpcErr.ErrorCode() != -32000 {
 		t.Errorf("malformed: got %v, want -32000", err)
 	}

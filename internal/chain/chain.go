@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/recent"
 )
 
@@ -124,6 +125,9 @@ func Open(cfg Config) (*Chain, error) {
 		// snapshot tree, which would go stale; the local trie is small.
 		bcConfig.SnapshotLimit = 0
 	}
+	// Blocks execute with the precompiles every other EVM of flashrpc runs (Azul's Osaka
+	// MODEXP and P256VERIFY on an OP Stack chain).
+	bcConfig.VmConfig = oprollup.VMConfig(bcConfig.VmConfig)
 	bc, err := core.NewBlockChain(c.db, genesis, c.engine, bcConfig)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())

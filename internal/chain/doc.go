@@ -12,7 +12,12 @@
 // the chain to the last flushed state after a crash, deleting the blocks above it; archive mode
 // makes a sealed block survive kill -9 (reference/go-ethereum.md §4.4). Pebble writes without
 // fsync and buffers its write-ahead log briefly in memory, so Insert ends with one synced log
-// write: a block is durable when Insert returns.
+// write: a block is durable when Insert returns (WriteExecuted too).
+//
+// Two ways in for a new head: Insert has go-ethereum execute and validate the block (imports,
+// side chains, replicas); WriteExecuted (write.go) writes a block its caller already executed,
+// with the post-state and receipts it built, without executing it again — the sequencer's seal
+// (preconf), which checks its blocks against op-geth's processor in its tests instead.
 //
 // Merkle proofs (Proof, eth_getProof) are read from the sealed blocks' state tries themselves,
 // never rebuilt from other state: a block whose tries are missing is ErrStateUnavailable.
@@ -21,13 +26,14 @@
 // (LogIndexStore), whose layout belongs to internal/logs. BulkWriter appends pre-built blocks
 // without executing them, for the chain generator (internal/chaingen).
 //
-// Concurrency: a *Chain is safe for concurrent use. Insert is called by one writer at a time (the
-// sequencer, or an import); reads may run concurrently with it. The head, safe and finalized
+// Concurrency: a *Chain is safe for concurrent use. Insert and WriteExecuted are called by one
+// writer at a time (the sequencer, or an import); reads may run concurrently with it. The head, safe and finalized
 // blocks are published together as an immutable Heads value (heads.go), after the blocks it
 // names are durable: a reader that needs them consistent loads Heads once. OnHeads listeners
 // (preconf, which pairs the Heads with the block in progress) run first, then OnReorg
 // listeners, told of canonical blocks that a rewind or a side chain dropped (reorg.go), then
 // OnHead listeners; all run synchronously on the writing goroutine and must not block.
 //
-// Imports: go-ethereum only. Nothing in flashrpc is imported here.
+// Imports: go-ethereum, and internal/oprollup for the EVM configuration the chain's block
+// processing shares with every other EVM (its precompile overrides).
 package chain

@@ -76,13 +76,19 @@ func (c *Chain) insertChain(blocks types.Blocks) (int, error) {
 }
 
 func (c *Chain) announce(b *types.Block) {
+	c.announceWith(b, func() types.Receipts { return c.bc.GetReceiptsByHash(b.Hash()) })
+}
+
+// announceWith tells the OnHead listeners about b, with the receipts receipts returns (called
+// only when there are listeners).
+func (c *Chain) announceWith(b *types.Block, receipts func() types.Receipts) {
 	c.mu.Lock()
 	listeners := c.listeners
 	c.mu.Unlock()
 	if len(listeners) == 0 {
 		return
 	}
-	ev := HeadEvent{Block: b, Receipts: c.bc.GetReceiptsByHash(b.Hash())}
+	ev := HeadEvent{Block: b, Receipts: receipts()}
 	for _, fn := range listeners {
 		fn(ev)
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/tracers/logger"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // AccessListResult is what eth_createAccessList answers: the EIP-2930 access list a
@@ -90,7 +92,7 @@ func CreateAccessList(ctx context.Context, env Env, args Args, so StateOverride,
 		if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 			blockCtx.BlobBaseFee = new(big.Int)
 		}
-		evm := vm.NewEVM(blockCtx, statedb, env.Config, vm.Config{Tracer: tracer.Hooks(), NoBaseFee: true})
+		evm := vm.NewEVM(blockCtx, statedb, env.Config, oprollup.VMConfig(vm.Config{Tracer: tracer.Hooks(), NoBaseFee: true}))
 		stop := context.AfterFunc(ctx, evm.Cancel)
 		res, err := core.ApplyMessage(evm, msg, nil)
 		stop()

@@ -13,6 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // Defaults of the RPC limits, as in go-ethereum.
@@ -70,7 +72,7 @@ func Call(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOv
 	var precompiles vm.PrecompiledContracts
 	if len(so) > 0 {
 		rules := env.Config.Rules(blockCtx.BlockNumber, blockCtx.Random != nil, blockCtx.Time)
-		precompiles = vm.ActivePrecompiledContracts(rules)
+		precompiles = Precompiles(env.Config, rules)
 		if err := so.apply(env.State, precompiles); err != nil {
 			return nil, err
 		}
@@ -98,7 +100,7 @@ func Call(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOv
 	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 		blockCtx.BlobBaseFee = new(big.Int)
 	}
-	evm := vm.NewEVM(blockCtx, newWarmPrecompiles(env.State), env.Config, vm.Config{NoBaseFee: true})
+	evm := vm.NewEVM(blockCtx, newWarmPrecompiles(env.State), env.Config, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
 	if precompiles != nil {
 		evm.SetPrecompiles(precompiles)
 	}

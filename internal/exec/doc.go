@@ -25,7 +25,9 @@
 // # Imports and ownership
 //
 // exec imports go-ethereum (core, core/vm, core/state, params, eth/gasestimator,
-// accounts/abi for revert reasons) and nothing of flashrpc. The caller resolves the block:
+// accounts/abi for revert reasons) and, of flashrpc, only internal/oprollup for the vm.Config
+// every EVM runs with (Azul's precompile overrides, so that calls execute as blocks do). The
+// caller resolves the block:
 // it passes a header, a chain for BLOCKHASH and the consensus engine, and a private copy of
 // the state, which exec mutates. For `pending` on the pre-confirmed endpoint the header is
 // the partial header of the block in progress and the state the pre-confirmed one; for

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/params"
 )
 
 // A RevertError reports that the executed call ran the REVERT opcode. It unwraps to
@@ -96,10 +97,18 @@ func (e *TimeoutError) Error() string {
 // gas cap).
 type AllowanceError struct {
 	Gas uint64 // the highest gas limit tried
+	// Capped says Gas was the EIP-7825 transaction gas cap: the call needs more gas than any
+	// transaction may have.
+	Capped bool
 }
 
-// Error returns "gas required exceeds allowance (<gas>)", go-ethereum's text.
+// Error returns "gas required exceeds allowance (<gas>)", go-ethereum's text, followed, when
+// the cap was the limit, by ": exceeds maximum per-transaction gas limit (EIP-7825 cap
+// <cap>)", the pool's refusal for such a transaction.
 func (e *AllowanceError) Error() string {
+	if e.Capped {
+		return fmt.Sprintf("gas required exceeds allowance (%d): exceeds maximum per-transaction gas limit (EIP-7825 cap %d)", e.Gas, params.MaxTxGas)
+	}
 	return fmt.Sprintf("gas required exceeds allowance (%d)", e.Gas)
 }
 
@@ -230,7 +239,10 @@ func txErrorKind(err error) SimErrorKind {
 // classifyEstimateError turns an error of gasestimator.Estimate into this package's types.
 func classifyEstimateError(err error, revert []byte) error {
 	var n uint64
+	var allowance *AllowanceError
 	switch {
+	case errors.As(err, &allowance):
+		return allowance
 	case errors.Is(err, vm.ErrExecutionReverted):
 		return newRevertError(revert)
 	case strings.HasPrefix(err.Error(), "gas required exceeds allowance"):

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core"
-	"github.com/ethereum/go-ethereum/core/vm"
 )
 
 // EstimateGas returns the lowest gas limit (within 1.5%) at which args succeed in env, like
@@ -36,7 +35,7 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 	}
 	rules := env.Config.Rules(blockCtx.BlockNumber, blockCtx.Random != nil, blockCtx.Time)
 	// The estimator runs with the standard precompiles; moves only validate here, as in geth.
-	precompiles := vm.ActivePrecompiledContracts(rules)
+	precompiles := Precompiles(env.Config, rules)
 	if err := so.apply(env.State, precompiles); err != nil {
 		return 0, err
 	}

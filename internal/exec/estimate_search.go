@@ -13,6 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // gasSearch is go-ethereum's eth/gasestimator.Estimate (v1.17.10), step for step: the same
@@ -42,7 +44,7 @@ func newGasSearch(blockCtx vm.BlockContext, st *state.StateDB, cfg *params.Chain
 	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 		blockCtx.BlobBaseFee = new(big.Int)
 	}
-	return &gasSearch{evm: vm.NewEVM(blockCtx, newWarmPrecompiles(st), cfg, vm.Config{NoBaseFee: true}), state: st, msg: msg}
+	return &gasSearch{evm: vm.NewEVM(blockCtx, newWarmPrecompiles(st), cfg, oprollup.VMConfig(vm.Config{NoBaseFee: true})), state: st, msg: msg}
 }
 
 // timeout cancels the search for running over its time limit.
@@ -73,8 +75,9 @@ func (s *gasSearch) estimate(ctx context.Context, cfg *params.ChainConfig, heade
 	if call.GasLimit >= params.TxGas {
 		hi = call.GasLimit
 	}
+	capped := false // hi is the EIP-7825 cap: a failure at hi means the call needs more than any transaction may have
 	if hi > params.MaxTxGas && cfg.IsOsaka(header.Number, header.Time) {
-		hi = params.MaxTxGas
+		hi, capped = params.MaxTxGas, true
 	}
 	var feeCap *big.Int
 	switch {
@@ -124,6 +127,11 @@ func (s *gasSearch) estimate(ctx context.Context, cfg *params.ChainConfig, heade
 	if failed {
 		if result != nil && !errors.Is(result.Err, vm.ErrOutOfGas) {
 			return 0, result.Revert(), result.Err
+		}
+		if capped && hi == params.MaxTxGas && cfg.IsOptimism() {
+			// On an OP Stack chain (Azul) say why, as the pool's refusal does; a plain
+			// Ethereum chain keeps go-ethereum's text.
+			return 0, nil, &AllowanceError{Gas: hi, Capped: true}
 		}
 		return 0, nil, fmt.Errorf("gas required exceeds allowance (%d)", hi)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // A SimBase is the base of many simulations, prepared once. Every eth_simulateV1 block
@@ -82,7 +84,7 @@ func NewSimBase(ctx context.Context, env SimEnv) *SimBase {
 		return b
 	}
 	warm := env.State.Copy()
-	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, cfg, warm), warm, cfg, vm.Config{NoBaseFee: true})
+	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, cfg, warm), warm, cfg, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
 	preExecution(cfg, header, env.Header, evm)
 	warm.IntermediateRoot(cfg.IsEIP158(header.Number))
 	if warm.Error() != nil {
@@ -104,7 +106,7 @@ func prepareLayer(ctx context.Context, env SimEnv, header *types.Header) *memLay
 		return nil
 	}
 	layer, err := buildMemLayer(env.State, env.Header.Root, rules, header.Number.Uint64(), func(st *state.StateDB) error {
-		evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, st), st, env.Config, vm.Config{NoBaseFee: true})
+		evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, st), st, env.Config, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
 		preExecution(env.Config, header, env.Header, evm)
 		return st.Error()
 	})
@@ -125,7 +127,7 @@ func postExecutionNoop(ctx context.Context, env SimEnv, header *types.Header, st
 	}
 	deleteEmpty := env.Config.IsEIP158(header.Number)
 	before := probe.IntermediateRoot(deleteEmpty)
-	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, probe), probe, env.Config, vm.Config{NoBaseFee: true})
+	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, probe), probe, env.Config, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
 	requests, err := postExecution(env.Config, header, nil, evm)
 	return err == nil && requests != nil && len(requests) == 0 && probe.IntermediateRoot(deleteEmpty) == before && probe.Error() == nil
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // blockRun is the execution state of one simulated block.
@@ -54,7 +56,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	// serves (copying it was a twentieth of a one-call request).
 	var precompiles vm.PrecompiledContracts
 	if len(block.StateOverrides) > 0 {
-		precompiles = vm.ActivePrecompiledContracts(cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time))
+		precompiles = Precompiles(cfg, cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time))
 	}
 	// On a prepared base the first block's state comes from it, maybe with the system calls
 	// already run (simulate_base.go).
@@ -96,7 +98,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 		run.hooked = state.NewHookedState(sim.env.State, hooks)
 	}
 	run.hooked = newWarmPrecompiles(run.hooked)
-	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks})
+	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, oprollup.VMConfig(vm.Config{NoBaseFee: !sim.validate, Tracer: hooks}))
 	// The request's end cancels this EVM (Simulate), where go-ethereum registers a hook per call.
 	sim.stop.run(run.evm)
 	defer sim.stop.run(nil)

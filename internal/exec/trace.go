@@ -18,6 +18,8 @@ import (
 	"github.com/ethereum/go-ethereum/eth/tracers/logger"
 	_ "github.com/ethereum/go-ethereum/eth/tracers/native" // registers callTracer, prestateTracer, …
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // Tracing: debug_traceTransaction, debug_traceBlockBy*, debug_traceCall. The tracers are
@@ -222,7 +224,7 @@ func (s *tracerSpec) traceTx(ctx context.Context, tx *types.Transaction, msg *co
 		return nil, err
 	}
 	hooked := state.NewHookedState(statedb, tracer.Hooks)
-	evm := vm.NewEVM(vmctx, hooked, s.config, vm.Config{Tracer: tracer.Hooks, NoBaseFee: true})
+	evm := vm.NewEVM(vmctx, hooked, s.config, oprollup.VMConfig(vm.Config{Tracer: tracer.Hooks, NoBaseFee: true}))
 	if precompiles != nil {
 		evm.SetPrecompiles(precompiles)
 	}

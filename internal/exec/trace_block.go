@@ -14,6 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/eth/tracers"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // BlockEnv is a block to replay for tracing: a sealed block, or the block in progress up to
@@ -56,7 +58,7 @@ func replay(ctx context.Context, env *BlockEnv, n int) (vm.BlockContext, error) 
 		return vm.BlockContext{}, fmt.Errorf("transaction index %d out of range for block %d (%d transactions)", n, env.Header.Number, len(env.Txs))
 	}
 	blockCtx := core.NewEVMBlockContext(env.Header, env.Chain, nil, env.Config, env.State)
-	evm := vm.NewEVM(blockCtx, env.State, env.Config, vm.Config{})
+	evm := vm.NewEVM(blockCtx, env.State, env.Config, oprollup.VMConfig(vm.Config{}))
 	stop := context.AfterFunc(ctx, evm.Cancel)
 	defer stop()
 	preExecution(env.Config, env.Header, env.Parent, evm)

@@ -1,6 +1,7 @@
 package flashblocks_test
 
 import (
+	"encoding/json"
 	"math/big"
 	"testing"
 
@@ -82,6 +83,21 @@ func TestFromBlock(t *testing.T) {
 	}
 	if p2.Metadata.BlockNumber != 7 {
 		t.Fatalf("metadata block number %d", p2.Metadata.BlockNumber)
+	}
+	// The metadata is exactly what Base sends since Azul: the block number, no receipts,
+	// balances or access list (decisions.md "Building blocks as Base does").
+	for _, p := range []*flashblocks.Payload{p0, p2} {
+		enc, err := flashblocks.Encode(p) // what the publisher sends
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg struct{ Metadata json.RawMessage }
+		if err := json.Unmarshal(enc, &msg); err != nil {
+			t.Fatal(err)
+		}
+		if string(msg.Metadata) != `{"block_number":7}` {
+			t.Fatalf("metadata %s, want {\"block_number\":7}", msg.Metadata)
+		}
 	}
 	roundTrip(t, p0)
 	roundTrip(t, p2)

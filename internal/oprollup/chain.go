@@ -77,8 +77,9 @@ var (
 // ChainConfig returns the configuration of an OP Stack chain configured as Base is today:
 // Bedrock from block 0 and every OP fork through Jovian active at genesis, with the Ethereum
 // forks they imply (London = Bedrock, Shanghai = Canyon, Cancun = Ecotone, Prague = Isthmus).
-// op-geth's Karst is not a Base fork and stays off; Azul, Base's own fork (Osaka's EVM on L2),
-// is not here yet. This is the one place the dev chain's fork schedule is written.
+// Azul, Base's own fork, is Osaka on L2 (op-geth's OsakaTime, with Osaka's precompiles
+// installed by PrecompileOverrides, azul.go). op-geth's Karst is not a Base fork and stays
+// off. This is the one place the dev chain's fork schedule is written.
 func ChainConfig(chainID uint64) *params.ChainConfig {
 	genesis := uint64(0)
 	at := func() *uint64 { t := genesis; return &t }
@@ -112,6 +113,8 @@ func ChainConfig(chainID uint64) *params.ChainConfig {
 		IsthmusTime:             at(),
 		PragueTime:              at(),
 		JovianTime:              at(),
+		// Azul, Base's own fork: Osaka's EVM on L2 (azul.go).
+		OsakaTime: at(),
 		// No blob schedule: OP Stack chains have no blobs (op-geth refuses one).
 		Optimism: &params.OptimismConfig{
 			// The pre-Holocene parameters op-geth keeps in the config; since Holocene each

@@ -11,7 +11,10 @@
 //   - the genesis data: the predeploys and preinstalls with their real bytecode, generated from
 //     the optimism monorepo's Go module by tools/opgenesis into genesis.json.gz, which records
 //     its source (genesis.go);
-//   - the L1 fee fields of pre-confirmed receipts, derived by op-geth's own code (receipts.go).
+//   - the L1 fee fields of pre-confirmed receipts, derived by op-geth's own code (receipts.go);
+//   - Azul, Base's own fork (Osaka's EVM on L2): the vm.Config every EVM of flashrpc runs with,
+//     whose precompile overrides install go-ethereum's Osaka MODEXP and P256VERIFY over op-geth's
+//     Jovian ones (azul.go).
 //
 // Concurrency: everything here is a pure function or immutable after construction, and safe
 // for concurrent use.

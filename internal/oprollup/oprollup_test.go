@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -202,8 +203,8 @@ func TestChainConfig(t *testing.T) {
 	if cfg.IsOptimismKarst(1 << 40) {
 		t.Error("Karst is active: it is not a Base fork")
 	}
-	if cfg.IsOsaka(common.Big0, 1<<40) {
-		t.Error("Osaka is active: Azul is a later issue")
+	if !cfg.IsOsaka(common.Big0, 0) {
+		t.Error("Osaka is not active at genesis: Azul, Base's fork, is Osaka on L2")
 	}
 	extra := ExtraData(cfg, 0)
 	if err := eip1559.ValidateOptimismExtraData(cfg, 0, extra); err != nil {
@@ -298,5 +299,40 @@ func TestPermit2ChainID(t *testing.T) {
 	}
 	if !bytes.Equal(f.Alloc[Permit2].Code, template) {
 		t.Fatal("Predeploys modified the shared template")
+	}
+}
+
+// TestPrecompileOverrides checks that Azul's rules run go-ethereum's Osaka MODEXP and
+// P256VERIFY over op-geth's Jovian ones, and leave everything else alone: the other
+// precompiles, the plain Ethereum chain's, and an address whose precompile was moved away.
+func TestPrecompileOverrides(t *testing.T) {
+	azul := ChainConfig(1).Rules(common.Big0, true, 0)
+	jovian := *ChainConfig(1)
+	jovian.OsakaTime = nil
+	preAzul := jovian.Rules(common.Big0, true, 0)
+	l1 := params.MergedTestChainConfig.Rules(common.Big0, true, 0)
+	modexp, p256, ecrecover := common.BytesToAddress([]byte{5}), common.BytesToAddress([]byte{1, 0}), common.BytesToAddress([]byte{1})
+	for _, c := range []struct {
+		name  string
+		rules params.Rules
+		addr  common.Address
+		want  vm.PrecompiledContract
+	}{
+		{"azul modexp", azul, modexp, vm.PrecompiledContractsOsaka[modexp]},
+		{"azul p256", azul, p256, vm.PrecompiledContractsOsaka[p256]},
+		{"azul ecrecover", azul, ecrecover, vm.PrecompiledContractsJovian[ecrecover]},
+		{"jovian modexp", preAzul, modexp, vm.PrecompiledContractsJovian[modexp]},
+		{"jovian p256", preAzul, p256, vm.PrecompiledContractsJovian[p256]},
+		{"l1 osaka modexp", l1, modexp, vm.ActivePrecompiledContracts(l1)[modexp]},
+	} {
+		if got := Precompiles(c.rules)[c.addr]; got != c.want {
+			t.Errorf("%s: %T %v, want %T %v", c.name, got, got, c.want, c.want)
+		}
+	}
+	if got := PrecompileOverrides(azul, nil, modexp); got != nil {
+		t.Errorf("moved-away MODEXP: %v, want none", got)
+	}
+	if got := Precompiles(azul)[p256].RequiredGas(nil); got != 6_900 {
+		t.Errorf("P256VERIFY gas %d, want 6900", got)
 	}
 }

@@ -50,8 +50,10 @@ func (l encodedList) EncodeIndex(i int, w *bytes.Buffer) { w.Write(l[i]) }
 // proof-of-stake block (withdrawals credited, state root, the OP Stack Isthmus withdrawals
 // root and Jovian DA footprint, block assembled), with the encodings at hand instead of
 // encoding every transaction and receipt again. A block before the merge goes to the engine.
-// The differential test against op-geth's processor (internal/sequencer) and chain.Insert,
-// which validates every sealed block, check that both agree.
+// The differential test against op-geth's processor (internal/sequencer), which runs every
+// pre-confirmation and sealed block through op-geth's StateProcessor and validator, checks that
+// both agree. Sealing writes the executed block as it is (chain.WriteExecuted): nothing
+// executes it again.
 func (w *work) finalizeAndAssemble(ctx context.Context, header *types.Header, st *state.StateDB, body *types.Body) (*types.Block, error) {
 	if header.Difficulty.Sign() != 0 || !w.config.IsShanghai(header.Number, header.Time) {
 		return w.chain.Engine().FinalizeAndAssemble(ctx, w.chain.Context(), header, st, body, w.receipts)

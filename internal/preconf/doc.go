@@ -8,7 +8,8 @@
 // were sealed now (cumulative gas used, state root, receipts root, bloom, requests hash, hence a
 // block hash that changes with every pre-confirmation), its receipts and logs, and the state after
 // the last pre-confirmed transaction. Seal assembles the final block from everything committed;
-// its hash equals the last snapshot's.
+// its hash equals the last snapshot's. The chain writes it with the state and receipts it was
+// built with (chain.WriteExecuted): a sealed block is executed once, not again at the seal.
 //
 // # The View
 //

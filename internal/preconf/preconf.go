@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // Errors of the block-in-progress life cycle.
@@ -156,6 +157,10 @@ func (b *Batch) Add(ctx context.Context, tx *types.Transaction) error {
 	return b.p.work.apply(ctx, tx)
 }
 
+// GasUsed returns the gas the block in progress has used so far, the batch's transactions
+// included.
+func (b *Batch) GasUsed() uint64 { return b.p.work.gasPool.Used() }
+
 // Len returns the number of transactions the batch has added.
 func (b *Batch) Len() int { return len(b.p.work.txs) - b.first }
 
@@ -170,7 +175,8 @@ func (b *Batch) Commit(ctx context.Context) (*Snapshot, error) {
 	return b.p.publishLocked(ctx, b.first)
 }
 
-// Seal assembles the block in progress from everything committed, inserts it into the chain and
+// Seal assembles the block in progress from everything committed, writes it into the chain
+// with the state it was executed on (chain.WriteExecuted) and
 // clears the block in progress: `pending` means the new head until the next Open. Transactions
 // added by an uncommitted batch are not allowed (Seal waits for the writer lock).
 func (p *Preconf) Seal(ctx context.Context) (*types.Block, error) {
@@ -186,13 +192,22 @@ func (p *Preconf) Seal(ctx context.Context) (*types.Block, error) {
 // block be in progress.
 func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 	w := p.work
-	block, err := w.assemble(ctx, w.state)
-	if err != nil {
-		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
+	// The last pre-confirmation assembled this very block on a copy of the state: when nothing
+	// was added since, seal that block with that state instead of assembling it again (the
+	// state root is most of the work).
+	block, st := w.assembled.block, w.assembled.state
+	if block == nil || w.assembled.txs != len(w.txs) {
+		st = w.state
+		var err error
+		if block, err = w.assemble(ctx, st); err != nil {
+			return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
+		}
 	}
-	// Insert publishes the chain's new Heads, and onHeads the View that has the block
-	// sealed and nothing in progress, before it tells the chain's listeners.
-	if err := p.chain.Insert(block); err != nil {
+	// The block was executed here, pre-confirmation by pre-confirmation: the chain writes it
+	// with this state and these receipts instead of executing it again. WriteExecuted
+	// publishes the chain's new Heads, and onHeads the View that has the block sealed and
+	// nothing in progress, before it tells the chain's listeners.
+	if err := p.chain.WriteExecuted(block, w.receipts, st); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
 	p.work, p.last = nil, nil
@@ -211,10 +226,12 @@ func (p *Preconf) Discard() {
 func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, error) {
 	start := time.Now()
 	w := p.work
-	block, err := w.assemble(ctx, w.state.Copy())
+	assembled := w.state.Copy()
+	block, err := w.assemble(ctx, assembled)
 	if err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
+	w.assembled.txs, w.assembled.block, w.assembled.state = len(w.txs), block, assembled
 	if err := w.deriveL1Fields(firstNew); err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
@@ -258,6 +275,14 @@ type work struct {
 	blobGas  uint64
 	da       daBudget       // OP Stack, Jovian: the block's data-availability footprint (opstack.go)
 	enc      blockEncodings // the transactions' and receipts' trie encodings (assemble.go)
+	// assembled is the last publication's block and the state copy it was assembled on (post-
+	// execution applied, roots computed), with txs transactions: what Seal writes when nothing
+	// was added since.
+	assembled struct {
+		txs   int
+		block *types.Block
+		state *state.StateDB
+	}
 }
 
 func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs Attributes) (*work, error) {
@@ -298,7 +323,7 @@ func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs A
 	if w.da, err = newDABudget(w); err != nil {
 		return nil, err
 	}
-	w.evm = vm.NewEVM(core.NewEVMBlockContext(header, c.Context(), nil, config, st), st, config, vm.Config{})
+	w.evm = vm.NewEVM(core.NewEVMBlockContext(header, c.Context(), nil, config, st), st, config, oprollup.VMConfig(vm.Config{}))
 	// The pre-execution system calls, as op-geth's StateProcessor and miner make them.
 	if header.ParentBeaconRoot != nil {
 		core.ProcessBeaconBlockRoot(*header.ParentBeaconRoot, w.evm)
@@ -389,7 +414,7 @@ func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, e
 	if header.BlobGasUsed != nil {
 		header.BlobGasUsed = &w.blobGas
 	}
-	evm := vm.NewEVM(w.evm.Context, st, w.config, vm.Config{})
+	evm := vm.NewEVM(w.evm.Context, st, w.config, oprollup.VMConfig(vm.Config{}))
 	var allLogs []*types.Log
 	for _, r := range w.receipts {
 		allLogs = append(allLogs, r.Logs...)

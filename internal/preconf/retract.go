@@ -80,13 +80,13 @@ func (p *Preconf) SealWith(ctx context.Context, txs []*types.Transaction) (*type
 	}
 	r := retraction(p.last, block, fresh.receipts)
 	p.work, p.last = nil, nil
-	p.publishView(nil) // the deliberate exception: the block in progress is gone until Insert
+	p.publishView(nil) // the deliberate exception: the block in progress is gone until WriteExecuted
 	if r != nil {
 		for _, fn := range p.retracts {
 			fn(r)
 		}
 	}
-	if err := p.chain.Insert(block); err != nil {
+	if err := p.chain.WriteExecuted(block, fresh.receipts, fresh.state); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
 	return block, nil

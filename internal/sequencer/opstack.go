@@ -67,8 +67,12 @@ const l1InfoGas = 1_000_000
 // coinbase, the extraData of its time and the L1 origin's hash as prevRandao. It returns the
 // deposits taken from the queue, for putBack when the block does not open.
 func (s *Sequencer) opAttributes(attrs *preconf.Attributes, head *types.Header) []queuedDeposit {
+	// Only the parent's L1-attributes deposit (its first transaction) matters: take it from the
+	// block this sequencer just sealed rather than read and decode the whole block back.
 	var parentTxs types.Transactions
-	if parent := s.chain.BlockByHash(head.Hash()); parent != nil {
+	if s.sealed != nil && s.sealed.Hash() == head.Hash() {
+		parentTxs = s.sealed.Transactions()
+	} else if parent := s.chain.BlockByHash(head.Hash()); parent != nil {
 		parentTxs = parent.Transactions()
 	}
 	info := s.cfg.L1.Info(parentTxs, attrs.Time)

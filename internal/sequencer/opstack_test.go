@@ -37,7 +37,7 @@ type opNode struct {
 
 // newOPNode opens an OP Stack chain whose genesis funds senders keys (gasLimit 0: Base's
 // gas limit) and starts its sequencer in manual mode.
-func newOPNode(t testing.TB, gasLimit uint64, senders int) *opNode {
+func newOPNode(t testing.TB, gasLimit uint64, senders int, options ...func(*sequencer.Config)) *opNode {
 	t.Helper()
 	n := &opNode{now: time.Unix(1_800_000_000, 0)}
 	var funded []common.Address
@@ -57,7 +57,11 @@ func newOPNode(t testing.TB, gasLimit uint64, senders int) *opNode {
 	t.Cleanup(func() { c.Close() })
 	n.chain, n.pre, n.pool = c, preconf.New(c), txpool.New(c.Config(), txpool.Config{})
 	n.pre.OnSnapshot(func(s *preconf.Snapshot) { n.snaps = append(n.snaps, s) })
-	n.seq = sequencer.New(sequencer.Config{L1: &oprollup.DevL1{GenesisTime: g.Timestamp}, Now: func() time.Time { return n.now }}, c, n.pre, n.pool)
+	cfg := sequencer.Config{L1: &oprollup.DevL1{GenesisTime: g.Timestamp}, Now: func() time.Time { return n.now }}
+	for _, o := range options {
+		o(&cfg)
+	}
+	n.seq = sequencer.New(cfg, c, n.pre, n.pool)
 	if err := n.seq.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +120,8 @@ func TestOPDifferential(t *testing.T) {
 	nonces := make([]uint64, len(n.keys))
 	next := func(i int) uint64 { nonces[i]++; return nonces[i] - 1 }
 	emitter, reverter, store := crypto.CreateAddress(addr(0), 0), crypto.CreateAddress(addr(0), 1), crypto.CreateAddress(addr(0), 2)
+	var announced []chain.HeadEvent // what the chain tells its listeners at every seal
+	n.chain.OnHead(func(ev chain.HeadEvent) { announced = append(announced, ev) })
 	word := func(v int64) []byte { return common.BigToHash(big.NewInt(v)).Bytes() }
 
 	for block := range 6 {
@@ -180,6 +186,19 @@ func TestOPDifferential(t *testing.T) {
 			}
 		}
 	}
+	// The receipts announced with a sealed block (derived from the written ones, not read
+	// back) are the stored ones.
+	if len(announced) != 6 {
+		t.Fatalf("%d blocks announced, want 6", len(announced))
+	}
+	for _, ev := range announced {
+		compareReceipts(t, cfg, ev.Block, n.chain.Receipts(ev.Block.Hash()), ev.Receipts, "stored vs announced")
+		for _, r := range ev.Receipts {
+			if r.BlockHash != ev.Block.Hash() || (len(r.Logs) > 0 && r.Logs[0].BlockHash != ev.Block.Hash()) {
+				t.Fatalf("block %d: an announced receipt has block hash %s", ev.Block.NumberU64(), r.BlockHash)
+			}
+		}
+	}
 	if checked < 12 || userTxs < 30 || deposits < 25 {
 		t.Fatalf("checked %d pre-confirmations, %d user transactions, %d deposits: too few", checked, userTxs, deposits)
 	}
@@ -218,7 +237,7 @@ func checkWithStateProcessor(t *testing.T, bc *core.BlockChain, c *chain.Chain, 
 	if err := bc.Validator().ValidateBody(block); err != nil && snap.Block.Hash() != c.CanonicalHash(block.NumberU64()) {
 		t.Fatalf("block %d pre-confirmation %d: ValidateBody: %v", block.NumberU64(), snap.Index, err)
 	}
-	res, err := core.NewStateProcessor(bc).Process(context.Background(), block, parent, vm.Config{})
+	res, err := core.NewStateProcessor(bc).Process(context.Background(), block, parent, oprollup.VMConfig(vm.Config{}))
 	if err != nil {
 		t.Fatalf("block %d pre-confirmation %d: op-geth's processor: %v", block.NumberU64(), snap.Index, err)
 	}

@@ -53,6 +53,7 @@ func (s *Sequencer) SealSelected(ctx context.Context, hashes []common.Hash) (*ty
 		}
 		return nil, err
 	}
+	s.sealed = block
 	s.log.Info("sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()), "gasUsed", block.GasUsed(), "preconfirmed", len(snap.Block.Transactions()))
 	if err := s.openLocked(ctx); err != nil {
 		return block, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)

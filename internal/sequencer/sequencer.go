@@ -30,6 +30,10 @@ type Config struct {
 	FeeRecipient common.Address
 	// ExtraData is written into every block header.
 	ExtraData []byte
+	// Flashblocks is N of the per-flashblock gas budget (budget.go): pre-confirmation i
+	// (1..N) of a block may bring it to i/N of its gas limit. Zero means BlockTime /
+	// PreconfInterval on an OP Stack chain (L1 set) and no budget on a plain Ethereum one.
+	Flashblocks int
 	// L1, when set, makes every block an OP Stack block built on this dev L1 (opstack.go):
 	// it opens with the L1-attributes deposit and the queued deposits, and FeeRecipient and
 	// ExtraData give way to the SequencerFeeVault and the EIP-1559 parameters. The chain must
@@ -55,6 +59,7 @@ type Sequencer struct {
 
 	mu       sync.Mutex   // serialises building: opening, pre-confirming and sealing
 	deposits depositQueue // guarded by mu (opstack.go)
+	sealed   *types.Block // the block the last seal wrote, guarded by mu: the next block's parent
 
 	stop chan struct{}
 	done chan struct{}
@@ -198,6 +203,7 @@ func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.sealed = block
 	s.log.Info("sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()), "gasUsed", block.GasUsed(), "took", time.Since(start).Round(time.Millisecond))
 	if err := s.openLocked(ctx); err != nil {
 		return block, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
@@ -226,12 +232,20 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 	if err != nil {
 		return nil, err
 	}
-	block := s.preconf.Current().Block
+	current := s.preconf.Current()
+	block := current.Block
+	budget, used := s.gasBudget(current), block.GasUsed()
 	queue := newPriceQueue(s.pool.Pending(), block.BaseFee())
 	var done []*types.Transaction // pre-confirmed now, or never includable: out of the pool
 	for queue.Len() > 0 {
 		tx := queue.peek()
+		if used+tx.Gas() > budget && used+tx.Gas() <= block.GasLimit() {
+			break // it waits for a later flashblock of this block, the ones behind it too (budget.go)
+		}
 		err := batch.Add(ctx, tx)
+		if err == nil {
+			used = batch.GasUsed()
+		}
 		switch {
 		case err == nil:
 			done = append(done, tx)

@@ -27,10 +27,10 @@ func (p *Pool) validate(tx *types.Transaction, view View) (common.Address, uint6
 		return common.Address{}, 0, fmt.Errorf("%w: transaction size %v, limit %v", txpool.ErrOversizedData, tx.Size(), limit)
 	}
 	if p.config.IsOsaka(head.Number, head.Time) && tx.Gas() > params.MaxTxGas {
-		return common.Address{}, 0, fmt.Errorf("%w (cap: %d, tx: %d)", core.ErrGasLimitTooHigh, params.MaxTxGas, tx.Gas())
+		return common.Address{}, 0, &gasCapError{gas: tx.Gas(), limit: params.MaxTxGas, what: "cap (EIP-7825)", geth: core.ErrGasLimitTooHigh}
 	}
 	if tx.Gas() > head.GasLimit {
-		return common.Address{}, 0, txpool.ErrGasLimit
+		return common.Address{}, 0, &gasCapError{gas: tx.Gas(), limit: head.GasLimit, what: "block gas limit", geth: txpool.ErrGasLimit}
 	}
 	if tx.Value().Sign() < 0 {
 		return common.Address{}, 0, txpool.ErrNegativeValue

@@ -1,0 +1,122 @@
+package chain_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/holiman/uint256"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
+)
+
+// TestWriteExecuted seals blocks through WriteExecuted (preconf's seal, buildBlock) and checks
+// that each is what go-ethereum's own insert would have made of it: op-geth's state processor
+// and validator accept it on its parent's state (same state root, receipts root, gas, bloom),
+// the stored receipts equal the processor's, the transactions are indexed, the state is
+// readable and survives a restart.
+func TestWriteExecuted(t *testing.T) {
+	t.Parallel()
+	key, _ := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	dir := t.TempDir()
+	g := chain.DevGenesis(chain.DefaultChainID, []common.Address{crypto.PubkeyToAddress(key.PublicKey)})
+	topic := common.Hash{0xec}
+	g.Alloc[echoAddr] = types.Account{Code: append(append([]byte{0x36, 0x5f, 0x5f, 0x37, 0x7f}, topic[:]...), 0x36, 0x5f, 0xa1, 0x00)}
+	c, err := chain.Open(chain.Config{DataDir: dir, Genesis: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heads []uint64
+	c.OnHead(func(ev chain.HeadEvent) { heads = append(heads, ev.Block.NumberU64()) })
+	var blocks []*types.Block
+	for i := range 3 {
+		blocks = append(blocks, buildBlock(t, c, key, uint64(2*i), "a", "b"))
+	}
+	bc := c.Context().(*core.BlockChain)
+	for _, b := range blocks {
+		if c.CanonicalHash(b.NumberU64()) != b.Hash() {
+			t.Fatalf("block %d is not canonical", b.NumberU64())
+		}
+		parent, err := c.StateAt(c.HeaderByHash(b.ParentHash()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := core.NewStateProcessor(bc).Process(context.Background(), b, parent, oprollup.VMConfig(vm.Config{}))
+		if err != nil {
+			t.Fatalf("block %d: op-geth's processor: %v", b.NumberU64(), err)
+		}
+		if err := bc.Validator().ValidateState(b, parent, res, false); err != nil {
+			t.Fatalf("block %d: %v", b.NumberU64(), err)
+		}
+		stored := c.Receipts(b.Hash())
+		if len(stored) != len(res.Receipts) {
+			t.Fatalf("block %d: %d receipts stored, %d executed", b.NumberU64(), len(stored), len(res.Receipts))
+		}
+		for i, r := range stored {
+			if r.TxHash != b.Transactions()[i].Hash() || r.GasUsed != res.Receipts[i].GasUsed || r.Status != res.Receipts[i].Status || len(r.Logs) != len(res.Receipts[i].Logs) {
+				t.Fatalf("block %d receipt %d: stored %+v, executed %+v", b.NumberU64(), i, r, res.Receipts[i])
+			}
+		}
+		for _, tx := range b.Transactions() {
+			if _, loc, ok := c.Transaction(tx.Hash()); !ok || loc.BlockHash != b.Hash() {
+				t.Fatalf("transaction %s not indexed in block %d", tx.Hash(), b.NumberU64())
+			}
+		}
+	}
+	if len(heads) != 3 || heads[2] != 3 {
+		t.Fatalf("OnHead told %v", heads)
+	}
+	head := c.Head()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err = chain.Open(chain.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Head().Hash() != head.Hash() {
+		t.Fatalf("after a restart the head is %d, want %d", c.Head().Number, head.Number)
+	}
+	st, err := c.StateAt(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := st.GetNonce(crypto.PubkeyToAddress(key.PublicKey)); n != 6 {
+		t.Fatalf("sender nonce %d after a restart, want 6", n)
+	}
+}
+
+// TestWriteExecutedRefuses: a block whose header's state root is not the state's, or that
+// does not build on the head, is refused and the chain stays as it was.
+func TestWriteExecutedRefuses(t *testing.T) {
+	t.Parallel()
+	key, _ := crypto.HexToECDSA("59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d")
+	c := reorgChain(t, []*ecdsa.PrivateKey{key})
+	head := c.Head()
+	st, err := c.StateAt(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.AddBalance(common.Address{0x77}, uint256.NewInt(1), 0)
+	header := &types.Header{ParentHash: head.Hash(), Number: big.NewInt(1), Time: head.Time + 1, GasLimit: head.GasLimit, BaseFee: head.BaseFee, Difficulty: new(big.Int), Root: common.Hash{0xba, 0xd}}
+	bad := types.NewBlockWithHeader(header)
+	if err := c.WriteExecuted(bad, nil, st); err == nil {
+		t.Fatal("a block with a wrong state root was written")
+	}
+	other := types.NewBlockWithHeader(&types.Header{ParentHash: common.Hash{1}, Number: big.NewInt(1), Difficulty: new(big.Int)})
+	if err := c.WriteExecuted(other, nil, st); !errors.Is(err, chain.ErrNotOnHead) {
+		t.Fatalf("a block off the head: %v", err)
+	}
+	if c.Head().Hash() != head.Hash() || c.BlockByNumber(1) != nil {
+		t.Fatal("the chain moved")
+	}
+}
