@@ -12,7 +12,9 @@
 #
 # What cast 1.7.1 does that shapes these scenarios:
 #   - cast send takes the nonce from eth_getTransactionCount(…, "latest"), so a second send before
-#     the first is sealed needs --nonce from `cast nonce --block pending` (send_async does that);
+#     the first is pre-confirmed needs --nonce from `cast nonce --block pending` (send_async does
+#     that); on the pre-confirmed endpoint `latest` counts pre-confirmed transactions, so sends
+#     that each wait for their receipt need nothing (send-back-to-back);
 #   - cast send estimates gas on "pending"; cast estimate and cast call use "latest" unless
 #     --block says otherwise; cast sends both `input` and `data` in call objects;
 #   - cast waits for receipts by watching blocks: a plain cast send returns once sealed;
@@ -91,6 +93,16 @@ with_sealer() {
 	"$@" || rc=$?
 	kill "$sealer" 2>/dev/null
 	wait "$sealer" 2>/dev/null
+	return $rc
+}
+
+# with_preconfirmer CMD… runs CMD while pre-confirming (never sealing) every 100 ms.
+with_preconfirmer() {
+	(while :; do preconfirm; sleep 0.1; done) >/dev/null 2>&1 &
+	local pre=$! rc=0
+	"$@" || rc=$?
+	kill "$pre" 2>/dev/null
+	wait "$pre" 2>/dev/null
 	return $rc
 }
 
@@ -196,6 +208,25 @@ sc_nonce_pending() {
 		for h in "$h1" "$h2"; do expect_eq "$(receipt_field "$PRE" "$h" status)" 0x1 "$url receipt"; done
 	done
 	seal
+}
+
+# Three plain cast sends back to back to the pre-confirmed endpoint: each waits for its
+# pre-confirmed receipt, and the next reads its nonce at `latest`, which counts it there
+# (decisions.md "Nonces on the pre-confirmed endpoint"); nothing is sealed meanwhile.
+sc_send_back_to_back() {
+	local n i r nonces=()
+	n=$(cast nonce --rpc-url "$STD" "$DEV1")
+	for i in 1 2 3; do
+		r=$(with_preconfirmer cast send --json --private-key "$K1" --rpc-url "$PRE" "$SINK" --value "$i")
+		expect_eq "$(jq -r .status <<<"$r")" 0x1 "send $i status"
+		expect_eq "$(jq -r .blockHash <<<"$r")" 0x0000000000000000000000000000000000000000000000000000000000000000 "send $i receipt is pre-confirmed"
+		nonces+=("$(cast tx --rpc-url "$PRE" "$(jq -r .transactionHash <<<"$r")" nonce)")
+	done
+	expect_eq "${nonces[*]}" "$n $((n + 1)) $((n + 2))" "nonces"
+	expect_eq "$(cast nonce --rpc-url "$PRE" "$DEV1")" $((n + 3)) "latest nonce (pre-confirmed endpoint)"
+	expect_eq "$(cast nonce --rpc-url "$STD" "$DEV1")" "$n" "latest nonce (standard endpoint)"
+	seal
+	expect_eq "$(cast nonce --rpc-url "$STD" "$DEV1")" $((n + 3)) "latest nonce after sealing"
 }
 
 CONTRACT=
@@ -365,10 +396,9 @@ sc_default_timing() {
 		addr=$(jq -r .contractAddress <<<"$r")
 		times+=("$name deploy $(($(now_ms) - t0)) ms,")
 		t0=$(now_ms)
-		# On the pre-confirmed endpoint cast's receipt can be pre-confirmed, not yet sealed, and
-		# cast takes the next nonce from "latest": pass the pending nonce (send_async does too).
-		r=$(cast send --json --private-key "$K2" --nonce "$(cast nonce --block pending --rpc-url "$url" "$(cast wallet address --private-key "$K2")")" \
-			--rpc-url "$url" "$addr" "setCount(uint256)" 3)
+		# On the pre-confirmed endpoint cast's receipt can be pre-confirmed, not yet sealed; cast
+		# takes the next nonce from "latest", which counts it there.
+		r=$(cast send --json --private-key "$K2" --rpc-url "$url" "$addr" "setCount(uint256)" 3)
 		expect_eq "$(jq -r .status <<<"$r")" 0x1 "$url setCount"
 		times+=("$name call $(($(now_ms) - t0)) ms,")
 		expect_eq "$(cast call --block pending --rpc-url "$url" "$addr" "count()(uint256)")" 3 "$url count"
@@ -407,7 +437,7 @@ main() {
 		(cd "$ROOT" && go build -o "$BIN" ./cmd/flashrpc) || exit 2
 	fi
 	echo "cast: $("$CAST" --version | head -n 1)"
-	local all=(chain-id blocks-by-tag send-and-receipt nonce-pending deploy-and-call estimate-gas-revert
+	local all=(chain-id blocks-by-tag send-and-receipt nonce-pending send-back-to-back deploy-and-call estimate-gas-revert
 		pending-code get-logs ws-watch-blocks ws-watch-events simulate fee-data)
 	local selected=("${@:-${all[@]} default-timing}")
 	start_node cast manual || exit 2

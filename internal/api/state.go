@@ -35,7 +35,7 @@ func (a *API) getTransactionCount(ctx context.Context, v preconf.View, p rpc.Par
 		return json.RawMessage(quantity(a.nextNonce(addr))), nil // clientcompat.go
 	}
 	var out json.RawMessage
-	err = a.readState(v, b, func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
+	err = a.readState(v, a.nonceBlock(b), func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
 	return out, err
 }
 
