@@ -17,6 +17,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/devaccounts"
+	"github.com/flashrpc/flashrpc/internal/devapi"
 	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
@@ -144,6 +145,8 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	backend.Preconf, backend.Sequencer, backend.Logs = pre, n.seq, n.logs
 	stdCfg, preCfg := o.apiConfig(false, logger), o.apiConfig(true, logger)
 	stdCfg.Dev, preCfg.Dev = true, true
+	dev := devapi.New(devapi.Config{Accounts: n.accounts}, devapi.Backend{Chain: c, Preconf: pre, Pool: backend.Pool, Sequencer: n.seq})
+	stdCfg.Extend, preCfg.Extend = dev.Register, dev.Register
 	if n.endpoints, err = listen(&o.serverFlags, x, api.New(stdCfg, backend), api.New(preCfg, backend)); err != nil {
 		n.logs.Close()
 		c.Close()

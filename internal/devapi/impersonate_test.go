@@ -1,0 +1,92 @@
+package devapi_test
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// TestImpersonation: after anvil_impersonateAccount (or its hardhat_ alias) eth_sendTransaction
+// sends from an address without its key; the pool, the sequencer and the sealed chain take
+// the impersonated address as the sender (its nonce moves, its balance pays), the
+// pre-confirmed transaction shows it as "from", and two impersonated senders sending the same
+// fields get two transactions. anvil_stopImpersonatingAccount ends it;
+// anvil_autoImpersonateAccount(true) allows any sender. On both chain types.
+func TestImpersonation(t *testing.T) {
+	for _, op := range []bool{false, true} {
+		t.Run(fmt.Sprintf("op=%v", op), func(t *testing.T) {
+			n := newDevNode(t, op)
+			ctx := context.Background()
+			whale, other := common.HexToAddress("0x000000000000000000000000000000000000a11e"), common.HexToAddress("0x00000000000000000000000000000000000000b0")
+			sink := common.HexToAddress("0x000000000000000000000000000000000000dEaD")
+			ether := hexutil.Big(*big.NewInt(params.Ether))
+			for _, addr := range []common.Address{whale, other} {
+				var h common.Hash
+				mustCall(t, n.pre, &h, "eth_sendTransaction", map[string]any{"from": n.addr(0), "to": addr, "value": &ether})
+			}
+			n.preconfirm(t)
+			n.seal(t)
+
+			wantError(t, n.pre, rpc.CodeServer, []string{"not a dev account"}, "eth_sendTransaction", map[string]any{"from": whale, "to": sink})
+			var ok bool
+			mustCall(t, n.std, &ok, "anvil_impersonateAccount", whale)
+			mustCall(t, n.pre, &ok, "hardhat_impersonateAccount", other)
+			var h1, h2 common.Hash
+			mustCall(t, n.pre, &h1, "eth_sendTransaction", map[string]any{"from": whale, "to": sink, "value": "0x5", "nonce": "0x0", "gas": "0x5208", "maxFeePerGas": "0x77359400", "maxPriorityFeePerGas": "0x1"})
+			mustCall(t, n.std, &h2, "eth_sendTransaction", map[string]any{"from": other, "to": sink, "value": "0x5", "nonce": "0x0", "gas": "0x5208", "maxFeePerGas": "0x77359400", "maxPriorityFeePerGas": "0x1"})
+			if h1 == h2 {
+				t.Fatalf("two impersonated senders' transactions share hash %s", h1)
+			}
+			n.preconfirm(t)
+			for _, c := range []struct {
+				hash common.Hash
+				from common.Address
+			}{{h1, whale}, {h2, other}} {
+				var tx struct{ From common.Address }
+				mustCall(t, n.pre, &tx, "eth_getTransactionByHash", c.hash)
+				if tx.From != c.from {
+					t.Fatalf("pre-confirmed %s: from %s, want %s", c.hash, tx.From, c.from)
+				}
+				r, err := n.preEth.TransactionReceipt(ctx, c.hash)
+				if err != nil || r.Status != types.ReceiptStatusSuccessful {
+					t.Fatalf("pre-confirmed receipt of %s: %+v %v", c.hash, r, err)
+				}
+			}
+			before := balance(t, n.stdEth, whale, false)
+			block := n.seal(t) // the chain re-executes the block: the senders must hold there too
+			if len(block.Transactions()) < 2 {
+				t.Fatalf("sealed block has %d transactions", len(block.Transactions()))
+			}
+			nonce, err := n.stdEth.NonceAt(ctx, whale, nil)
+			if err != nil || nonce != 1 {
+				t.Fatalf("whale's sealed nonce %d (%v), want 1", nonce, err)
+			}
+			if after := balance(t, n.stdEth, whale, false); after.Cmp(new(big.Int).Sub(before, big.NewInt(5))) >= 0 {
+				t.Fatalf("whale's balance %v after sending 5 wei and gas from %v", after, before)
+			}
+
+			mustCall(t, n.pre, &ok, "anvil_stopImpersonatingAccount", whale)
+			wantError(t, n.pre, rpc.CodeServer, []string{"not a dev account"}, "eth_sendTransaction", map[string]any{"from": whale, "to": sink})
+			mustCall(t, n.pre, &ok, "anvil_autoImpersonateAccount", true)
+			var h3 common.Hash
+			mustCall(t, n.pre, &h3, "eth_sendTransaction", map[string]any{"from": whale, "to": sink, "value": "0x1"})
+			mustCall(t, n.pre, &ok, "hardhat_autoImpersonateAccount", false)
+			wantError(t, n.pre, rpc.CodeServer, []string{"not a dev account"}, "eth_sendTransaction", map[string]any{"from": whale, "to": sink})
+			n.preconfirm(t)
+			n.seal(t)
+			if nonce, _ := n.stdEth.NonceAt(ctx, whale, nil); nonce != 2 {
+				t.Fatalf("whale's nonce after the auto-impersonated send: %d, want 2", nonce)
+			}
+			wantError(t, n.pre, rpc.CodeInvalidParams, []string{"argument 0 (address)"}, "anvil_impersonateAccount", "0xnothex")
+			wantError(t, n.pre, rpc.CodeInvalidParams, []string{"argument 0 (enabled)"}, "anvil_autoImpersonateAccount", "yes")
+		})
+	}
+}
