@@ -229,6 +229,38 @@ sc_send_back_to_back() {
 	expect_eq "$(cast nonce --rpc-url "$STD" "$DEV1")" $((n + 3)) "latest nonce after sealing"
 }
 
+# The node's signing methods, each verified by `cast wallet verify`, and cast's own
+# eth_sendTransaction path (`cast send --unlocked --from`) from a dev account and from an
+# impersonated one (cast rpc anvil_impersonateAccount).
+TYPED='{"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"chainId","type":"uint256"}],"Mail":[{"name":"to","type":"address"},{"name":"contents","type":"string"}]},"primaryType":"Mail","domain":{"name":"flashrpc","chainId":1337},"message":{"to":"0x000000000000000000000000000000000000dEaD","contents":"hello"}}'
+sc_dev_accounts() {
+	local url sig accounts r imp=0x000000000000000000000000000000000000a11e
+	for url in "$STD" "$PRE"; do
+		accounts=$(cast rpc --rpc-url "$url" eth_accounts)
+		expect_eq "$(jq length <<<"$accounts")" 10 "$url eth_accounts"
+		expect_eqi "$(jq -r '.[1]' <<<"$accounts")" "$DEV1" "$url eth_accounts[1]"
+		sig=$(cast rpc --rpc-url "$url" eth_sign "$DEV1" 0x68656c6c6f | jq -r .)
+		cast wallet verify --address "$DEV1" 0x68656c6c6f "$sig" >/dev/null || fail "$url eth_sign: cast wallet verify failed"
+		sig=$(cast rpc --rpc-url "$url" personal_sign "hello flashrpc" "$DEV1" | jq -r .)
+		cast wallet verify --address "$DEV1" "hello flashrpc" "$sig" >/dev/null || fail "$url personal_sign: cast wallet verify failed"
+		sig=$(cast rpc --rpc-url "$url" eth_signTypedData_v4 "$DEV1" "$TYPED" | jq -r .)
+		cast wallet verify --data --address "$DEV1" "$TYPED" "$sig" >/dev/null || fail "$url eth_signTypedData_v4 (string): cast wallet verify failed"
+		sig=$(cast rpc --rpc-url "$url" --raw eth_signTypedData_v4 "[\"$DEV1\", $TYPED]" | jq -r .)
+		cast wallet verify --data --address "$DEV1" "$TYPED" "$sig" >/dev/null || fail "$url eth_signTypedData_v4 (object): cast wallet verify failed"
+		! cast wallet verify --address "$DEV0" "hello flashrpc" "$sig" >/dev/null 2>&1 || fail "a signature verified for the wrong address"
+	done
+	r=$(with_sealer cast send --json --unlocked --from "$DEV1" --rpc-url "$STD" "$imp" --value 1ether)
+	expect_eq "$(jq -r .status <<<"$r")" 0x1 "cast send --unlocked from a dev account"
+	cast rpc --rpc-url "$PRE" anvil_impersonateAccount "$imp" >/dev/null
+	r=$(with_preconfirmer cast send --json --unlocked --from "$imp" --rpc-url "$PRE" "$SINK" --value 1)
+	expect_eq "$(jq -r .status <<<"$r")" 0x1 "cast send --unlocked from an impersonated account"
+	expect_eqi "$(jq -r .from <<<"$r")" "$imp" "impersonated receipt from"
+	seal
+	expect_eq "$(cast nonce --rpc-url "$STD" "$imp")" 1 "impersonated sender's sealed nonce"
+	cast rpc --rpc-url "$PRE" anvil_stopImpersonatingAccount "$imp" >/dev/null
+	! cast send --async --unlocked --from "$imp" --rpc-url "$PRE" "$SINK" --value 1 >/dev/null 2>&1 || fail "sent after stopImpersonating"
+}
+
 CONTRACT=
 sc_deploy_and_call() {
 	local h addr r
@@ -437,7 +469,7 @@ main() {
 		(cd "$ROOT" && go build -o "$BIN" ./cmd/flashrpc) || exit 2
 	fi
 	echo "cast: $("$CAST" --version | head -n 1)"
-	local all=(chain-id blocks-by-tag send-and-receipt nonce-pending send-back-to-back deploy-and-call estimate-gas-revert
+	local all=(chain-id blocks-by-tag send-and-receipt nonce-pending send-back-to-back dev-accounts deploy-and-call estimate-gas-revert
 		pending-code get-logs ws-watch-blocks ws-watch-events simulate fee-data)
 	local selected=("${@:-${all[@]} default-timing}")
 	start_node cast manual || exit 2
