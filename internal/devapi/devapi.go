@@ -40,9 +40,11 @@ type API struct {
 	config *params.ChainConfig
 	keys   map[common.Address]*ecdsa.PrivateKey
 
-	mu           sync.Mutex              // guards the fields below
+	mu           sync.Mutex              // guards the fields below; never held while calling the sequencer
 	impersonated map[common.Address]bool // anvil_impersonateAccount
 	autoImp      bool                    // anvil_autoImpersonateAccount(true)
+	snapshots    map[uint64]snapshot     // evm_snapshot, by id
+	nextSnapshot uint64                  // the last id given
 }
 
 // New returns the dev methods over b.
@@ -51,7 +53,7 @@ func New(cfg Config, b Backend) *API {
 	for _, acc := range cfg.Accounts {
 		keys[acc.Address] = acc.Key
 	}
-	return &API{cfg: cfg, b: b, config: b.Chain.Config(), keys: keys, impersonated: make(map[common.Address]bool)}
+	return &API{cfg: cfg, b: b, config: b.Chain.Config(), keys: keys, impersonated: make(map[common.Address]bool), snapshots: make(map[uint64]snapshot)}
 }
 
 // Register adds the dev methods to m, one endpoint's method table, replacing what it has
@@ -72,6 +74,23 @@ func (a *API) Register(m map[string]rpc.Method) {
 	}
 	m["anvil_autoImpersonateAccount"] = a.autoImpersonateAccount
 	m["hardhat_autoImpersonateAccount"] = a.autoImpersonateAccount
+	for _, ns := range []string{"anvil_", "hardhat_"} {
+		m[ns+"setBalance"] = a.setBalance
+		m[ns+"setCode"] = a.setCode
+		m[ns+"setNonce"] = a.setNonce
+		m[ns+"setStorageAt"] = a.setStorageAt
+		m[ns+"dropTransaction"] = a.dropTransaction
+		m[ns+"setNextBlockBaseFeePerGas"] = a.setNextBlockBaseFeePerGas
+		m[ns+"mine"] = a.mine
+		m[ns+"reset"] = a.reset
+	}
+	m["evm_mine"] = a.evmMine
+	m["evm_snapshot"] = a.evmSnapshot
+	m["evm_revert"] = a.evmRevert
+	m["evm_increaseTime"] = a.increaseTime
+	m["anvil_increaseTime"] = a.increaseTime
+	m["evm_setNextBlockTimestamp"] = a.setNextBlockTimestamp
+	m["anvil_setNextBlockTimestamp"] = a.setNextBlockTimestamp
 	m["txpool_status"] = a.txpoolStatus
 	m["txpool_content"] = a.txpoolContent
 	m["txpool_contentFrom"] = a.txpoolContentFrom

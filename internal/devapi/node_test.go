@@ -33,6 +33,7 @@ type devNode struct {
 	std, pre *gethrpc.Client
 	stdEth   *ethclient.Client
 	preEth   *ethclient.Client
+	preWS    string // the pre-confirmed endpoint's WebSocket URL
 }
 
 // newDevNode starts a dev node: an OP Stack chain when op is set, else a plain one.
@@ -73,6 +74,7 @@ func newDevNode(t testing.TB, op bool) *devNode {
 		}
 		if pending {
 			n.pre, n.preEth = cl, ethclient.NewClient(cl)
+			n.preWS = "ws" + strings.TrimPrefix(srv.URL, "http")
 		} else {
 			n.std, n.stdEth = cl, ethclient.NewClient(cl)
 		}

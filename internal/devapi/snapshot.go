@@ -1,0 +1,96 @@
+package devapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// snapshot is what evm_snapshot saved: the sealed head and the clock's offset.
+type snapshot struct {
+	number uint64
+	hash   common.Hash
+	offset int64
+}
+
+// evmSnapshot is evm_snapshot: it saves the sealed head and answers the snapshot's id (a hex
+// quantity, from 0x1). The block in progress is not part of it: evm_revert drops it.
+func (a *API) evmSnapshot(ctx context.Context, p rpc.Params) (any, error) {
+	if err := wantParams(p, 0, 0); err != nil {
+		return nil, err
+	}
+	head := a.b.Chain.Head()
+	offset := a.b.Sequencer.TimeOffset()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.nextSnapshot++
+	a.snapshots[a.nextSnapshot] = snapshot{number: head.Number.Uint64(), hash: head.Hash(), offset: offset}
+	return hexutil.Uint64(a.nextSnapshot), nil
+}
+
+// evmRevert is evm_revert(id): it takes the chain back to the snapshot's head, as a reorg
+// does (the logs of the dropped blocks and of the dropped pre-confirmations go to
+// subscribers with removed: true), restores the clock and forgets this snapshot and later
+// ones. An unknown id, or a snapshot whose head is no longer on the chain, answers false and
+// changes nothing.
+func (a *API) evmRevert(ctx context.Context, p rpc.Params) (any, error) {
+	if err := wantParams(p, 1, 1); err != nil {
+		return nil, err
+	}
+	id, err := decodeUintParam(p, 0, "id", 64)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	snap, ok := a.snapshots[id.Uint64()]
+	if ok {
+		for k := range a.snapshots {
+			if k >= id.Uint64() {
+				delete(a.snapshots, k)
+			}
+		}
+	}
+	a.mu.Unlock()
+	if !ok || a.b.Chain.CanonicalHash(snap.number) != snap.hash {
+		return false, nil
+	}
+	if err := a.b.Sequencer.Rewind(ctx, snap.number, snap.offset); err != nil {
+		return nil, err
+	}
+	return true, nil
+}
+
+// resetOptions is anvil_reset's and hardhat_reset's optional parameter.
+type resetOptions struct {
+	Forking json.RawMessage `json:"forking"`
+}
+
+// reset is anvil_reset([options]) / hardhat_reset: it takes the chain back to its genesis,
+// drops the block in progress, the snapshots and the clock's offset. Forking options are
+// refused: a fork is started with `flashrpc dev --fork-url`.
+func (a *API) reset(ctx context.Context, p rpc.Params) (any, error) {
+	if err := wantParams(p, 0, 1); err != nil {
+		return nil, err
+	}
+	if present(p, 0) {
+		var opts resetOptions
+		if err := decodeParam(p, 0, "options", &opts); err != nil {
+			return nil, err
+		}
+		if len(opts.Forking) > 0 && string(opts.Forking) != "null" {
+			return nil, paramError(0, "options", fmt.Errorf("forking is not supported by reset: start `flashrpc dev --fork-url` instead"))
+		}
+	}
+	if err := a.b.Sequencer.Rewind(ctx, 0, 0); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	clear(a.snapshots)
+	a.mu.Unlock()
+	return true, nil
+}
