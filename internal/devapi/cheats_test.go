@@ -165,3 +165,66 @@ func TestCheatRefusals(t *testing.T) {
 		t.Fatalf("evm_revert of an unknown id: true, want false")
 	}
 }
+
+// TestDropTransaction: anvil_dropTransaction removes a pool transaction and answers its hash;
+// for a transaction the pool does not hold (unknown, or already pre-confirmed) it answers null.
+func TestDropTransaction(t *testing.T) {
+	n := newDevNode(t, false)
+	from, to := n.addr(4), n.addr(5)
+	var kept, dropped, pre common.Hash
+	mustCall(t, n.pre, &pre, "eth_sendTransaction", map[string]any{"from": from, "to": to, "nonce": "0x0"})
+	n.preconfirm(t)
+	mustCall(t, n.pre, &kept, "eth_sendTransaction", map[string]any{"from": from, "to": to, "nonce": "0x1"})
+	mustCall(t, n.pre, &dropped, "eth_sendTransaction", map[string]any{"from": from, "to": to, "nonce": "0x2"})
+	var got *common.Hash
+	mustCall(t, n.pre, &got, "hardhat_dropTransaction", dropped)
+	if got == nil || *got != dropped {
+		t.Fatalf("dropTransaction answered %v, want %s", got, dropped)
+	}
+	for _, h := range []common.Hash{dropped, pre, {1}} {
+		mustCall(t, n.pre, &got, "anvil_dropTransaction", h)
+		if got != nil {
+			t.Fatalf("dropTransaction of %s not in the pool answered %s, want null", h, got)
+		}
+	}
+	n.preconfirm(t)
+	if _, err := n.preEth.TransactionReceipt(context.Background(), kept); err != nil {
+		t.Fatalf("kept transaction: %v", err)
+	}
+	if r, _ := n.preEth.TransactionReceipt(context.Background(), dropped); r != nil {
+		t.Fatalf("dropped transaction was pre-confirmed")
+	}
+}
+
+// TestNextBaseFee: anvil_setNextBlockBaseFeePerGas rebuilds the block in progress with the
+// base fee: `pending` shows it, the sealed block carries it, and the next block's base fee is
+// derived from it as usual.
+func TestNextBaseFee(t *testing.T) {
+	for _, op := range []bool{false, true} {
+		t.Run(fmt.Sprintf("op=%v", op), func(t *testing.T) {
+			n := newDevNode(t, op)
+			ctx := context.Background()
+			var h common.Hash
+			mustCall(t, n.pre, &h, "eth_sendTransaction", map[string]any{"from": n.addr(0), "to": n.addr(1), "maxFeePerGas": "0x2540be400"}) // 10 gwei
+			n.preconfirm(t)
+			var ok bool
+			mustCall(t, n.pre, &ok, "anvil_setNextBlockBaseFeePerGas", "0x12a05f200") // 5 gwei
+			pending, err := n.preEth.HeaderByNumber(ctx, big.NewInt(-1))
+			if err != nil || pending.BaseFee.Cmp(big.NewInt(5e9)) != 0 {
+				t.Fatalf("pending base fee %v (%v), want 5 gwei", pending.BaseFee, err)
+			}
+			sealed := n.seal(t)
+			if sealed.BaseFee().Cmp(big.NewInt(5e9)) != 0 || len(sealed.Transactions()) == 0 {
+				t.Fatalf("sealed base fee %v with %d transactions", sealed.BaseFee(), len(sealed.Transactions()))
+			}
+			if r, err := n.stdEth.TransactionReceipt(ctx, h); err != nil || r.EffectiveGasPrice.Cmp(big.NewInt(5e9)) < 0 {
+				t.Fatalf("receipt %+v %v", r, err)
+			}
+			n.preconfirm(t)
+			next := n.seal(t)
+			if next.BaseFee().Cmp(big.NewInt(5e9)) >= 0 {
+				t.Fatalf("next base fee %v: want below 5 gwei (an almost empty block lowers it)", next.BaseFee())
+			}
+		})
+	}
+}

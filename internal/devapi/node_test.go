@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
@@ -162,3 +163,6 @@ type gethClient struct {
 	name string
 	c    *gethrpc.Client
 }
+
+// hexBytes encodes b as 0x-prefixed hex for a parameter.
+func hexBytes(b []byte) string { return hexutil.Encode(b) }

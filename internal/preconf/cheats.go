@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -66,12 +65,12 @@ func (p *Preconf) Attributes() (attrs Attributes, ok bool) {
 
 // Rebuild builds the block in progress again on the same parent with attrs (its opening
 // transactions applied first), then its state cheats and pre-confirmed transactions in their
-// order, and publishes it as the next pre-confirmation. A transaction that no longer applies is
-// left out. Pre-confirmed logs the rebuilt block does not carry as they were (a result that
-// depends on the timestamp, a dropped transaction) are retracted to the OnRetract listeners
-// (the Retraction's Block is the rebuilt partial block; its Added logs keep the zero block hash
-// of pre-confirmed logs). It returns the new snapshot and the hashes of the transactions left
-// out.
+// order, and publishes it from pre-confirmation 0 (its attributes changed). A transaction
+// that no longer applies is left out. As in a reorg, every pre-confirmed log of the old block
+// is retracted to the OnRetract listeners (a Retraction without Block) and the rebuilt block's
+// logs are published again as new, so a result that depends on the timestamp reaches
+// subscribers as its old log removed and its new one added. It returns the new snapshot and
+// the transactions left out.
 func (p *Preconf) Rebuild(ctx context.Context, attrs Attributes) (*Snapshot, []*types.Transaction, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -106,19 +105,21 @@ func (p *Preconf) Rebuild(ctx context.Context, attrs Attributes) (*Snapshot, []*
 	for _, c := range cheats {
 		fresh.cheat(c.fn)
 	}
-	old := p.last // the rebuilt block is published from index 0: it has a new base
+	// As in a reorg: every pre-confirmed log is retracted, with a View without the block in
+	// progress published first, then the rebuilt block is published from index 0 (it has a
+	// new base), so its logs are sent again as new.
+	old := p.last
+	p.work, p.last = nil, nil
+	p.publishView(nil)
+	if r := dropRetraction(old); r != nil {
+		for _, fn := range p.retracts {
+			fn(r)
+		}
+	}
 	p.work = fresh
 	snap, err := p.publishLocked(ctx, 0)
 	if err != nil {
 		return nil, nil, err
-	}
-	if r := retraction(old, snap.Block, snap.Receipts); r != nil {
-		for _, l := range r.Added {
-			l.BlockHash = common.Hash{}
-		}
-		for _, fn := range p.retracts {
-			fn(r)
-		}
 	}
 	return snap, dropped, nil
 }
@@ -142,21 +143,29 @@ func (p *Preconf) Drop() []*types.Transaction {
 	if w == nil {
 		return nil
 	}
-	if last != nil {
-		r := &Retraction{}
-		for _, l := range last.Logs() {
-			cp := *l
-			cp.Removed = true
-			r.Removed = append(r.Removed, &cp)
-		}
-		for _, tx := range last.Block.Transactions() {
-			r.Dropped = append(r.Dropped, tx.Hash())
-		}
+	if r := dropRetraction(last); r != nil {
 		for _, fn := range p.retracts {
 			fn(r)
 		}
 	}
 	return w.txs
+}
+
+// dropRetraction retracts every log and transaction of a pre-confirmation; nil for none.
+func dropRetraction(last *Snapshot) *Retraction {
+	if last == nil {
+		return nil
+	}
+	r := &Retraction{}
+	for _, l := range last.Logs() {
+		cp := *l
+		cp.Removed = true
+		r.Removed = append(r.Removed, &cp)
+	}
+	for _, tx := range last.Block.Transactions() {
+		r.Dropped = append(r.Dropped, tx.Hash())
+	}
+	return r
 }
 
 // sealExecutedLocked seals a cheated block as it was executed. p.mu must be held and a block
