@@ -41,6 +41,11 @@ type Config struct {
 	CacheMB int
 	// Logger receives the chain's own log lines; nil discards them.
 	Logger *slog.Logger
+	// Impersonation makes the reads of blocks and transactions recognise the dev chain's
+	// impersonated transactions (internal/impersonation) and give them their sender. Only for
+	// the dev chain: on any other chain a transaction shaped like one would show a forged
+	// sender.
+	Impersonation bool
 }
 
 // ErrNoChain is Open's error for a database that holds no chain when Config.Genesis is nil.
@@ -54,6 +59,7 @@ type Chain struct {
 	dir     string // the data directory
 	tempDir string // removed by Close when the chain lives in a temporary directory
 	log     *slog.Logger
+	imp     bool // Config.Impersonation
 	readers *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
 
 	heads    atomic.Pointer[Heads] // the published markers (heads.go)
@@ -70,7 +76,7 @@ func Open(cfg Config) (*Chain, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Chain{log: logger, readers: newSharedReaders()}
+	c := &Chain{log: logger, imp: cfg.Impersonation, readers: newSharedReaders()}
 	dir := cfg.DataDir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "flashrpc-")

@@ -7,6 +7,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/impersonation"
 )
 
 // Head returns the header of the newest sealed block. It may be newer than the published
@@ -30,10 +32,14 @@ func (c *Chain) HeaderByNumber(number uint64) *types.Header { return c.bc.GetHea
 func (c *Chain) HeaderByHash(hash common.Hash) *types.Header { return c.bc.GetHeaderByHash(hash) }
 
 // BlockByNumber returns the canonical block at number, or nil.
-func (c *Chain) BlockByNumber(number uint64) *types.Block { return c.bc.GetBlockByNumber(number) }
+func (c *Chain) BlockByNumber(number uint64) *types.Block {
+	return c.impersonated(c.bc.GetBlockByNumber(number)) // impersonated.go
+}
 
 // BlockByHash returns the block with this hash, canonical or not, or nil.
-func (c *Chain) BlockByHash(hash common.Hash) *types.Block { return c.bc.GetBlockByHash(hash) }
+func (c *Chain) BlockByHash(hash common.Hash) *types.Block {
+	return c.impersonated(c.bc.GetBlockByHash(hash)) // impersonated.go
+}
 
 // CanonicalHash returns the hash of the canonical block at number (zero when there is none).
 func (c *Chain) CanonicalHash(number uint64) common.Hash { return c.bc.GetCanonicalHash(number) }
@@ -56,6 +62,9 @@ func (c *Chain) Transaction(hash common.Hash) (tx *types.Transaction, loc TxLoca
 	tx, blockHash, number, index := rawdb.ReadCanonicalTransaction(c.db, hash)
 	if tx == nil {
 		return nil, TxLocation{}, false
+	}
+	if c.imp {
+		impersonation.Recover(c.Config(), tx) // impersonated.go
 	}
 	return tx, TxLocation{BlockHash: blockHash, BlockNumber: number, Index: index}, true
 }

@@ -148,6 +148,7 @@ func TestCheatRefusals(t *testing.T) {
 		{"anvil_mine", []any{"0x1000000"}, []string{"argument 0 (count)", "at most"}},
 		{"evm_revert", []any{"x"}, []string{"argument 0 (id)"}},
 		{"anvil_reset", []any{map[string]any{"forking": map[string]any{"jsonRpcUrl": "http://x"}}}, []string{"argument 0 (options)", "--fork-url"}},
+		{"hardhat_reset", []any{map[string]any{"forking": map[string]any{"blockNumber": 5}}}, []string{"argument 0 (options)", "fork"}},
 	}
 	head := n.chain.Head().Number.Uint64()
 	for _, c := range cases {

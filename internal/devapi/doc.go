@@ -13,16 +13,13 @@
 //
 // # Impersonation
 //
-// An impersonated transaction has no valid signature. It carries a placeholder signature
-// (r = the sender's address, s = 1, so two senders never share a hash) and its sender is
-// fixed in the transaction object's sender cache by a signer that answers the impersonated
-// address (impersonate.go). go-ethereum's types.Sender consults that cache first, so the pool,
-// the sequencer and the chain's insertion, which all hold the same object, take the
-// impersonated address as the sender. A transaction read back from the database after sealing
-// has lost the cache: its "from" is then what the placeholder signature recovers (see
-// docs/rpc.md).
+// An impersonated transaction has no valid signature: internal/impersonation gives it a
+// placeholder and fixes its sender in the transaction object, which the pool, the sequencer
+// and the chain's insertion share; the dev chain's reads (chain.Config.Impersonation) give a
+// transaction read back from the database its sender again.
 //
 // Concurrency: API is safe for concurrent use; mu guards the impersonation set.
 //
-// Imports: chain, preconf, sequencer, txpool, devaccounts, ethjson, rpc and go-ethereum.
+// Imports: chain, preconf, sequencer, txpool, devaccounts, impersonation, ethjson, rpc and
+// go-ethereum.
 package devapi

@@ -2,12 +2,10 @@ package devapi
 
 import (
 	"context"
-	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/impersonation"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -20,6 +18,9 @@ func (a *API) impersonateAccount(ctx context.Context, p rpc.Params) (any, error)
 	addr, err := decodeAddressParam(p, 0, "address")
 	if err != nil {
 		return nil, err
+	}
+	if addr == (common.Address{}) {
+		return nil, paramError(0, "address", impersonation.ErrZeroAddress)
 	}
 	a.mu.Lock()
 	a.impersonated[addr] = true
@@ -67,42 +68,4 @@ func (a *API) isImpersonated(addr common.Address) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.autoImp || a.impersonated[addr]
-}
-
-// impersonatedTx returns tx with a placeholder signature and from fixed as its sender in the
-// transaction's sender cache (doc.go). r is the sender's address, so that the same transaction
-// from two senders has two hashes; s is 1.
-func impersonatedTx(config *params.ChainConfig, tx *types.Transaction, from common.Address) *types.Transaction {
-	signer := types.LatestSigner(config)
-	r := new(big.Int).SetBytes(from.Bytes())
-	if r.Sign() == 0 {
-		r.SetUint64(1)
-	}
-	sig := make([]byte, 65)
-	r.FillBytes(sig[:32])
-	sig[63] = 1
-	signed, err := tx.WithSignature(signer, sig)
-	if err != nil { // only for a malformed signature length, which this is not
-		panic(err)
-	}
-	// The cache keeps the signer that derived the sender and answers whoever asks with an
-	// equal signer: this one is equal to every signer of the chain.
-	types.Sender(impersonatingSigner{Signer: signer, from: from}, signed)
-	return signed
-}
-
-// impersonatingSigner answers from as the sender of any transaction. It is equal to every
-// signer of its chain, so that the sender it leaves in a transaction's cache is the one
-// go-ethereum's types.Sender returns for the chain's own signers.
-type impersonatingSigner struct {
-	types.Signer
-	from common.Address
-}
-
-// Sender returns the impersonated address.
-func (s impersonatingSigner) Sender(*types.Transaction) (common.Address, error) { return s.from, nil }
-
-// Equal reports whether o is a signer of the same chain.
-func (s impersonatingSigner) Equal(o types.Signer) bool {
-	return o != nil && o.ChainID() != nil && o.ChainID().Cmp(s.Signer.ChainID()) == 0
 }

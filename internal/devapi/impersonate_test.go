@@ -65,6 +65,30 @@ func TestImpersonation(t *testing.T) {
 			if len(block.Transactions()) < 2 {
 				t.Fatalf("sealed block has %d transactions", len(block.Transactions()))
 			}
+			// Read back sealed (from the database): the sender is still the impersonated one.
+			for _, c := range []struct {
+				hash common.Hash
+				from common.Address
+			}{{h1, whale}, {h2, other}} {
+				var tx, r struct{ From common.Address }
+				mustCall(t, n.std, &tx, "eth_getTransactionByHash", c.hash)
+				mustCall(t, n.std, &r, "eth_getTransactionReceipt", c.hash)
+				var b struct {
+					Transactions []struct {
+						Hash common.Hash
+						From common.Address
+					}
+				}
+				mustCall(t, n.std, &b, "eth_getBlockByHash", block.Hash(), true)
+				if tx.From != c.from || r.From != c.from {
+					t.Fatalf("sealed %s: from %s, receipt from %s, want %s", c.hash, tx.From, r.From, c.from)
+				}
+				for _, btx := range b.Transactions {
+					if btx.Hash == c.hash && btx.From != c.from {
+						t.Fatalf("sealed block lists %s from %s, want %s", c.hash, btx.From, c.from)
+					}
+				}
+			}
 			nonce, err := n.stdEth.NonceAt(ctx, whale, nil)
 			if err != nil || nonce != 1 {
 				t.Fatalf("whale's sealed nonce %d (%v), want 1", nonce, err)

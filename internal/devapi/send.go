@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/impersonation"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
@@ -80,8 +81,8 @@ func (a *API) sendTransaction(ctx context.Context, p rpc.Params, m map[string]rp
 		if err != nil {
 			return nil, fmt.Errorf("sign: %w", err)
 		}
-	} else {
-		tx = impersonatedTx(a.config, tx, from)
+	} else if tx, err = impersonation.Mark(a.config, tx, from); err != nil {
+		return nil, paramError(0, "transaction", err)
 	}
 	if err := a.b.Pool.Add(tx, a.poolView()); err != nil {
 		return nil, err // go-ethereum's pool errors, -32000 with their text

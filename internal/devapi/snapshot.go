@@ -67,12 +67,16 @@ func (a *API) evmRevert(ctx context.Context, p rpc.Params) (any, error) {
 
 // resetOptions is anvil_reset's and hardhat_reset's optional parameter.
 type resetOptions struct {
-	Forking json.RawMessage `json:"forking"`
+	Forking *struct {
+		JSONRPCURL  string          `json:"jsonRpcUrl"`
+		BlockNumber json.RawMessage `json:"blockNumber"`
+	} `json:"forking"`
 }
 
 // reset is anvil_reset([options]) / hardhat_reset: it takes the chain back to its genesis,
-// drops the block in progress, the snapshots and the clock's offset. Forking options are
-// refused: a fork is started with `flashrpc dev --fork-url`.
+// drops the block in progress, the snapshots and the clock's offset. Forking options naming
+// a URL or a block are refused (a fork is started with `flashrpc dev --fork-url`); viem's
+// `{"forking": {"blockNumber": null}}` is a plain reset.
 func (a *API) reset(ctx context.Context, p rpc.Params) (any, error) {
 	if err := wantParams(p, 0, 1); err != nil {
 		return nil, err
@@ -82,8 +86,8 @@ func (a *API) reset(ctx context.Context, p rpc.Params) (any, error) {
 		if err := decodeParam(p, 0, "options", &opts); err != nil {
 			return nil, err
 		}
-		if len(opts.Forking) > 0 && string(opts.Forking) != "null" {
-			return nil, paramError(0, "options", fmt.Errorf("forking is not supported by reset: start `flashrpc dev --fork-url` instead"))
+		if f := opts.Forking; f != nil && (f.JSONRPCURL != "" || len(f.BlockNumber) > 0 && string(f.BlockNumber) != "null") {
+			return nil, paramError(0, "options", fmt.Errorf("reset to a fork is not supported: start `flashrpc dev --fork-url` instead"))
 		}
 	}
 	if err := a.b.Sequencer.Rewind(ctx, 0, 0); err != nil {
