@@ -59,7 +59,7 @@ type Chain struct {
 	dir     string // the data directory
 	tempDir string // removed by Close when the chain lives in a temporary directory
 	log     *slog.Logger
-	imp     bool // Config.Impersonation
+	imp     bool                                     // Config.Impersonation
 	readers *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
 
 	heads    atomic.Pointer[Heads] // the published markers (heads.go)
