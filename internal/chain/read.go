@@ -47,7 +47,9 @@ func (c *Chain) CanonicalHash(number uint64) common.Hash { return c.bc.GetCanoni
 // Receipts returns the receipts of the block with this hash, with every derived field (block
 // hash and number, transaction index, gas used, log positions) filled; nil when unknown. The
 // slice is shared with go-ethereum's cache: callers must not modify it.
-func (c *Chain) Receipts(hash common.Hash) types.Receipts { return c.bc.GetReceiptsByHash(hash) }
+func (c *Chain) Receipts(hash common.Hash) types.Receipts {
+	return c.impersonatedReceipts(hash, c.bc.GetReceiptsByHash(hash)) // impersonated.go
+}
 
 // TxLocation says where a sealed transaction is.
 type TxLocation struct {

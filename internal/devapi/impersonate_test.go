@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -97,6 +98,23 @@ func TestImpersonation(t *testing.T) {
 				t.Fatalf("whale's balance %v after sending 5 wei and gas from %v", after, before)
 			}
 
+			// A contract deployed by an impersonated sender: its address derives from that
+			// sender, pre-confirmed and sealed.
+			var deploy common.Hash
+			mustCall(t, n.pre, &deploy, "eth_sendTransaction", map[string]any{"from": whale, "data": "0x600a600c600039600a6000f3602a60005260206000f3"})
+			n.preconfirm(t)
+			wantAddr := crypto.CreateAddress(whale, 1)
+			if r, err := n.preEth.TransactionReceipt(ctx, deploy); err != nil || r.ContractAddress != wantAddr {
+				t.Fatalf("pre-confirmed deployment receipt: %+v %v, want contract %s", r, err, wantAddr)
+			}
+			n.seal(t)
+			if r, err := n.stdEth.TransactionReceipt(ctx, deploy); err != nil || r.ContractAddress != wantAddr {
+				t.Fatalf("sealed deployment receipt: %+v %v, want contract %s", r, err, wantAddr)
+			}
+			if code, _ := n.stdEth.CodeAt(ctx, wantAddr, nil); len(code) == 0 {
+				t.Fatalf("no code at %s", wantAddr)
+			}
+
 			mustCall(t, n.pre, &ok, "anvil_stopImpersonatingAccount", whale)
 			wantError(t, n.pre, rpc.CodeServer, []string{"not a dev account"}, "eth_sendTransaction", map[string]any{"from": whale, "to": sink})
 			mustCall(t, n.pre, &ok, "anvil_autoImpersonateAccount", true)
@@ -106,8 +124,8 @@ func TestImpersonation(t *testing.T) {
 			wantError(t, n.pre, rpc.CodeServer, []string{"not a dev account"}, "eth_sendTransaction", map[string]any{"from": whale, "to": sink})
 			n.preconfirm(t)
 			n.seal(t)
-			if nonce, _ := n.stdEth.NonceAt(ctx, whale, nil); nonce != 2 {
-				t.Fatalf("whale's nonce after the auto-impersonated send: %d, want 2", nonce)
+			if nonce, _ := n.stdEth.NonceAt(ctx, whale, nil); nonce != 3 {
+				t.Fatalf("whale's nonce after the auto-impersonated send: %d, want 3", nonce)
 			}
 			wantError(t, n.pre, rpc.CodeInvalidParams, []string{"argument 0 (address)"}, "anvil_impersonateAccount", "0xnothex")
 			wantError(t, n.pre, rpc.CodeInvalidParams, []string{"argument 0 (enabled)"}, "anvil_autoImpersonateAccount", "yes")
