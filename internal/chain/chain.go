@@ -46,6 +46,11 @@ type Config struct {
 	// the dev chain: on any other chain a transaction shaped like one would show a forged
 	// sender.
 	Impersonation bool
+	// Preimages keeps the preimages of state trie keys (addresses and storage slots), so that
+	// the state can be listed by address (DumpState, anvil_dumpState). It costs a write per
+	// new key; the dev chain sets it. A chain opened without it lists only what was written
+	// with it.
+	Preimages bool
 }
 
 // ErrNoChain is Open's error for a database that holds no chain when Config.Genesis is nil.
@@ -104,6 +109,7 @@ func Open(cfg Config) (*Chain, error) {
 	c.engine = beacon.New(ethash.NewFaker())
 	bcConfig := core.DefaultConfig().WithArchive(true)
 	bcConfig.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash needs it
+	bcConfig.Preimages = cfg.Preimages
 	bc, err := core.NewBlockChain(c.db, cfg.Genesis, c.engine, bcConfig)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())

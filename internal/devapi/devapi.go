@@ -84,6 +84,8 @@ func (a *API) Register(m map[string]rpc.Method) {
 		m[ns+"mine"] = a.mine
 		m[ns+"reset"] = a.reset
 	}
+	m["anvil_dumpState"] = a.dumpState
+	m["anvil_loadState"] = a.loadState
 	m["evm_mine"] = a.evmMine
 	m["evm_snapshot"] = a.evmSnapshot
 	m["evm_revert"] = a.evmRevert

@@ -54,7 +54,7 @@ func newDevNode(t testing.TB, op bool) *devNode {
 		g = oprollup.DevGenesis(chain.DefaultChainID, funded, chain.DevAccountBalance)
 		seqCfg.L1 = &oprollup.DevL1{GenesisTime: g.Timestamp}
 	}
-	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g, Impersonation: true})
+	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g, Impersonation: true, Preimages: true})
 	if err != nil {
 		t.Fatal(err)
 	}
