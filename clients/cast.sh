@@ -8,6 +8,7 @@
 #
 # Environment:
 #   CAST          cast binary (default: clients/node_modules/@foundry-rs/cast-linux-amd64/bin/cast)
+#   FORGE         forge binary (default: clients/node_modules/@foundry-rs/forge-linux-amd64/bin/forge)
 #   FLASHRPC_BIN  flashrpc binary (default: .tools/flashrpc, built from ./cmd/flashrpc if missing)
 #
 # What cast 1.7.1 does that shapes these scenarios:
@@ -24,6 +25,7 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CAST=${CAST:-$ROOT/clients/node_modules/@foundry-rs/cast-linux-amd64/bin/cast}
+FORGE=${FORGE:-$ROOT/clients/node_modules/@foundry-rs/forge-linux-amd64/bin/forge}
 BIN=${FLASHRPC_BIN:-$ROOT/.tools/flashrpc}
 ARTIFACT=$ROOT/clients/contracts/ClientSuite.json
 
@@ -261,6 +263,29 @@ sc_dev_accounts() {
 	! cast send --async --unlocked --from "$imp" --rpc-url "$PRE" "$SINK" --value 1 >/dev/null 2>&1 || fail "sent after stopImpersonating"
 }
 
+# forge script --broadcast of forge/Deploy.s.sol against the pre-confirmed endpoint: a
+# deployment and three calls, sent by forge with consecutive nonces, each with a pre-confirmed
+# receipt (nothing is sealed while forge runs). forge compiles with solcjs behind forge/solc
+# (clients/foundry.toml).
+sc_forge_script() {
+	[[ -x $FORGE ]] || fail "no forge at $FORGE (run npm ci in clients/)"
+	local n run addr dev2
+	dev2=$(cast wallet address --private-key "$K2")
+	n=$(cast nonce --rpc-url "$PRE" "$dev2")
+	(cd "$ROOT/clients" && with_preconfirmer "$FORGE" script forge/Deploy.s.sol:Deploy --broadcast --rpc-url "$PRE" --private-key "$K2") >"$WORK/forge.out" 2>&1 ||
+		fail "forge script failed: $(tail -n 20 "$WORK/forge.out")"
+	run=$ROOT/.tools/forge-broadcast/Deploy.s.sol/1337/run-latest.json
+	[[ -f $run ]] || fail "no broadcast record at $run"
+	expect_eq "$(jq '.receipts | length' "$run")" 4 "receipts forge recorded"
+	expect_eq "$(jq -r '[.receipts[].status] | unique | join(",")' "$run")" 0x1 "receipt statuses"
+	expect_eq "$(jq -r '[.transactions[].transaction.nonce] | join(" ")' "$run")" "$(printf '0x%x 0x%x 0x%x 0x%x' "$n" $((n + 1)) $((n + 2)) $((n + 3)))" "nonces"
+	addr=$(jq -r '.transactions[0].contractAddress' "$run")
+	expect_eq "$(cast call --block pending --rpc-url "$PRE" "$addr" "count()(uint256)")" 42 "count after the script (pending)"
+	seal
+	expect_eq "$(cast call --rpc-url "$STD" "$addr" "count()(uint256)")" 42 "count after sealing"
+	expect_eq "$(cast nonce --rpc-url "$STD" "$dev2")" $((n + 4)) "sealed nonce"
+}
+
 CONTRACT=
 sc_deploy_and_call() {
 	local h addr r
@@ -469,7 +494,7 @@ main() {
 		(cd "$ROOT" && go build -o "$BIN" ./cmd/flashrpc) || exit 2
 	fi
 	echo "cast: $("$CAST" --version | head -n 1)"
-	local all=(chain-id blocks-by-tag send-and-receipt nonce-pending send-back-to-back dev-accounts deploy-and-call estimate-gas-revert
+	local all=(chain-id blocks-by-tag send-and-receipt nonce-pending send-back-to-back dev-accounts forge-script deploy-and-call estimate-gas-revert
 		pending-code get-logs ws-watch-blocks ws-watch-events simulate fee-data)
 	local selected=("${@:-${all[@]} default-timing}")
 	start_node cast manual || exit 2
