@@ -2,8 +2,11 @@
 // written against anvil or the Hardhat node call (decisions.md "Dev-node methods"): the dev
 // accounts (eth_accounts, eth_sendTransaction and the signing methods), impersonation
 // (anvil_/hardhat_ impersonateAccount, stopImpersonatingAccount, autoImpersonateAccount),
-// the txpool_ inspection methods and the mining controls (evm_mine, anvil_mine,
-// hardhat_mine). They exist on both endpoints of the dev chain only: `flashrpc serve` of an
+// the state cheats (setBalance, setCode, setNonce, setStorageAt, dropTransaction,
+// setNextBlockBaseFeePerGas, dumpState / loadState), mining and time (evm_mine, anvil_mine,
+// evm_increaseTime, evm_setNextBlockTimestamp), snapshots (evm_snapshot, evm_revert,
+// anvil_reset) and the txpool_ inspection methods. Every change goes through the sequencer,
+// which owns the block in progress: `pending` sees it at once, `latest` after the next seal. They exist on both endpoints of the dev chain only: `flashrpc serve` of an
 // imported chain has no keys and no sequencer, and answers -32601.
 //
 // API.Register adds the methods to one endpoint's method table (api.Config.Extend); one API
