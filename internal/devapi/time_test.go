@@ -123,6 +123,13 @@ func TestTimeRebuild(t *testing.T) {
 			if last.Number.Uint64() != parent.NumberU64()+5 || last.Time <= next+20 {
 				t.Fatalf("hardhat_mine: head %d at %d", last.Number, last.Time)
 			}
+			// evm_mine with anvil's options object: two blocks, the first at a timestamp.
+			mustCall(t, n.pre, &zero, "evm_mine", map[string]any{"timestamp": last.Time + 50, "blocks": "0x2"})
+			firstMined, _ := n.stdEth.HeaderByNumber(ctx, new(big.Int).Add(last.Number, common.Big1))
+			head, _ = n.stdEth.HeaderByNumber(ctx, nil)
+			if firstMined == nil || firstMined.Time != last.Time+50 || head.Number.Uint64() != last.Number.Uint64()+2 {
+				t.Fatalf("evm_mine {timestamp, blocks}: first %v, head %d", firstMined, head.Number)
+			}
 		})
 	}
 }
