@@ -145,6 +145,9 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	backend.Preconf, backend.Sequencer, backend.Logs = pre, n.seq, n.logs
 	stdCfg, preCfg := o.apiConfig(false, logger), o.apiConfig(true, logger)
 	stdCfg.Dev, preCfg.Dev = true, true
+	if o.clientVersion != "" {
+		stdCfg.ClientVersion, preCfg.ClientVersion = o.clientVersion, o.clientVersion
+	}
 	dev := devapi.New(devapi.Config{Accounts: n.accounts}, devapi.Backend{Chain: c, Preconf: pre, Pool: backend.Pool, Sequencer: n.seq})
 	stdCfg.Extend, preCfg.Extend = dev.Register, dev.Register
 	if n.endpoints, err = listen(&o.serverFlags, x, api.New(stdCfg, backend), api.New(preCfg, backend)); err != nil {

@@ -29,6 +29,7 @@ var devMethods = []struct {
 
 // TestDevMethods: `flashrpc dev` serves the dev-node methods on both endpoints, an
 // impersonated transaction keeps its sender across a restart (read back from the database),
+// --client-version sets web3_clientVersion (Hardhat's network helpers need "anvil…"),
 // and `flashrpc serve` of the same chain answers -32601 for every dev method and [] for
 // eth_accounts.
 func TestDevMethods(t *testing.T) {
@@ -56,7 +57,15 @@ func TestDevMethods(t *testing.T) {
 	tn.seal(t)
 	tn.stop()
 
-	tn = startTestNode(t, testOptions(dir)) // the same chain: read back from the database
+	o := testOptions(dir) // the same chain: read back from the database
+	o.clientVersion = "anvil/flashrpc"
+	tn = startTestNode(t, o)
+	for _, cl := range []*gethrpc.Client{tn.stdRaw, tn.preRaw} {
+		var v string
+		if err := cl.Call(&v, "web3_clientVersion"); err != nil || v != "anvil/flashrpc" {
+			t.Fatalf("web3_clientVersion with --client-version: %q %v", v, err)
+		}
+	}
 	var tx struct{ From common.Address }
 	if err := tn.stdRaw.Call(&tx, "eth_getTransactionByHash", h); err != nil || tx.From != whale {
 		t.Fatalf("impersonated transaction after a restart: from %s (%v), want %s", tx.From, err, whale)
