@@ -8,6 +8,10 @@ import (
 	"github.com/flashrpc/flashrpc/internal/impersonation"
 )
 
+// Impersonation reports whether the chain was opened with Config.Impersonation (the dev
+// chain).
+func (c *Chain) Impersonation() bool { return c.imp }
+
 // impersonated gives the dev chain's impersonated transactions of b their sender
 // (Config.Impersonation, internal/impersonation); b may be nil. Without Impersonation it
 // returns b untouched.

@@ -132,3 +132,38 @@ func TestImpersonation(t *testing.T) {
 		})
 	}
 }
+
+// TestImpersonateContract: an account with code (a contract) can be impersonated, as anvil and
+// Hardhat allow: its transaction passes go-ethereum's sender-is-not-a-contract check (EIP-3607)
+// on the dev chain only, is pre-confirmed, and its block is sealed as executed.
+func TestImpersonateContract(t *testing.T) {
+	for _, op := range []bool{false, true} {
+		t.Run(fmt.Sprintf("op=%v", op), func(t *testing.T) {
+			n := newDevNode(t, op)
+			ctx := context.Background()
+			safe := common.HexToAddress("0x00000000000000000000000000000000005afe01")
+			sink := common.HexToAddress("0x000000000000000000000000000000000000dEaD")
+			var ok bool
+			mustCall(t, n.pre, &ok, "anvil_setCode", safe, "0x00")
+			mustCall(t, n.pre, &ok, "anvil_setBalance", safe, "0xde0b6b3a7640000")
+			mustCall(t, n.pre, &ok, "anvil_impersonateAccount", safe)
+			n.seal(t)
+			before := balance(t, n.stdEth, sink, false)
+			var h common.Hash
+			mustCall(t, n.pre, &h, "eth_sendTransaction", map[string]any{"from": safe, "to": sink, "value": "0x7"})
+			n.preconfirm(t)
+			if r, err := n.preEth.TransactionReceipt(ctx, h); err != nil || r.Status != types.ReceiptStatusSuccessful {
+				t.Fatalf("pre-confirmed receipt of the contract's transaction: %+v %v", r, err)
+			}
+			n.seal(t)
+			n.preconfirm(t)
+			n.seal(t) // and a plain block after it
+			if got := balance(t, n.stdEth, sink, false); got.Cmp(new(big.Int).Add(before, big.NewInt(7))) != 0 {
+				t.Fatalf("sink balance %v, want %v + 7", got, before)
+			}
+			if nonce, _ := n.stdEth.NonceAt(ctx, safe, nil); nonce != 1 {
+				t.Fatalf("contract's nonce %d, want 1", nonce)
+			}
+		})
+	}
+}

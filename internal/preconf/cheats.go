@@ -5,8 +5,11 @@ import (
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/impersonation"
 )
 
 // The dev chain's cheats (internal/devapi, through the sequencer) change the block in
@@ -26,7 +29,7 @@ type stateCheat struct {
 
 // cheated reports whether the block can only be written as executed.
 func (w *work) cheated() bool {
-	if len(w.cheats) > 0 {
+	if len(w.cheats) > 0 || w.unreplay {
 		return true
 	}
 	if w.header.BaseFee == nil {
@@ -181,4 +184,24 @@ func (p *Preconf) sealExecutedLocked(ctx context.Context) (*types.Block, error) 
 	}
 	p.work, p.last = nil, nil
 	return block, nil
+}
+
+// impersonatedContract lets the dev chain's impersonated transaction from an account with code
+// (a contract, impersonated as anvil and Hardhat allow) past the sender-is-not-a-contract check
+// (EIP-3607) by skipping go-ethereum's transaction checks for it; the block can then only be
+// written as executed. Only on a chain opened with Impersonation (the dev chain): elsewhere a
+// transaction shaped like one is refused as usual.
+func (w *work) impersonatedContract(tx *types.Transaction, msg *core.Message) {
+	if !w.chain.Impersonation() {
+		return
+	}
+	if from, ok := impersonation.Placeholder(tx); !ok || from != msg.From {
+		return
+	}
+	code := w.state.GetCode(msg.From)
+	if _, delegated := types.ParseDelegation(code); len(code) == 0 || delegated {
+		return
+	}
+	msg.SkipTransactionChecks = true
+	w.unreplay = true
 }

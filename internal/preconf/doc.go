@@ -50,5 +50,5 @@
 // registered with OnSnapshot and OnRetract run on the writer's goroutine after each
 // publication (the View already shows it) and must not block.
 //
-// Imports: chain, oprollup and go-ethereum.
+// Imports: chain, oprollup, impersonation and go-ethereum.
 package preconf

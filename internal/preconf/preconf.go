@@ -259,6 +259,7 @@ type work struct {
 	da       daBudget       // OP Stack, Jovian: the block's data-availability footprint (opstack.go)
 	enc      blockEncodings // the transactions' and receipts' trie encodings (assemble.go)
 	cheats   []stateCheat   // the dev chain's state changes outside transactions (cheats.go)
+	unreplay bool           // a transaction a re-execution would refuse was applied (cheats.go)
 }
 
 func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs Attributes) (*work, error) {
@@ -325,6 +326,7 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 	if err != nil {
 		return err
 	}
+	w.impersonatedContract(tx, msg) // cheats.go
 	da, err := w.da.fits(tx)
 	if err != nil {
 		return err
