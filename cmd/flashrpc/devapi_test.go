@@ -28,7 +28,8 @@ var devMethods = []struct {
 }
 
 // TestDevMethods: `flashrpc dev` serves the dev-node methods on both endpoints, an
-// impersonated transaction keeps its sender across a restart (read back from the database),
+// impersonated transaction keeps its sender and a block sealed with a cheat its state across a
+// restart (read back from the database),
 // --client-version sets web3_clientVersion (Hardhat's network helpers need "anvil…"),
 // and `flashrpc serve` of the same chain answers -32601 for every dev method and [] for
 // eth_accounts.
@@ -53,8 +54,13 @@ func TestDevMethods(t *testing.T) {
 	if err := tn.preRaw.Call(&h, "eth_sendTransaction", map[string]any{"from": whale, "to": whale, "value": "0x1"}); err != nil {
 		t.Fatal(err)
 	}
+	rich := common.HexToAddress("0x00000000000000000000000000000000000f00d5")
+	var ok bool
+	if err := tn.preRaw.Call(&ok, "anvil_setBalance", rich, "0x1234"); err != nil {
+		t.Fatal(err)
+	}
 	tn.preconfirm(t)
-	tn.seal(t)
+	tn.seal(t) // written as executed (it carries a cheat)
 	tn.stop()
 
 	o := testOptions(dir) // the same chain: read back from the database
@@ -70,6 +76,11 @@ func TestDevMethods(t *testing.T) {
 	if err := tn.stdRaw.Call(&tx, "eth_getTransactionByHash", h); err != nil || tx.From != whale {
 		t.Fatalf("impersonated transaction after a restart: from %s (%v), want %s", tx.From, err, whale)
 	}
+	if bal, err := tn.std.BalanceAt(ctx, rich, nil); err != nil || bal.Int64() != 0x1234 {
+		t.Fatalf("balance set by a cheat, after a restart: %v %v, want 0x1234", bal, err)
+	}
+	tn.preconfirm(t)
+	tn.seal(t) // the chain goes on from the cheated block
 	tn.stop()
 
 	std, pre := serveForTest(t, dir)
