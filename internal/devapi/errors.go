@@ -1,9 +1,12 @@
 package devapi
 
 import (
+	"errors"
+
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/flashrpc/flashrpc/internal/rpc"
+	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
 // The dev methods' errors. Bad parameters are -32602 naming the parameter; a refusal of a
@@ -27,3 +30,12 @@ func paramError(i int, name string, err error) error {
 
 // errNoFrom refuses a transaction without a sender.
 var errNoFrom = rpc.InvalidParams("invalid argument 0 (transaction): missing \"from\"")
+
+// timeError makes a timestamp the sequencer refuses (not after the parent's) a -32602 for
+// parameter i, called name; other errors pass unchanged.
+func timeError(i int, name string, err error) error {
+	if errors.Is(err, sequencer.ErrTimestamp) {
+		return paramError(i, name, err)
+	}
+	return err
+}

@@ -1,6 +1,7 @@
 package devapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,7 +37,7 @@ type sendArgs struct {
 
 // data is input, or data when input is absent; both must agree when both are given.
 func (s *sendArgs) data() ([]byte, error) {
-	if s.Input != nil && s.Data != nil && !bytesEqual(*s.Input, *s.Data) {
+	if s.Input != nil && s.Data != nil && !bytes.Equal(*s.Input, *s.Data) {
 		return nil, fmt.Errorf(`both "data" and "input" are set and not equal`)
 	}
 	if s.Input != nil {
@@ -47,8 +48,6 @@ func (s *sendArgs) data() ([]byte, error) {
 	}
 	return nil, nil
 }
-
-func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
 
 // sendTransaction is eth_sendTransaction: it fills what the transaction lacks as go-ethereum
 // and anvil do (nonce: eth_getTransactionCount at `pending`; gas: eth_estimateGas at

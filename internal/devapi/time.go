@@ -2,13 +2,11 @@ package devapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/flashrpc/flashrpc/internal/rpc"
-	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
 // maxIncrease bounds evm_increaseTime: about 35,000 years.
@@ -51,12 +49,4 @@ func (a *API) setNextBlockTimestamp(ctx context.Context, p rpc.Params) (any, err
 		return nil, timeError(0, "timestamp", err)
 	}
 	return true, nil
-}
-
-// timeError makes a timestamp the sequencer refuses a -32602 for parameter i.
-func timeError(i int, name string, err error) error {
-	if errors.Is(err, sequencer.ErrTimestamp) {
-		return paramError(i, name, err)
-	}
-	return err
 }
