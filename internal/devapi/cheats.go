@@ -2,10 +2,12 @@ package devapi
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -125,6 +127,57 @@ func (a *API) setNextBlockBaseFeePerGas(ctx context.Context, p rpc.Params) (any,
 		return nil, err
 	}
 	if _, err := a.b.Sequencer.SetNextBaseFee(ctx, fee); err != nil {
+		return nil, err
+	}
+	return true, nil
+}
+
+// setCoinbase is anvil_setCoinbase(address) / hardhat_setCoinbase: the fee recipient of the
+// block in progress (rebuilt) and of every later block.
+func (a *API) setCoinbase(ctx context.Context, p rpc.Params) (any, error) {
+	if err := wantParams(p, 1, 1); err != nil {
+		return nil, err
+	}
+	addr, err := decodeAddressParam(p, 0, "address")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.b.Sequencer.SetCoinbase(ctx, addr); err != nil {
+		return nil, err
+	}
+	return true, nil
+}
+
+// setPrevRandao is hardhat_setPrevRandao(word): the prevRandao of the block in progress
+// (rebuilt).
+func (a *API) setPrevRandao(ctx context.Context, p rpc.Params) (any, error) {
+	if err := wantParams(p, 1, 1); err != nil {
+		return nil, err
+	}
+	v, err := decodeUintParam(p, 0, "prevRandao", 256)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.b.Sequencer.SetPrevRandao(ctx, common.BigToHash(v)); err != nil {
+		return nil, err
+	}
+	return true, nil
+}
+
+// setBlockGasLimit is evm_setBlockGasLimit(gasLimit): the gas limit of the block in progress
+// (rebuilt) and, inherited, of the blocks after it. At least 21,000.
+func (a *API) setBlockGasLimit(ctx context.Context, p rpc.Params) (any, error) {
+	if err := wantParams(p, 1, 1); err != nil {
+		return nil, err
+	}
+	v, err := decodeUintParam(p, 0, "gasLimit", 63)
+	if err != nil {
+		return nil, err
+	}
+	if v.Uint64() < params.TxGas {
+		return nil, paramError(0, "gasLimit", fmt.Errorf("%v is below %d, a transfer's gas", v, params.TxGas))
+	}
+	if _, err := a.b.Sequencer.SetGasLimit(ctx, v.Uint64()); err != nil {
 		return nil, err
 	}
 	return true, nil

@@ -229,3 +229,43 @@ func TestNextBaseFee(t *testing.T) {
 		})
 	}
 }
+
+// TestBlockAttributes: anvil_setCoinbase, hardhat_setPrevRandao and evm_setBlockGasLimit
+// rebuild the block in progress with the new attribute (`pending` shows it, the sealed block
+// carries it); the coinbase and the gas limit stay for the blocks after it. On both chain
+// types.
+func TestBlockAttributes(t *testing.T) {
+	for _, op := range []bool{false, true} {
+		t.Run(fmt.Sprintf("op=%v", op), func(t *testing.T) {
+			n := newDevNode(t, op)
+			ctx := context.Background()
+			coinbase := common.HexToAddress("0x00000000000000000000000000000000c0ffee05")
+			randao := common.HexToHash("0x1234")
+			var ok bool
+			var h common.Hash
+			mustCall(t, n.pre, &h, "eth_sendTransaction", map[string]any{"from": n.addr(0), "to": n.addr(1), "value": "0x1", "maxPriorityFeePerGas": "0x3b9aca00"})
+			n.preconfirm(t)
+			mustCall(t, n.pre, &ok, "hardhat_setCoinbase", coinbase)
+			mustCall(t, n.pre, &ok, "hardhat_setPrevRandao", randao)
+			mustCall(t, n.pre, &ok, "evm_setBlockGasLimit", "0x2faf080") // 50,000,000
+			pending, err := n.preEth.HeaderByNumber(ctx, big.NewInt(-1))
+			if err != nil || pending.Coinbase != coinbase || pending.MixDigest != randao || pending.GasLimit != 50_000_000 {
+				t.Fatalf("pending header %+v %v", pending, err)
+			}
+			before := balance(t, n.stdEth, coinbase, false)
+			sealed := n.seal(t)
+			if sealed.Coinbase() != coinbase || sealed.MixDigest() != randao || sealed.GasLimit() != 50_000_000 || len(sealed.Transactions()) == 0 {
+				t.Fatalf("sealed block: coinbase %s randao %s gas limit %d, %d txs", sealed.Coinbase(), sealed.MixDigest(), sealed.GasLimit(), len(sealed.Transactions()))
+			}
+			if got := balance(t, n.stdEth, coinbase, false); got.Cmp(before) <= 0 {
+				t.Fatalf("coinbase balance %v: the tip did not reach it", got)
+			}
+			n.preconfirm(t)
+			next := n.seal(t)
+			if next.Coinbase() != coinbase || next.GasLimit() != 50_000_000 {
+				t.Fatalf("next block: coinbase %s gas limit %d", next.Coinbase(), next.GasLimit())
+			}
+			wantError(t, n.pre, rpc.CodeInvalidParams, []string{"argument 0 (gasLimit)"}, "evm_setBlockGasLimit", "0x1")
+		})
+	}
+}

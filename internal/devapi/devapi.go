@@ -81,11 +81,14 @@ func (a *API) Register(m map[string]rpc.Method) {
 		m[ns+"setStorageAt"] = a.setStorageAt
 		m[ns+"dropTransaction"] = a.dropTransaction
 		m[ns+"setNextBlockBaseFeePerGas"] = a.setNextBlockBaseFeePerGas
+		m[ns+"setCoinbase"] = a.setCoinbase
 		m[ns+"mine"] = a.mine
 		m[ns+"reset"] = a.reset
 	}
 	m["anvil_dumpState"] = a.dumpState
 	m["anvil_loadState"] = a.loadState
+	m["hardhat_setPrevRandao"] = a.setPrevRandao
+	m["evm_setBlockGasLimit"] = a.setBlockGasLimit
 	m["evm_mine"] = a.evmMine
 	m["evm_snapshot"] = a.evmSnapshot
 	m["evm_revert"] = a.evmRevert

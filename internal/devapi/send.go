@@ -121,7 +121,7 @@ func (a *API) fill(ctx context.Context, args *sendArgs, m map[string]rpc.Method)
 	var gas uint64
 	if args.Gas != nil {
 		gas = uint64(*args.Gas)
-	} else if gas, err = a.estimate(ctx, args, data, m); err != nil {
+	} else if gas, err = a.estimate(ctx, args, data, tip, feeCap, m); err != nil {
 		return nil, err
 	}
 	if legacy {
@@ -171,8 +171,9 @@ func (a *API) fees(ctx context.Context, args *sendArgs, m map[string]rpc.Method)
 	return tip, feeCap, nil
 }
 
-// estimate asks the endpoint's eth_estimateGas at `pending` for the gas of args.
-func (a *API) estimate(ctx context.Context, args *sendArgs, data []byte, m map[string]rpc.Method) (uint64, error) {
+// estimate asks the endpoint's eth_estimateGas at `pending` for the gas of args, with the
+// fees the transaction will carry (tip and feeCap, nil for a legacy one).
+func (a *API) estimate(ctx context.Context, args *sendArgs, data []byte, tip, feeCap *big.Int, m map[string]rpc.Method) (uint64, error) {
 	call := map[string]any{"from": args.From, "input": hexutil.Bytes(data)}
 	if args.To != nil {
 		call["to"] = args.To
@@ -183,11 +184,9 @@ func (a *API) estimate(ctx context.Context, args *sendArgs, data []byte, m map[s
 	if args.GasPrice != nil {
 		call["gasPrice"] = args.GasPrice
 	}
-	if args.MaxFeePerGas != nil {
-		call["maxFeePerGas"] = args.MaxFeePerGas
-	}
-	if args.MaxPriorityFeePerGas != nil {
-		call["maxPriorityFeePerGas"] = args.MaxPriorityFeePerGas
+	if feeCap != nil {
+		call["maxFeePerGas"] = (*hexutil.Big)(feeCap)
+		call["maxPriorityFeePerGas"] = (*hexutil.Big)(tip)
 	}
 	if args.AccessList != nil {
 		call["accessList"] = args.AccessList

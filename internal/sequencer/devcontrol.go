@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"slices"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -30,9 +31,10 @@ var ErrTimestamp = errors.New("timestamp must be after the parent block's")
 
 // devClock is the dev chain's time control. Guarded by Sequencer.mu.
 type devClock struct {
-	offset  int64    // seconds added to the wall clock for block timestamps
-	next    uint64   // the timestamp of the next block to open; 0 means none
-	baseFee *big.Int // the base fee of the next block to open; nil means the protocol's
+	offset   int64           // seconds added to the wall clock for block timestamps
+	next     uint64          // the timestamp of the next block to open; 0 means none
+	baseFee  *big.Int        // the base fee of the next block to open; nil means the protocol's
+	coinbase *common.Address // the fee recipient of every block from now on; nil means the configured one
 }
 
 // nextTimeLocked is the timestamp of a block opening on head: the wall clock plus the offset
@@ -48,10 +50,13 @@ func (s *Sequencer) nextTimeLocked(head *types.Header) uint64 {
 	return uint64(ts)
 }
 
-// applyBaseFee sets the one-off base fee, if any, in attrs.
-func (c *devClock) applyBaseFee(attrs *preconf.Attributes) {
+// apply sets the one-off base fee and the chosen fee recipient, if any, in attrs.
+func (c *devClock) apply(attrs *preconf.Attributes) {
 	if c.baseFee != nil {
 		attrs.BaseFee, c.baseFee = c.baseFee, nil
+	}
+	if c.coinbase != nil {
+		attrs.FeeRecipient = *c.coinbase
 	}
 }
 
@@ -139,6 +144,46 @@ func (s *Sequencer) SetNextBaseFee(ctx context.Context, fee *big.Int) (*preconf.
 	return s.rebuildLocked(ctx, attrs.Time, new(big.Int).Set(fee))
 }
 
+// SetCoinbase makes addr the fee recipient of the block in progress, which is rebuilt, and of
+// every later block (anvil_setCoinbase).
+func (s *Sequencer) SetCoinbase(ctx context.Context, addr common.Address) (*preconf.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock.coinbase = &addr
+	return s.rebuildWithLocked(ctx, func(a *preconf.Attributes) { a.FeeRecipient = addr })
+}
+
+// SetPrevRandao rebuilds the block in progress with this prevRandao (hardhat_setPrevRandao).
+func (s *Sequencer) SetPrevRandao(ctx context.Context, randao common.Hash) (*preconf.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rebuildWithLocked(ctx, func(a *preconf.Attributes) { a.PrevRandao = randao })
+}
+
+// SetGasLimit rebuilds the block in progress with this gas limit (evm_setBlockGasLimit); the
+// blocks after it keep it. Pre-confirmed transactions that no longer fit are left out.
+func (s *Sequencer) SetGasLimit(ctx context.Context, limit uint64) (*preconf.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rebuildWithLocked(ctx, func(a *preconf.Attributes) { a.GasLimit = limit })
+}
+
+// rebuildWithLocked rebuilds the block in progress with its attributes changed by edit. s.mu
+// must be held.
+func (s *Sequencer) rebuildWithLocked(ctx context.Context, edit func(*preconf.Attributes)) (*preconf.Snapshot, error) {
+	attrs, ok := s.preconf.Attributes()
+	if !ok {
+		return nil, preconf.ErrNoBlock
+	}
+	edit(&attrs)
+	snap, _, err := s.preconf.Rebuild(ctx, attrs)
+	if err != nil {
+		return nil, err
+	}
+	s.pool.Reset(s.poolView(snap))
+	return snap, nil
+}
+
 // rebuildLocked rebuilds the block in progress with timestamp ts and, when baseFee is set,
 // that base fee (otherwise the protocol's for ts, unless the block had a chosen one). s.mu
 // must be held.
@@ -203,7 +248,7 @@ func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64) err
 	}
 	s.preconf.Drop()
 	err := s.chain.Rewind(number)
-	s.clock = devClock{offset: offset}
+	s.clock = devClock{offset: offset, coinbase: s.clock.coinbase}
 	if oerr := s.openLocked(ctx); oerr != nil {
 		err = errors.Join(err, oerr)
 	}

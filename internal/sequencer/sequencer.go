@@ -179,7 +179,7 @@ func (s *Sequencer) openLocked(ctx context.Context) error {
 	if s.cfg.L1 != nil {
 		taken = s.opAttributes(&attrs, head)
 	}
-	s.clock.applyBaseFee(&attrs) // devcontrol.go
+	s.clock.apply(&attrs) // devcontrol.go
 	snap, err := s.preconf.Open(ctx, attrs)
 	if err != nil {
 		s.putBack(taken)
