@@ -8,11 +8,14 @@
 #
 # Environment:
 #   CAST          cast binary (default: clients/node_modules/@foundry-rs/cast-linux-amd64/bin/cast)
+#   FORGE         forge binary (default: clients/node_modules/@foundry-rs/forge-linux-amd64/bin/forge)
 #   FLASHRPC_BIN  flashrpc binary (default: .tools/flashrpc, built from ./cmd/flashrpc if missing)
 #
 # What cast 1.7.1 does that shapes these scenarios:
 #   - cast send takes the nonce from eth_getTransactionCount(…, "latest"), so a second send before
-#     the first is sealed needs --nonce from `cast nonce --block pending` (send_async does that);
+#     the first is pre-confirmed needs --nonce from `cast nonce --block pending` (send_async does
+#     that); on the pre-confirmed endpoint `latest` counts pre-confirmed transactions, so sends
+#     that each wait for their receipt need nothing (send-back-to-back);
 #   - cast send estimates gas on "pending"; cast estimate and cast call use "latest" unless
 #     --block says otherwise; cast sends both `input` and `data` in call objects;
 #   - cast waits for receipts by watching blocks: a plain cast send returns once sealed;
@@ -22,6 +25,7 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CAST=${CAST:-$ROOT/clients/node_modules/@foundry-rs/cast-linux-amd64/bin/cast}
+FORGE=${FORGE:-$ROOT/clients/node_modules/@foundry-rs/forge-linux-amd64/bin/forge}
 BIN=${FLASHRPC_BIN:-$ROOT/.tools/flashrpc}
 ARTIFACT=$ROOT/clients/contracts/ClientSuite.json
 
@@ -91,6 +95,16 @@ with_sealer() {
 	"$@" || rc=$?
 	kill "$sealer" 2>/dev/null
 	wait "$sealer" 2>/dev/null
+	return $rc
+}
+
+# with_preconfirmer CMD… runs CMD while pre-confirming (never sealing) every 100 ms.
+with_preconfirmer() {
+	(while :; do preconfirm; sleep 0.1; done) >/dev/null 2>&1 &
+	local pre=$! rc=0
+	"$@" || rc=$?
+	kill "$pre" 2>/dev/null
+	wait "$pre" 2>/dev/null
 	return $rc
 }
 
@@ -196,6 +210,80 @@ sc_nonce_pending() {
 		for h in "$h1" "$h2"; do expect_eq "$(receipt_field "$PRE" "$h" status)" 0x1 "$url receipt"; done
 	done
 	seal
+}
+
+# Three plain cast sends back to back to the pre-confirmed endpoint: each waits for its
+# pre-confirmed receipt, and the next reads its nonce at `latest`, which counts it there
+# (decisions.md "Nonces on the pre-confirmed endpoint"); nothing is sealed meanwhile.
+sc_send_back_to_back() {
+	local n i r nonces=()
+	n=$(cast nonce --rpc-url "$STD" "$DEV1")
+	for i in 1 2 3; do
+		r=$(with_preconfirmer cast send --json --private-key "$K1" --rpc-url "$PRE" "$SINK" --value "$i")
+		expect_eq "$(jq -r .status <<<"$r")" 0x1 "send $i status"
+		expect_eq "$(jq -r .blockHash <<<"$r")" 0x0000000000000000000000000000000000000000000000000000000000000000 "send $i receipt is pre-confirmed"
+		nonces+=("$(cast tx --rpc-url "$PRE" "$(jq -r .transactionHash <<<"$r")" nonce)")
+	done
+	expect_eq "${nonces[*]}" "$n $((n + 1)) $((n + 2))" "nonces"
+	expect_eq "$(cast nonce --rpc-url "$PRE" "$DEV1")" $((n + 3)) "latest nonce (pre-confirmed endpoint)"
+	expect_eq "$(cast nonce --rpc-url "$STD" "$DEV1")" "$n" "latest nonce (standard endpoint)"
+	seal
+	expect_eq "$(cast nonce --rpc-url "$STD" "$DEV1")" $((n + 3)) "latest nonce after sealing"
+}
+
+# The node's signing methods, each verified by `cast wallet verify`, and cast's own
+# eth_sendTransaction path (`cast send --unlocked --from`) from a dev account and from an
+# impersonated one (cast rpc anvil_impersonateAccount).
+TYPED='{"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"chainId","type":"uint256"}],"Mail":[{"name":"to","type":"address"},{"name":"contents","type":"string"}]},"primaryType":"Mail","domain":{"name":"flashrpc","chainId":1337},"message":{"to":"0x000000000000000000000000000000000000dEaD","contents":"hello"}}'
+sc_dev_accounts() {
+	local url sig accounts r imp=0x000000000000000000000000000000000000a11e
+	for url in "$STD" "$PRE"; do
+		accounts=$(cast rpc --rpc-url "$url" eth_accounts)
+		expect_eq "$(jq length <<<"$accounts")" 10 "$url eth_accounts"
+		expect_eqi "$(jq -r '.[1]' <<<"$accounts")" "$DEV1" "$url eth_accounts[1]"
+		sig=$(cast rpc --rpc-url "$url" eth_sign "$DEV1" 0x68656c6c6f | jq -r .)
+		cast wallet verify --address "$DEV1" 0x68656c6c6f "$sig" >/dev/null || fail "$url eth_sign: cast wallet verify failed"
+		sig=$(cast rpc --rpc-url "$url" personal_sign "hello flashrpc" "$DEV1" | jq -r .)
+		cast wallet verify --address "$DEV1" "hello flashrpc" "$sig" >/dev/null || fail "$url personal_sign: cast wallet verify failed"
+		sig=$(cast rpc --rpc-url "$url" eth_signTypedData_v4 "$DEV1" "$TYPED" | jq -r .)
+		cast wallet verify --data --address "$DEV1" "$TYPED" "$sig" >/dev/null || fail "$url eth_signTypedData_v4 (string): cast wallet verify failed"
+		sig=$(cast rpc --rpc-url "$url" --raw eth_signTypedData_v4 "[\"$DEV1\", $TYPED]" | jq -r .)
+		cast wallet verify --data --address "$DEV1" "$TYPED" "$sig" >/dev/null || fail "$url eth_signTypedData_v4 (object): cast wallet verify failed"
+		! cast wallet verify --address "$DEV0" "hello flashrpc" "$sig" >/dev/null 2>&1 || fail "a signature verified for the wrong address"
+	done
+	r=$(with_sealer cast send --json --unlocked --from "$DEV1" --rpc-url "$STD" "$imp" --value 1ether)
+	expect_eq "$(jq -r .status <<<"$r")" 0x1 "cast send --unlocked from a dev account"
+	cast rpc --rpc-url "$PRE" anvil_impersonateAccount "$imp" >/dev/null
+	r=$(with_preconfirmer cast send --json --unlocked --from "$imp" --rpc-url "$PRE" "$SINK" --value 1)
+	expect_eq "$(jq -r .status <<<"$r")" 0x1 "cast send --unlocked from an impersonated account"
+	expect_eqi "$(jq -r .from <<<"$r")" "$imp" "impersonated receipt from"
+	seal
+	expect_eq "$(cast nonce --rpc-url "$STD" "$imp")" 1 "impersonated sender's sealed nonce"
+	cast rpc --rpc-url "$PRE" anvil_stopImpersonatingAccount "$imp" >/dev/null
+	! cast send --async --unlocked --from "$imp" --rpc-url "$PRE" "$SINK" --value 1 >/dev/null 2>&1 || fail "sent after stopImpersonating"
+}
+
+# forge script --broadcast of forge/Deploy.s.sol against the pre-confirmed endpoint: a
+# deployment and three calls, sent by forge with consecutive nonces, each with a pre-confirmed
+# receipt (nothing is sealed while forge runs). forge compiles with solcjs behind forge/solc
+# (clients/foundry.toml).
+sc_forge_script() {
+	[[ -x $FORGE ]] || fail "no forge at $FORGE (run npm ci in clients/)"
+	local n run addr dev2
+	dev2=$(cast wallet address --private-key "$K2")
+	n=$(cast nonce --rpc-url "$PRE" "$dev2")
+	(cd "$ROOT/clients" && with_preconfirmer "$FORGE" script forge/Deploy.s.sol:Deploy --broadcast --rpc-url "$PRE" --private-key "$K2") >"$WORK/forge.out" 2>&1 ||
+		fail "forge script failed: $(tail -n 20 "$WORK/forge.out")"
+	run=$ROOT/.tools/forge-broadcast/Deploy.s.sol/1337/run-latest.json
+	[[ -f $run ]] || fail "no broadcast record at $run"
+	expect_eq "$(jq '.receipts | length' "$run")" 4 "receipts forge recorded"
+	expect_eq "$(jq -r '[.receipts[].status] | unique | join(",")' "$run")" 0x1 "receipt statuses"
+	expect_eq "$(jq -r '[.transactions[].transaction.nonce] | join(" ")' "$run")" "$(printf '0x%x 0x%x 0x%x 0x%x' "$n" $((n + 1)) $((n + 2)) $((n + 3)))" "nonces"
+	addr=$(jq -r '.transactions[0].contractAddress' "$run")
+	expect_eq "$(cast call --block pending --rpc-url "$PRE" "$addr" "count()(uint256)")" 42 "count after the script (pending)"
+	seal
+	expect_eq "$(cast call --rpc-url "$STD" "$addr" "count()(uint256)")" 42 "count after sealing"
+	expect_eq "$(cast nonce --rpc-url "$STD" "$dev2")" $((n + 4)) "sealed nonce"
 }
 
 CONTRACT=
@@ -365,10 +453,9 @@ sc_default_timing() {
 		addr=$(jq -r .contractAddress <<<"$r")
 		times+=("$name deploy $(($(now_ms) - t0)) ms,")
 		t0=$(now_ms)
-		# On the pre-confirmed endpoint cast's receipt can be pre-confirmed, not yet sealed, and
-		# cast takes the next nonce from "latest": pass the pending nonce (send_async does too).
-		r=$(cast send --json --private-key "$K2" --nonce "$(cast nonce --block pending --rpc-url "$url" "$(cast wallet address --private-key "$K2")")" \
-			--rpc-url "$url" "$addr" "setCount(uint256)" 3)
+		# On the pre-confirmed endpoint cast's receipt can be pre-confirmed, not yet sealed; cast
+		# takes the next nonce from "latest", which counts it there.
+		r=$(cast send --json --private-key "$K2" --rpc-url "$url" "$addr" "setCount(uint256)" 3)
 		expect_eq "$(jq -r .status <<<"$r")" 0x1 "$url setCount"
 		times+=("$name call $(($(now_ms) - t0)) ms,")
 		expect_eq "$(cast call --block pending --rpc-url "$url" "$addr" "count()(uint256)")" 3 "$url count"
@@ -407,7 +494,7 @@ main() {
 		(cd "$ROOT" && go build -o "$BIN" ./cmd/flashrpc) || exit 2
 	fi
 	echo "cast: $("$CAST" --version | head -n 1)"
-	local all=(chain-id blocks-by-tag send-and-receipt nonce-pending deploy-and-call estimate-gas-revert
+	local all=(chain-id blocks-by-tag send-and-receipt nonce-pending send-back-to-back dev-accounts forge-script deploy-and-call estimate-gas-revert
 		pending-code get-logs ws-watch-blocks ws-watch-events simulate fee-data)
 	local selected=("${@:-${all[@]} default-timing}")
 	start_node cast manual || exit 2

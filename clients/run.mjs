@@ -15,6 +15,7 @@ import { Report } from './lib/report.mjs';
 import { clientScenarios, opScenarioNames, scenarioNames } from './lib/scenarios.mjs';
 import { runViem } from './viem.mjs';
 import { runViemOPStack } from './viem-opstack.mjs';
+import { runViemTestClient } from './viem-testclient.mjs';
 import { runEthers } from './ethers.mjs';
 import { runEthersOPStack } from './ethers-opstack.mjs';
 
@@ -46,6 +47,7 @@ const ctx = { start, artifact: fresh };
 for (const [client, runClient, opOnly] of [
   ['viem', runViem],
   ['viem', runViemOPStack, true],
+  ['viem', runViemTestClient],
   ['ethers', runEthers],
   ['ethers', runEthersOPStack, true],
 ]) {

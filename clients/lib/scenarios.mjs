@@ -27,6 +27,11 @@ export const scenarioNames = [
 export const clientScenarios = {
   // ethers' contract.on over HTTP installs filters (eth_newFilter) and polls them.
   ethers: ['http-filters'],
+  // viem's test client (createTestClient) in mode anvil and mode hardhat: the dev-node methods.
+  viem: ['test-client-anvil', 'test-client-hardhat'],
+  // cast: plain sends back to back to the pre-confirmed endpoint; the signing methods and
+  // eth_sendTransaction (cast send --unlocked), impersonation.
+  cast: ['send-back-to-back', 'dev-accounts'],
 };
 
 // opScenarioNames lists the OP Stack scenarios of the clients with OP Stack support or

@@ -101,7 +101,7 @@ func devGenesis(o *devOptions, funded []common.Address) *core.Genesis {
 // genesis is known (a new chain, or a stored one the flags reproduce).
 func openDevChain(o *devOptions, funded []common.Address, logger *slog.Logger) (*chain.Chain, error) {
 	if o.dataDir != "" {
-		c, err := chain.Open(chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger})
+		c, err := chain.Open(chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger, Impersonation: true, Preimages: true})
 		switch {
 		case err == nil:
 			if err := adoptStoredChain(c, o, funded); err != nil {
@@ -119,7 +119,7 @@ func openDevChain(o *devOptions, funded []common.Address, logger *slog.Logger) (
 		}
 	}
 	g := devGenesis(o, funded)
-	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: g, CacheMB: o.dbCache, Logger: logger})
+	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: g, CacheMB: o.dbCache, Logger: logger, Impersonation: true, Preimages: true})
 	if err != nil {
 		return nil, err
 	}

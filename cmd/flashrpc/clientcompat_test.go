@@ -65,7 +65,8 @@ func TestSafeFinalizedBeforeFirstSeal(t *testing.T) {
 // TestPendingNonceCountsPool checks eth_getTransactionCount(addr, "pending") on both endpoints:
 // it counts the sender's pooled and pre-confirmed transactions, so that a wallet sending twice
 // in a row picks consecutive nonces, while `latest` and the other pending state reads of the
-// standard endpoint still show the sealed state only.
+// standard endpoint still show the sealed state only. The pre-confirmed endpoint's `latest`
+// nonce counts the pre-confirmed transactions (decisions.md), not the pooled ones.
 func TestPendingNonceCountsPool(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
@@ -73,7 +74,10 @@ func TestPendingNonceCountsPool(t *testing.T) {
 	from := addressOf(key)
 	chainID := big.NewInt(1337)
 	to := common.HexToAddress("0x000000000000000000000000000000000000dEaD")
-	wantNonces := func(pending, latest uint64) {
+	// latest is the standard endpoint's `latest` nonce (sealed); the pre-confirmed endpoint's
+	// counts the pre-confirmed transactions too (decisions.md "Nonces on the pre-confirmed
+	// endpoint"): preLatest.
+	wantNonces := func(pending, latest, preLatest uint64) {
 		t.Helper()
 		for name, c := range map[string]interface {
 			PendingNonceAt(context.Context, common.Address) (uint64, error)
@@ -82,36 +86,40 @@ func TestPendingNonceCountsPool(t *testing.T) {
 			if n, err := c.PendingNonceAt(ctx, from); err != nil || n != pending {
 				t.Fatalf("%s pending nonce %d %v, want %d", name, n, err, pending)
 			}
-			if n, err := c.NonceAt(ctx, from, nil); err != nil || n != latest {
-				t.Fatalf("%s latest nonce %d %v, want %d", name, n, err, latest)
+			want := latest
+			if name == "pre-confirmed" {
+				want = preLatest
+			}
+			if n, err := c.NonceAt(ctx, from, nil); err != nil || n != want {
+				t.Fatalf("%s latest nonce %d %v, want %d", name, n, err, want)
 			}
 		}
 	}
-	wantNonces(0, 0)
+	wantNonces(0, 0, 0)
 	for nonce := uint64(0); nonce < 2; nonce++ { // pooled, not pre-confirmed
 		if err := tn.std.SendTransaction(ctx, signTx(t, key, chainID, nonce, &to, big.NewInt(1), params.TxGas, nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantNonces(2, 0)
+	wantNonces(2, 0, 0)
 	// A gap: nonce 3 waits in the pool and does not count.
 	if err := tn.pre.SendTransaction(ctx, signTx(t, key, chainID, 3, &to, big.NewInt(1), params.TxGas, nil)); err != nil {
 		t.Fatal(err)
 	}
-	wantNonces(2, 0)
+	wantNonces(2, 0, 0)
 	tn.preconfirm(t) // nonces 0 and 1 pre-confirmed, 3 still waits
-	wantNonces(2, 0)
+	wantNonces(2, 0, 2)
 	if err := tn.std.SendTransaction(ctx, signTx(t, key, chainID, 2, &to, big.NewInt(1), params.TxGas, nil)); err != nil {
 		t.Fatal(err)
 	}
-	wantNonces(4, 0)
+	wantNonces(4, 0, 2)
 	// The standard endpoint's other pending reads stay on the sealed state.
 	if bal, err := tn.std.PendingBalanceAt(ctx, to); err != nil || bal.Sign() != 0 {
 		t.Fatalf("standard pending balance %v %v, want 0 before sealing", bal, err)
 	}
 	tn.preconfirm(t)
 	tn.seal(t)
-	wantNonces(4, 4)
+	wantNonces(4, 4, 4)
 }
 
 // TestEstimateGasBlockDefault checks which state eth_estimateGas runs on: without a block

@@ -18,6 +18,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/devaccounts"
+	"github.com/flashrpc/flashrpc/internal/devapi"
 	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/metrics"
@@ -226,6 +227,15 @@ func (n *devNode) buildCore(c *chain.Chain) (std, pre *api.API, err error) {
 	backend.Preconf, backend.Sequencer, backend.Logs = p, seq, ix
 	stdCfg, preCfg := o.apiConfig(false, n.log), o.apiConfig(true, n.log)
 	stdCfg.Dev, preCfg.Dev = true, true
+	if o.clientVersion != "" {
+		stdCfg.ClientVersion, preCfg.ClientVersion = o.clientVersion, o.clientVersion
+	}
+	refork := func(ctx context.Context, url string, block *int64) error {
+		// Not the request's context: the new fork's sequencer outlives the request.
+		return n.Refork(context.WithoutCancel(ctx), ForkRequest{URL: url, Block: block})
+	}
+	dev := devapi.New(devapi.Config{Accounts: n.accounts, Refork: refork}, devapi.Backend{Chain: c, Preconf: p, Pool: backend.Pool, Sequencer: seq})
+	stdCfg.Extend, preCfg.Extend = dev.Register, dev.Register
 	n.chain, n.pre, n.seq, n.logs = c, p, seq, ix
 	return api.New(stdCfg, backend), api.New(preCfg, backend), nil
 }

@@ -183,6 +183,7 @@ type devOptions struct {
 	preconfInterval time.Duration
 	accounts        int
 	mnemonic        string
+	clientVersion   string    // --client-version: web3_clientVersion's answer; empty = flashrpc's
 	feed            feedFlags // feed.go
 	fork            forkFlags // fork.go
 	chainFlags                // chaintype.go
@@ -200,6 +201,7 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	fs.IntVar(&o.accounts, "accounts", 10, "number of dev accounts funded with 10,000 ETH at genesis")
 	o.feed.register(fs)
 	o.fork.register(fs)
+	fs.StringVar(&o.clientVersion, "client-version", "", "web3_clientVersion's answer (default: flashrpc/<version>/…); Hardhat's network helpers need one starting with \"anvil\" or \"HardhatNetwork\"")
 	fs.StringVar(&o.mnemonic, "mnemonic", "", "BIP-39 mnemonic the dev accounts derive from (default: the well-known test mnemonic \"test test … junk\")")
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: flashrpc dev [flags]\n\nRuns the embedded dev chain: a sequencer that pre-confirms the pool's transactions every\n--preconf-interval and seals a block every --block-time, and both JSON-RPC endpoints.\n\nFlags:\n")

@@ -528,6 +528,12 @@ func TestForkSurvivesKill(t *testing.T) {
 	if err := raw.Call(&res, "dev_preconfirm"); err != nil {
 		t.Fatal(err)
 	}
+	// A state cheat in the same block: the block is written as executed, with the fork's
+	// records, so slot 7 reads the cheat's value after the restart, not the upstream's.
+	var ok bool
+	if err := raw.Call(&ok, "anvil_setStorageAt", f.store, common.BigToHash(big.NewInt(7)), common.BigToHash(big.NewInt(77))); err != nil || !ok {
+		t.Fatalf("anvil_setStorageAt on a fork: %v %v", ok, err)
+	}
 	if err := raw.Call(&res, "dev_seal"); err != nil {
 		t.Fatal(err)
 	}
@@ -561,6 +567,9 @@ func TestForkSurvivesKill(t *testing.T) {
 	}
 	if n := f.proxy.requests.Load(); n != 1 {
 		t.Fatalf("the restart after kill -9 sent %d requests upstream, want 1", n)
+	}
+	if got, err := tn.std.StorageAt(ctx, f.store, common.BigToHash(big.NewInt(7)), nil); err != nil || new(big.Int).SetBytes(got).Int64() != 77 {
+		t.Fatalf("slot 7 after kill -9 = %x (%v), want 77 (set by anvil_setStorageAt)", got, err)
 	}
 }
 

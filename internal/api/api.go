@@ -67,6 +67,10 @@ type Config struct {
 	TraceMaxLogBytes int
 	// Logger receives warnings about failed subscriptions; nil discards.
 	Logger *slog.Logger
+	// Extend, when set, adds methods to the endpoint's table, or replaces some, after the
+	// API's own are in it: the dev chain's dev methods (devapi.API.Register). It may keep the
+	// table's methods and call them.
+	Extend func(map[string]rpc.Method)
 }
 
 // Backend is what the API reads and drives.
@@ -189,6 +193,9 @@ func (a *API) Service() rpc.Service {
 	}
 	if a.fork != nil {
 		a.routeFork(m)
+	}
+	if a.cfg.Extend != nil {
+		a.cfg.Extend(m)
 	}
 	kinds := map[string]rpc.SubscribeFunc{}
 	a.streams.register(kinds)

@@ -16,6 +16,20 @@ func isPendingTag(b gethrpc.BlockNumberOrHash) bool {
 	return ok && n == gethrpc.PendingBlockNumber
 }
 
+// nonceBlock is the block eth_getTransactionCount reads a nonce at for the block parameter b.
+// On the pre-confirmed endpoint `latest` counts the pre-confirmed transactions too, as
+// `pending` does without the pool (decisions.md "Nonces on the pre-confirmed endpoint"): a
+// pre-confirmed transaction is final for its sender, and cast and forge read the nonce of their
+// next transaction at `latest` right after they saw the previous one's pre-confirmed receipt,
+// which would otherwise be "nonce too low". Every other method keeps `latest` = the sealed
+// head, and the standard endpoint is unchanged.
+func (a *API) nonceBlock(b gethrpc.BlockNumberOrHash) gethrpc.BlockNumberOrHash {
+	if n, ok := b.Number(); ok && n == gethrpc.LatestBlockNumber && a.cfg.Pending {
+		return gethrpc.BlockNumberOrHashWithNumber(gethrpc.PendingBlockNumber)
+	}
+	return b
+}
+
 // nextNonce is eth_getTransactionCount(addr, "pending") on both endpoints: the nonce addr's next
 // transaction must carry for the pool to take it. It counts the transactions pre-confirmed in the
 // block in progress and those waiting in the pool, as go-ethereum's pool nonce does. Wallets

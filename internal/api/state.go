@@ -40,7 +40,7 @@ func (a *API) getTransactionCount(ctx context.Context, v preconf.View, p rpc.Par
 		return json.RawMessage(quantity(next)), nil
 	}
 	var out json.RawMessage
-	err = a.readState(ctx, v, b, accountKeys(addr), func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
+	err = a.readState(ctx, v, a.nonceBlock(b), accountKeys(addr), func(st *state.StateDB) { out = quantity(st.GetNonce(addr)) })
 	return out, err
 }
 

@@ -454,7 +454,9 @@ func TestViewAcrossSeal(t *testing.T) {
 			}
 		}},
 		{"eth_getTransactionCount(latest)", n.api.getTransactionCount, []any{crypto.PubkeyToAddress(n.keys[0].PublicKey), "latest"}, func(t *testing.T, v string, got any) {
-			if want := map[string]string{"before": "0x0", "pre-confirmed": "0x0", "sealed": "0x1"}[v]; got != want {
+			// The pre-confirmed endpoint's `latest` nonce counts pre-confirmed transactions
+			// (decisions.md "Nonces on the pre-confirmed endpoint").
+			if want := map[string]string{"before": "0x0", "pre-confirmed": "0x1", "sealed": "0x1"}[v]; got != want {
 				t.Fatalf("nonce %v, want %s", got, want)
 			}
 		}},

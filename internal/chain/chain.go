@@ -48,6 +48,16 @@ type Config struct {
 	// datadir is created from the upstream, and Genesis is ignored. A datadir that holds a
 	// fork is resumed as one even without it.
 	Fork *ForkConfig
+	// Impersonation makes the reads of blocks and transactions recognise the dev chain's
+	// impersonated transactions (internal/impersonation) and give them their sender. Only for
+	// the dev chain: on any other chain a transaction shaped like one would show a forged
+	// sender.
+	Impersonation bool
+	// Preimages keeps the preimages of state trie keys (addresses and storage slots), so that
+	// the state can be listed by address (DumpState, anvil_dumpState). It costs a write per
+	// new key; the dev chain sets it. A chain opened without it lists only what was written
+	// with it.
+	Preimages bool
 }
 
 // ErrNoChain is Open's error for a database that holds no chain when Config.Genesis is nil.
@@ -61,6 +71,7 @@ type Chain struct {
 	dir     string // the data directory
 	tempDir string // removed by Close when the chain lives in a temporary directory
 	log     *slog.Logger
+	imp     bool                                     // Config.Impersonation
 	readers *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
 
 	heads    atomic.Pointer[Heads] // the published markers (heads.go)
@@ -83,7 +94,7 @@ func Open(cfg Config) (*Chain, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Chain{log: logger, readers: newSharedReaders()}
+	c := &Chain{log: logger, imp: cfg.Impersonation, readers: newSharedReaders()}
 	dir := cfg.DataDir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "flashrpc-")
@@ -128,6 +139,7 @@ func Open(cfg Config) (*Chain, error) {
 	// Blocks execute with the precompiles every other EVM of flashrpc runs (Azul's Osaka
 	// MODEXP and P256VERIFY on an OP Stack chain).
 	bcConfig.VmConfig = oprollup.VMConfig(bcConfig.VmConfig)
+	bcConfig.Preimages = cfg.Preimages
 	bc, err := core.NewBlockChain(c.db, genesis, c.engine, bcConfig)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())

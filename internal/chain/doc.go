@@ -26,6 +26,12 @@
 // (LogIndexStore), whose layout belongs to internal/logs. BulkWriter appends pre-built blocks
 // without executing them, for the chain generator (internal/chaingen).
 //
+// The dev chain's cheats (internal/devapi) need three more things (write.go, rewind.go,
+// impersonated.go, dump.go): WriteExecuted makes a block the sequencer executed (with state
+// changes outside its transactions too) the head without executing it again, Rewind takes the head back (evm_revert,
+// anvil_reset), and with Config.Impersonation reads give impersonated transactions their
+// sender; Config.Preimages keeps trie-key preimages so that DumpState lists accounts by address.
+//
 // Concurrency: a *Chain is safe for concurrent use. Insert and WriteExecuted are called by one
 // writer at a time (the sequencer, or an import); reads may run concurrently with it. The head, safe and finalized
 // blocks are published together as an immutable Heads value (heads.go), after the blocks it
@@ -34,6 +40,7 @@
 // listeners, told of canonical blocks that a rewind or a side chain dropped (reorg.go), then
 // OnHead listeners; all run synchronously on the writing goroutine and must not block.
 //
-// Imports: go-ethereum, and internal/oprollup for the EVM configuration the chain's block
-// processing shares with every other EVM (its precompile overrides).
+// Imports: go-ethereum, recent and impersonation, and internal/oprollup for the EVM
+// configuration the chain's block processing shares with every other EVM (its precompile
+// overrides).
 package chain

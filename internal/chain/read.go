@@ -7,6 +7,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/impersonation"
 )
 
 // Head returns the header of the newest sealed block. It may be newer than the published
@@ -30,10 +32,14 @@ func (c *Chain) HeaderByNumber(number uint64) *types.Header { return c.bc.GetHea
 func (c *Chain) HeaderByHash(hash common.Hash) *types.Header { return c.bc.GetHeaderByHash(hash) }
 
 // BlockByNumber returns the canonical block at number, or nil.
-func (c *Chain) BlockByNumber(number uint64) *types.Block { return c.bc.GetBlockByNumber(number) }
+func (c *Chain) BlockByNumber(number uint64) *types.Block {
+	return c.impersonated(c.bc.GetBlockByNumber(number)) // impersonated.go
+}
 
 // BlockByHash returns the block with this hash, canonical or not, or nil.
-func (c *Chain) BlockByHash(hash common.Hash) *types.Block { return c.bc.GetBlockByHash(hash) }
+func (c *Chain) BlockByHash(hash common.Hash) *types.Block {
+	return c.impersonated(c.bc.GetBlockByHash(hash)) // impersonated.go
+}
 
 // CanonicalHash returns the hash of the canonical block at number (zero when there is none).
 func (c *Chain) CanonicalHash(number uint64) common.Hash { return c.bc.GetCanonicalHash(number) }
@@ -41,7 +47,9 @@ func (c *Chain) CanonicalHash(number uint64) common.Hash { return c.bc.GetCanoni
 // Receipts returns the receipts of the block with this hash, with every derived field (block
 // hash and number, transaction index, gas used, log positions) filled; nil when unknown. The
 // slice is shared with go-ethereum's cache: callers must not modify it.
-func (c *Chain) Receipts(hash common.Hash) types.Receipts { return c.bc.GetReceiptsByHash(hash) }
+func (c *Chain) Receipts(hash common.Hash) types.Receipts {
+	return c.impersonatedReceipts(hash, c.bc.GetReceiptsByHash(hash)) // impersonated.go
+}
 
 // TxLocation says where a sealed transaction is.
 type TxLocation struct {
@@ -56,6 +64,9 @@ func (c *Chain) Transaction(hash common.Hash) (tx *types.Transaction, loc TxLoca
 	tx, blockHash, number, index := rawdb.ReadCanonicalTransaction(c.db, hash)
 	if tx == nil {
 		return nil, TxLocation{}, false
+	}
+	if c.imp {
+		impersonation.Recover(c.Config(), tx) // impersonated.go
 	}
 	return tx, TxLocation{BlockHash: blockHash, BlockNumber: number, Index: index}, true
 }

@@ -29,13 +29,12 @@ var ErrNotOnHead = errors.New("block does not build on the head")
 //
 // Nothing is validated but the state root: the caller vouches that block, receipts and st
 // agree (preconf builds them together, and its tests compare them with op-geth's own state
-// processor). st is consumed. On a fork (Config.Fork) it inserts the block as Insert does. On an error before the head is set the chain is unchanged
+// processor). st is consumed. On a fork (Config.Fork) the state is written with the fork's
+// records of what it wrote (fork_insert.go), as a block the fork executed itself. On an error before the head is set the chain is unchanged
 // (orphan trie nodes or an unreferenced block may stay in the database).
 func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
 	if c.fork != nil {
-		// A fork's state commits through its own write records, past BlockChain's trie
-		// database (fork_insert.go): the block goes in the fork's way, executed once more.
-		return c.Insert(block)
+		return c.writeForkExecuted(block, receipts, st)
 	}
 	before := c.Head()
 	if block.ParentHash() != before.Hash() || block.NumberU64() != before.Number.Uint64()+1 {
@@ -105,4 +104,31 @@ func (c *Chain) derivedReceipts(block *types.Block, receipts types.Receipts) typ
 		return c.bc.GetReceiptsByHash(block.Hash())
 	}
 	return out
+}
+
+// writeForkExecuted is WriteExecuted on a fork: the state commits through the fork's write
+// records (Fork.write), which the fork's reader needs to tell a value written locally from
+// one still to be read from the upstream, then the block becomes the head as forkInsert
+// makes it.
+func (c *Chain) writeForkExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	before := c.Head()
+	if block.ParentHash() != before.Hash() || block.NumberU64() != before.Number.Uint64()+1 {
+		return fmt.Errorf("write block %d (%s): %w %d (%s)", block.NumberU64(), block.Hash().TerminalString(), ErrNotOnHead, before.Number.Uint64(), before.Hash().TerminalString())
+	}
+	cfg := c.Config()
+	if err := c.fork.write(block, receipts, st, nil, c.bc.TrieDB(), cfg.IsCancun(block.Number(), block.Time()), cfg.IsEIP158(block.Number())); err != nil {
+		return fmt.Errorf("write block %d: %w", block.NumberU64(), err)
+	}
+	if _, err := c.bc.SetCanonical(block); err != nil {
+		return fmt.Errorf("write block %d: set head: %w", block.NumberU64(), err)
+	}
+	if err := c.db.SyncKeyValue(); err != nil {
+		return fmt.Errorf("sync chain database after block %d: %w", block.NumberU64(), err)
+	}
+	c.publishHeads()
+	c.announceDropped(before)
+	c.announceWith(block, func() types.Receipts { return c.derivedReceipts(block, receipts) })
+	return nil
 }

@@ -39,6 +39,11 @@
 // by transaction hash), the sealed logs that were not pre-confirmed, and the dropped
 // transactions.
 //
+// The dev chain's cheats (cheats.go): Cheat changes the state of the block in progress outside
+// its transactions, Rebuild builds it again with new attributes (timestamp, base fee), and
+// Drop abandons it; both retract its pre-confirmed logs, as a reorg does. A cheated block is
+// sealed as executed (chain.Chain.WriteExecuted): its transactions alone do not produce it.
+//
 // Concurrency: readers take the View (View) or the snapshot alone (Current) with one atomic
 // load and never block the writer; a request that holds a View sees one pre-confirmation index
 // and one sealed head from start to end. Writers are serialised by an internal mutex; a second
@@ -46,5 +51,5 @@
 // registered with OnSnapshot and OnRetract run on the writer's goroutine after each
 // publication (the View already shows it) and must not block.
 //
-// Imports: chain, oprollup and go-ethereum.
+// Imports: chain, oprollup, impersonation and go-ethereum.
 package preconf

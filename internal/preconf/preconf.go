@@ -194,9 +194,10 @@ func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 	w := p.work
 	// The last pre-confirmation assembled this very block on a copy of the state: when nothing
 	// was added since, seal that block with that state instead of assembling it again (the
-	// state root is most of the work).
+	// state root is most of the work). A dev-chain cheat changes the state outside any
+	// transaction (cheats.go): the block is assembled again on the changed state.
 	block, st := w.assembled.block, w.assembled.state
-	if block == nil || w.assembled.txs != len(w.txs) {
+	if block == nil || w.assembled.txs != len(w.txs) || w.cheated() {
 		st = w.state
 		var err error
 		if block, err = w.assemble(ctx, st); err != nil {
@@ -283,6 +284,8 @@ type work struct {
 		block *types.Block
 		state *state.StateDB
 	}
+	cheats   []stateCheat // the dev chain's state changes outside transactions (cheats.go)
+	unreplay bool         // a transaction a re-execution would refuse was applied (cheats.go)
 }
 
 func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs Attributes) (*work, error) {
@@ -352,6 +355,7 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 	if err != nil {
 		return err
 	}
+	w.impersonatedContract(tx, msg) // cheats.go
 	da, err := w.da.fits(tx)
 	if err != nil {
 		return err

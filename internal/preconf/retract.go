@@ -19,7 +19,8 @@ import (
 // pre-confirmed logs, even when the block's transaction list is unchanged (Base's node
 // compares transaction hashes only and never retracts such logs, base/base#3274).
 type Retraction struct {
-	// Block is the sealed block.
+	// Block is the sealed block; nil when the block in progress was rebuilt (Rebuild) or
+	// abandoned (Drop) instead.
 	Block *types.Block
 	// Removed are copies of the pre-confirmed logs that the sealed block does not carry, with
 	// Removed set, in pre-confirmed order. Like every pre-confirmed log, their BlockHash is the

@@ -20,5 +20,10 @@
 // Concurrency: one mutex serialises the timer loop and the on-request calls; readers of the block
 // in progress go through preconf and never wait for it.
 //
+// The dev chain's controls (devcontrol.go, for internal/devapi) run under the same mutex:
+// Mine seals blocks now, SetNextTimestamp, IncreaseTime and SetNextBaseFee rebuild the block
+// in progress with new attributes, Cheat changes its state, and Rewind drops it and takes the
+// chain back. The block timestamps follow the wall clock plus an offset those controls move.
+//
 // Imports: preconf, txpool, chain, oprollup and go-ethereum.
 package sequencer

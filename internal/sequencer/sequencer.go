@@ -60,6 +60,7 @@ type Sequencer struct {
 	mu       sync.Mutex   // serialises building: opening, pre-confirming and sealing
 	deposits depositQueue // guarded by mu (opstack.go)
 	sealed   *types.Block // the block the last seal wrote, guarded by mu: the next block's parent
+	clock    devClock     // guarded by mu (devcontrol.go)
 
 	stop chan struct{}
 	done chan struct{}
@@ -177,15 +178,13 @@ func (s *Sequencer) tick(seal bool) {
 
 func (s *Sequencer) openLocked(ctx context.Context) error {
 	head := s.chain.Head()
-	ts := uint64(s.cfg.Now().Unix())
-	if ts <= head.Time {
-		ts = head.Time + 1
-	}
+	ts := s.nextTimeLocked(head) // devcontrol.go
 	attrs := preconf.NextAttributes(s.chain.Config(), head, ts, s.cfg.FeeRecipient, s.cfg.ExtraData)
 	var taken []queuedDeposit
 	if s.cfg.L1 != nil {
 		taken = s.opAttributes(&attrs, head)
 	}
+	s.clock.apply(&attrs) // devcontrol.go
 	snap, err := s.preconf.Open(ctx, attrs)
 	if err != nil {
 		s.putBack(taken)

@@ -1,0 +1,41 @@
+package devapi
+
+import (
+	"errors"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/flashrpc/flashrpc/internal/rpc"
+	"github.com/flashrpc/flashrpc/internal/sequencer"
+)
+
+// The dev methods' errors. Bad parameters are -32602 naming the parameter; a refusal of a
+// valid request (an unknown sender, no key) is -32000 with a message saying what to do.
+
+// errUnknownSender refuses eth_sendTransaction from an address that is neither a dev account
+// nor impersonated.
+func errUnknownSender(from common.Address) error {
+	return rpc.NewError(rpc.CodeServer, "sender %s is not a dev account and is not impersonated: sign with a dev account (eth_accounts) or call anvil_impersonateAccount first", from.Hex())
+}
+
+// errNoKey refuses a signing request for an address whose key the node does not hold.
+func errNoKey(addr common.Address) error {
+	return rpc.NewError(rpc.CodeServer, "no key for %s: the node signs with the dev accounts only (eth_accounts)", addr.Hex())
+}
+
+// paramError is -32602 for parameter i, called name.
+func paramError(i int, name string, err error) error {
+	return rpc.InvalidParams("invalid argument %d (%s): %v", i, name, err)
+}
+
+// errNoFrom refuses a transaction without a sender.
+var errNoFrom = rpc.InvalidParams("invalid argument 0 (transaction): missing \"from\"")
+
+// timeError makes a timestamp the sequencer refuses (not after the parent's) a -32602 for
+// parameter i, called name; other errors pass unchanged.
+func timeError(i int, name string, err error) error {
+	if errors.Is(err, sequencer.ErrTimestamp) {
+		return paramError(i, name, err)
+	}
+	return err
+}

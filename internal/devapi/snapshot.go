@@ -1,0 +1,138 @@
+package devapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// snapshot is what evm_snapshot saved: the sealed head and the clock's offset.
+type snapshot struct {
+	number uint64
+	hash   common.Hash
+	offset int64
+}
+
+// evmSnapshot is evm_snapshot: it saves the sealed head and answers the snapshot's id (a hex
+// quantity, from 0x1). The block in progress is not part of it: evm_revert drops it.
+func (a *API) evmSnapshot(ctx context.Context, p rpc.Params) (any, error) {
+	if err := wantParams(p, 0, 0); err != nil {
+		return nil, err
+	}
+	head := a.b.Chain.Head()
+	offset := a.b.Sequencer.TimeOffset()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.nextSnapshot++
+	a.snapshots[a.nextSnapshot] = snapshot{number: head.Number.Uint64(), hash: head.Hash(), offset: offset}
+	return hexutil.Uint64(a.nextSnapshot), nil
+}
+
+// evmRevert is evm_revert(id): it takes the chain back to the snapshot's head, as a reorg
+// does (the logs of the dropped blocks and of the dropped pre-confirmations go to
+// subscribers with removed: true), restores the clock and forgets this snapshot and later
+// ones. An unknown id, or a snapshot whose head is no longer on the chain, answers false and
+// changes nothing.
+func (a *API) evmRevert(ctx context.Context, p rpc.Params) (any, error) {
+	if err := wantParams(p, 1, 1); err != nil {
+		return nil, err
+	}
+	id, err := decodeUintParam(p, 0, "id", 64)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	snap, ok := a.snapshots[id.Uint64()]
+	if ok {
+		for k := range a.snapshots {
+			if k >= id.Uint64() {
+				delete(a.snapshots, k)
+			}
+		}
+	}
+	a.mu.Unlock()
+	if !ok || a.b.Chain.CanonicalHash(snap.number) != snap.hash {
+		return false, nil
+	}
+	if err := a.b.Sequencer.Rewind(ctx, snap.number, snap.offset); err != nil {
+		return nil, err
+	}
+	return true, nil
+}
+
+// resetOptions is anvil_reset's and hardhat_reset's optional parameter.
+type resetOptions struct {
+	Forking *struct {
+		JSONRPCURL  string          `json:"jsonRpcUrl"`
+		BlockNumber json.RawMessage `json:"blockNumber"`
+	} `json:"forking"`
+}
+
+// reset is anvil_reset([options]) / hardhat_reset: it takes the chain back to its genesis,
+// drops the block in progress, the snapshots and the clock's offset. Forking options naming
+// a URL or a block re-fork (Config.Refork: the node's chain is replaced by a new fork of that
+// upstream at that block, as anvil does); viem's `{"forking": {"blockNumber": null}}` is a
+// plain reset. A plain reset of a fork re-forks the same upstream at the same block.
+func (a *API) reset(ctx context.Context, p rpc.Params) (any, error) {
+	if err := wantParams(p, 0, 1); err != nil {
+		return nil, err
+	}
+	var opts resetOptions
+	if present(p, 0) {
+		if err := decodeParam(p, 0, "options", &opts); err != nil {
+			return nil, err
+		}
+	}
+	url, block, refork := "", (*int64)(nil), false
+	if f := opts.Forking; f != nil && (f.JSONRPCURL != "" || len(f.BlockNumber) > 0 && string(f.BlockNumber) != "null") {
+		url, refork = f.JSONRPCURL, true
+		if len(f.BlockNumber) > 0 && string(f.BlockNumber) != "null" {
+			n, err := decodeForkBlock(f.BlockNumber)
+			if err != nil {
+				return nil, paramError(0, "options", err)
+			}
+			block = &n
+		}
+	} else if fork := a.b.Chain.Fork(); fork != nil {
+		n := int64(fork.Info().Number)
+		block, refork = &n, true
+	}
+	if refork {
+		if a.cfg.Refork == nil {
+			return nil, paramError(0, "options", fmt.Errorf("reset to a fork is not supported here: start `flashrpc dev --fork-url` instead"))
+		}
+		if err := a.cfg.Refork(ctx, url, block); err != nil {
+			return nil, err
+		}
+		a.mu.Lock()
+		clear(a.snapshots)
+		a.mu.Unlock()
+		return true, nil
+	}
+	if err := a.b.Sequencer.Rewind(ctx, 0, 0); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	clear(a.snapshots)
+	a.mu.Unlock()
+	return true, nil
+}
+
+// decodeForkBlock decodes forking.blockNumber: a JSON number or a hex quantity string.
+func decodeForkBlock(raw json.RawMessage) (int64, error) {
+	var q hexutil.Uint64
+	if err := json.Unmarshal(raw, &q); err == nil {
+		return int64(q), nil
+	}
+	var n uint64
+	if err := json.Unmarshal(raw, &n); err != nil || n > math.MaxInt64 {
+		return 0, fmt.Errorf("forking.blockNumber %s: want a block number (a number or a hex quantity)", raw)
+	}
+	return int64(n), nil
+}

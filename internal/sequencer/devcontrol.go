@@ -1,0 +1,256 @@
+package sequencer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+)
+
+// The dev chain's mining and time controls and state cheats (internal/devapi): they change
+// the block in progress under the sequencer's lock, so no timer tick interleaves. A state
+// cheat applies to the block in progress at once (preconf.Preconf.Cheat); a new timestamp or
+// base fee rebuilds it (preconf.Preconf.Rebuild): its pre-confirmed transactions are executed
+// again, results that change are retracted, and on an OP Stack chain its L1-attributes
+// deposit is made again for the new time. Rewind abandons it and takes the chain back.
+
+// MaxMine is the most blocks one Mine call seals.
+const MaxMine = 10_000
+
+// ErrTimestamp refuses a block timestamp that is not after its parent's.
+var ErrTimestamp = errors.New("timestamp must be after the parent block's")
+
+// devClock is the dev chain's time control. Guarded by Sequencer.mu.
+type devClock struct {
+	offset   int64           // seconds added to the wall clock for block timestamps
+	next     uint64          // the timestamp of the next block to open; 0 means none
+	baseFee  *big.Int        // the base fee of the next block to open; nil means the protocol's
+	coinbase *common.Address // the fee recipient of every block from now on; nil means the configured one
+}
+
+// nextTimeLocked is the timestamp of a block opening on head: the wall clock plus the offset
+// (or the one-off next timestamp), in whole seconds, after head's. s.mu must be held.
+func (s *Sequencer) nextTimeLocked(head *types.Header) uint64 {
+	ts := s.cfg.Now().Unix() + s.clock.offset
+	if s.clock.next != 0 {
+		ts, s.clock.next = int64(s.clock.next), 0
+	}
+	if ts <= int64(head.Time) {
+		return head.Time + 1
+	}
+	return uint64(ts)
+}
+
+// apply sets the one-off base fee and the chosen fee recipient, if any, in attrs.
+func (c *devClock) apply(attrs *preconf.Attributes) {
+	if c.baseFee != nil {
+		attrs.BaseFee, c.baseFee = c.baseFee, nil
+	}
+	if c.coinbase != nil {
+		attrs.FeeRecipient = *c.coinbase
+	}
+}
+
+// TimeOffset returns the seconds added to the wall clock for block timestamps.
+func (s *Sequencer) TimeOffset() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clock.offset
+}
+
+// Mine seals n blocks now (evm_mine, anvil_mine): each takes the pool's executable
+// transactions first. With interval > 0 each block after the first is interval seconds after
+// the one before, and the clock moves on from the last. It returns the sealed blocks; on an
+// error, those sealed before it.
+func (s *Sequencer) Mine(ctx context.Context, n, interval uint64) ([]*types.Block, error) {
+	if n > MaxMine {
+		return nil, fmt.Errorf("at most %d blocks at once, asked %d", MaxMine, n)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var blocks []*types.Block
+	for i := uint64(0); i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return blocks, err
+		}
+		snap, err := s.preconfirmLocked(ctx)
+		if err != nil {
+			return blocks, err
+		}
+		if interval > 0 && i+1 < n {
+			s.clock.next = snap.Block.Time() + interval
+			s.clock.offset = int64(s.clock.next) - s.cfg.Now().Unix()
+		}
+		block, err := s.sealLocked(ctx)
+		if block != nil {
+			blocks = append(blocks, block)
+		}
+		if err != nil {
+			return blocks, err
+		}
+	}
+	return blocks, nil
+}
+
+// SetNextTimestamp rebuilds the block in progress with timestamp ts (evm_setNextBlockTimestamp)
+// and moves the clock so that later blocks follow it.
+func (s *Sequencer) SetNextTimestamp(ctx context.Context, ts uint64) (*preconf.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	head := s.chain.Head()
+	if ts <= head.Time {
+		return nil, fmt.Errorf("%w: %d is not after block %d's %d", ErrTimestamp, ts, head.Number.Uint64(), head.Time)
+	}
+	s.clock.offset = int64(ts) - s.cfg.Now().Unix()
+	return s.rebuildLocked(ctx, ts, nil)
+}
+
+// IncreaseTime moves the clock seconds ahead (evm_increaseTime) and rebuilds the block in
+// progress at seconds after the sealed head, so that it seals that long after its parent.
+// It returns the clock's total offset.
+func (s *Sequencer) IncreaseTime(ctx context.Context, seconds uint64) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock.offset += int64(seconds)
+	if seconds == 0 {
+		return s.clock.offset, nil
+	}
+	head := s.chain.Head()
+	if _, err := s.rebuildLocked(ctx, head.Time+seconds, nil); err != nil {
+		return s.clock.offset, err
+	}
+	return s.clock.offset, nil
+}
+
+// SetNextBaseFee rebuilds the block in progress with this base fee
+// (anvil_setNextBlockBaseFeePerGas). Its pre-confirmed transactions whose fee cap is below it
+// are left out.
+func (s *Sequencer) SetNextBaseFee(ctx context.Context, fee *big.Int) (*preconf.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	attrs, ok := s.preconf.Attributes()
+	if !ok {
+		return nil, preconf.ErrNoBlock
+	}
+	return s.rebuildLocked(ctx, attrs.Time, new(big.Int).Set(fee))
+}
+
+// SetCoinbase makes addr the fee recipient of the block in progress, which is rebuilt, and of
+// every later block (anvil_setCoinbase).
+func (s *Sequencer) SetCoinbase(ctx context.Context, addr common.Address) (*preconf.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock.coinbase = &addr
+	return s.rebuildWithLocked(ctx, func(a *preconf.Attributes) { a.FeeRecipient = addr })
+}
+
+// SetPrevRandao rebuilds the block in progress with this prevRandao (hardhat_setPrevRandao).
+func (s *Sequencer) SetPrevRandao(ctx context.Context, randao common.Hash) (*preconf.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rebuildWithLocked(ctx, func(a *preconf.Attributes) { a.PrevRandao = randao })
+}
+
+// SetGasLimit rebuilds the block in progress with this gas limit (evm_setBlockGasLimit); the
+// blocks after it keep it. Pre-confirmed transactions that no longer fit are left out.
+func (s *Sequencer) SetGasLimit(ctx context.Context, limit uint64) (*preconf.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rebuildWithLocked(ctx, func(a *preconf.Attributes) { a.GasLimit = limit })
+}
+
+// rebuildWithLocked rebuilds the block in progress with its attributes changed by edit. s.mu
+// must be held.
+func (s *Sequencer) rebuildWithLocked(ctx context.Context, edit func(*preconf.Attributes)) (*preconf.Snapshot, error) {
+	attrs, ok := s.preconf.Attributes()
+	if !ok {
+		return nil, preconf.ErrNoBlock
+	}
+	edit(&attrs)
+	snap, _, err := s.preconf.Rebuild(ctx, attrs)
+	if err != nil {
+		return nil, err
+	}
+	s.pool.Reset(s.poolView(snap))
+	return snap, nil
+}
+
+// rebuildLocked rebuilds the block in progress with timestamp ts and, when baseFee is set,
+// that base fee (otherwise the protocol's for ts, unless the block had a chosen one). s.mu
+// must be held.
+func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.Int) (*preconf.Snapshot, error) {
+	attrs, ok := s.preconf.Attributes()
+	if !ok {
+		return nil, preconf.ErrNoBlock
+	}
+	head := s.chain.Head()
+	config := s.chain.Config()
+	chosen := attrs.BaseFee != nil && eip1559.CalcBaseFee(config, head, attrs.Time).Cmp(attrs.BaseFee) != 0
+	attrs.Time = ts
+	switch {
+	case baseFee != nil:
+		attrs.BaseFee = baseFee
+	case !chosen:
+		attrs.BaseFee = eip1559.CalcBaseFee(config, head, ts)
+	}
+	if s.cfg.L1 != nil && len(attrs.Transactions) > 0 {
+		var parentTxs types.Transactions
+		if parent := s.chain.BlockByHash(head.Hash()); parent != nil {
+			parentTxs = parent.Transactions()
+		}
+		info := s.cfg.L1.Info(parentTxs, ts)
+		attrs.Transactions = slices.Clone(attrs.Transactions)
+		attrs.Transactions[0] = info.DepositTx()
+		attrs.ExtraData = oprollup.ExtraData(config, ts)
+		attrs.PrevRandao = info.Hash
+	}
+	snap, dropped, err := s.preconf.Rebuild(ctx, attrs)
+	if err != nil {
+		return nil, err
+	}
+	for _, tx := range dropped {
+		s.log.Debug("rebuilt block leaves out a pre-confirmed transaction", "hash", tx.Hash())
+	}
+	s.pool.Reset(s.poolView(snap))
+	return snap, nil
+}
+
+// Cheat changes the state of the block in progress with fn now (anvil_setBalance and the
+// other state cheats): `pending` sees it at once, the sealed block carries it.
+func (s *Sequencer) Cheat(ctx context.Context, fn func(*state.StateDB)) (*preconf.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap, err := s.preconf.Cheat(ctx, fn)
+	if err != nil {
+		return nil, err
+	}
+	s.pool.Reset(s.poolView(snap))
+	return snap, nil
+}
+
+// Rewind abandons the block in progress (its pre-confirmed logs retracted), takes the chain
+// back to block number (the dropped blocks' logs sent as removed), sets the clock offset and
+// opens the next block (evm_revert, anvil_reset). The pool keeps what it holds.
+func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if number > s.chain.Head().Number.Uint64() {
+		return fmt.Errorf("rewind to block %d: the head is %d", number, s.chain.Head().Number.Uint64())
+	}
+	s.preconf.Drop()
+	err := s.chain.Rewind(number)
+	s.clock = devClock{offset: offset, coinbase: s.clock.coinbase}
+	if oerr := s.openLocked(ctx); oerr != nil {
+		err = errors.Join(err, oerr)
+	}
+	return err
+}
