@@ -607,9 +607,13 @@ func TestRefork(t *testing.T) {
 		t.Fatalf("after a failed re-fork slot 0 = %d, want 5", got)
 	}
 
-	two := int64(2)
-	if err := tn.Refork(ctx, ForkRequest{URL: other.proxy.url, Block: &two}); err != nil {
-		t.Fatal(err)
+	// Through anvil_reset with forking options, as a test suite does it.
+	var ok bool
+	if err := tn.stdRaw.Call(&ok, "anvil_reset", map[string]any{"forking": map[string]any{"jsonRpcUrl": dead}}); err == nil || !strings.Contains(err.Error(), dead) {
+		t.Fatalf("anvil_reset to %s: %v, want an error naming it", dead, err)
+	}
+	if err := tn.stdRaw.Call(&ok, "anvil_reset", map[string]any{"forking": map[string]any{"jsonRpcUrl": other.proxy.url, "blockNumber": 2}}); err != nil || !ok {
+		t.Fatalf("anvil_reset to a fork of %s at block 2: %v %v", other.proxy.url, ok, err)
 	}
 	if id, err := tn.std.ChainID(ctx); err != nil || id.Uint64() != 4242 {
 		t.Fatalf("chain id after the re-fork %v %v, want 4242", id, err)
