@@ -206,11 +206,23 @@ func (p *Preconf) Discard() {
 
 // publishLocked computes the partial block and publishes it as a snapshot. p.mu must be held.
 func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, error) {
+	return p.publishCheckedLocked(ctx, firstNew, nil)
+}
+
+// publishCheckedLocked is publishLocked with a check of the partial block before anyone sees
+// it (verify.go): when check fails nothing is published and the error is returned. A nil
+// check accepts every block. p.mu must be held.
+func (p *Preconf) publishCheckedLocked(ctx context.Context, firstNew int, check func(*types.Block) error) (*Snapshot, error) {
 	start := time.Now()
 	w := p.work
 	block, err := w.assemble(ctx, w.state.Copy())
 	if err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
+	}
+	if check != nil {
+		if err := check(block); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.deriveL1Fields(firstNew); err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
