@@ -118,8 +118,9 @@ func sameJSON(t *testing.T, a, b *gethrpc.Client, method string, args ...any) js
 	return ra
 }
 
-// replicaHead is the replica's sealed head number.
-func (r *testReplica) head() uint64 { return r.chain.Head().Number.Uint64() }
+// head is the replica's sealed head as its API serves it (the published Heads; the chain's
+// own head moves a moment before them).
+func (r *testReplica) head() uint64 { return r.chain.Heads().Latest.Number.Uint64() }
 
 // TestFollowSealedAndPending runs a primary dev chain (sealing on request) and a replica of it:
 // the replica catches up from genesis, then follows; its sealed blocks, receipts, state and
