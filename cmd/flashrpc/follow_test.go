@@ -195,3 +195,54 @@ func TestFollowSealedAndPending(t *testing.T) {
 		t.Fatalf("no logs to compare: %s", logs)
 	}
 }
+
+// TestFollowChainOfReplicas has a replica follow another replica (its sealed blocks and its
+// republished feed), and sends eth_sendRawTransactionSync to the second: it is forwarded twice
+// to the primary, and the answer is the pre-confirmed receipt, the primary's byte for byte.
+func TestFollowChainOfReplicas(t *testing.T) {
+	ctx := context.Background()
+	tn := startTestNode(t, testOptions(t.TempDir()))
+	r1 := startTestReplica(t, replicaOptions(tn, t.TempDir()))
+	o := replicaOptions(tn, t.TempDir())
+	o.upstream, o.feedURL = r1.stdURL, r1.feed.url()
+	r2 := startTestReplica(t, o)
+	keys := testOptionsAccounts(t)
+	tx := signTx(t, keys[2], tn.chain.Config().ChainID, 0, &common.Address{0xc0}, big.NewInt(7), params.TxGas, nil)
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		receipt json.RawMessage
+		err     error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		var a answer
+		a.err = r2.preRaw.CallContext(ctx, &a.receipt, "eth_sendRawTransactionSync", hexutil.Bytes(raw))
+		done <- a
+	}()
+	waitFor(t, "the transaction in the primary's pool", func() bool {
+		_, pending, err := tn.pre.TransactionByHash(ctx, tx.Hash())
+		return err == nil && pending
+	})
+	tn.preconfirm(t)
+	a := <-done
+	if a.err != nil {
+		t.Fatalf("eth_sendRawTransactionSync through two replicas: %v", a.err)
+	}
+	if want := rawCall(t, tn.preRaw, "eth_getTransactionReceipt", tx.Hash()); !bytes.Equal(a.receipt, want) {
+		t.Fatalf("receipt through two replicas:\n%s\nprimary's:\n%s", a.receipt, want)
+	}
+	tn.seal(t)
+	waitFor(t, "the second replica at the primary's head", func() bool { return r2.head() == tn.chain.Head().Number.Uint64() })
+	sameJSON(t, tn.stdRaw, r2.stdRaw, "eth_getTransactionReceipt", tx.Hash())
+	// A transaction the primary refuses: its error comes back through both replicas.
+	var res json.RawMessage
+	err = r2.preRaw.CallContext(ctx, &res, "eth_sendRawTransaction", hexutil.Bytes(raw))
+	var want json.RawMessage
+	werr := tn.preRaw.CallContext(ctx, &want, "eth_sendRawTransaction", hexutil.Bytes(raw))
+	if err == nil || werr == nil || err.Error() != werr.Error() || err.(gethrpc.Error).ErrorCode() != werr.(gethrpc.Error).ErrorCode() {
+		t.Fatalf("replayed transaction through two replicas: %v, the primary: %v", err, werr)
+	}
+}
