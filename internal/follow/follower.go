@@ -82,6 +82,7 @@ type Follower struct {
 	cur       *sequence // the flashblock sequence being applied; nil: waiting for an index 0
 	checkedTo uint64    // highest block known to equal the upstream's
 	progress  progress  // catch-up progress (sync.go)
+	refused   refusal   // the last upstream block refused (sync.go)
 }
 
 // New returns a Follower of chain c and its block in progress p. p must have no other

@@ -32,7 +32,7 @@ type progress struct {
 // block that does not verify (logged; the next poll tries again).
 func (f *Follower) sync(ctx context.Context) {
 	target, ok := f.UpstreamHead()
-	if !ok {
+	if !ok || time.Since(f.refused.at) < refuseBackoff {
 		return
 	}
 	for ctx.Err() == nil {
@@ -177,12 +177,31 @@ func (f *Follower) discard() {
 	f.cur = nil
 }
 
-// refuseBlock logs a block that could not be fetched or did not verify.
+// refuseBlock logs a block that could not be fetched or did not verify, once per block
+// number and refuseLogEvery, and holds sync back for refuseBackoff: the upstream is asked
+// again then, not at every poll.
 func (f *Follower) refuseBlock(n uint64, err error) {
-	f.log.Error("upstream block refused: not served", "number", n, "err", err)
+	now := time.Now()
+	if n != f.refused.number || now.Sub(f.refused.logged) >= refuseLogEvery {
+		f.log.Error("upstream block refused: not served", "number", n, "err", err)
+		f.refused.number, f.refused.logged = n, now
+	}
+	f.refused.at = now
 	if f.m != nil {
 		f.m.VerificationFailed(metrics.FailBlock)
 	}
+}
+
+// How a refused upstream block is retried and logged.
+const (
+	refuseBackoff  = time.Second
+	refuseLogEvery = 10 * time.Second
+)
+
+// refusal is the last refused upstream block.
+type refusal struct {
+	number     uint64
+	at, logged time.Time
 }
 
 // logProgress logs catch-up progress every progressEvery: blocks/s, Mgas/s and ETA.
