@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
@@ -87,7 +89,7 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 		}
 	}
 	f.discard()
-	txs, err := decodeTxs(p)
+	txs, err := decodeTxs(p, f.signerFor(number, uint64(base.Timestamp)))
 	if err != nil {
 		return err
 	}
@@ -143,7 +145,11 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
 	if p.PayloadID != c.id || p.Metadata.BlockNumber != c.number || p.Index != c.index+1 {
 		return fmt.Errorf("%w: got block %d index %d payload %s after block %d index %d payload %s", errGap, p.Metadata.BlockNumber, p.Index, p.PayloadID, c.number, c.index, c.id)
 	}
-	txs, err := decodeTxs(p)
+	last := f.pre.Last()
+	if last == nil {
+		return errors.New("no block in progress")
+	}
+	txs, err := decodeTxs(p, f.signerFor(c.number, last.Block.Time()))
 	if err != nil {
 		return err
 	}
@@ -187,8 +193,10 @@ func (f *Follower) refuseFlash(p *flashblocks.Payload, err error) {
 	}
 }
 
-// decodeTxs decodes the transactions a flashblock adds.
-func decodeTxs(p *flashblocks.Payload) ([]*types.Transaction, error) {
+// decodeTxs decodes the transactions a flashblock adds and recovers their senders on every
+// core (the signature check is most of a transfer's cost; the sender is cached in the
+// transaction for the block's signer, which execution then finds).
+func decodeTxs(p *flashblocks.Payload, signer types.Signer) ([]*types.Transaction, error) {
 	txs := make([]*types.Transaction, len(p.Diff.Transactions))
 	for i, enc := range p.Diff.Transactions {
 		tx := new(types.Transaction)
@@ -197,7 +205,28 @@ func decodeTxs(p *flashblocks.Payload) ([]*types.Transaction, error) {
 		}
 		txs[i] = tx
 	}
+	workers := min(runtime.GOMAXPROCS(0), len(txs)/recoverPerWorker)
+	if workers < 2 {
+		return txs, nil
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(txs); i += workers {
+				types.Sender(signer, txs[i]) // an invalid signature fails again, with its error, in execution
+			}
+		})
+	}
+	wg.Wait()
 	return txs, nil
+}
+
+// recoverPerWorker is the fewest transactions worth a goroutine of sender recovery.
+const recoverPerWorker = 16
+
+// signerFor returns the signer of block number at time.
+func (f *Follower) signerFor(number, time uint64) types.Signer {
+	return types.MakeSigner(f.chain.Config(), new(big.Int).SetUint64(number), time)
 }
 
 // check returns the verification of a flashblock's re-execution: the partial block must be
