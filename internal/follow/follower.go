@@ -28,7 +28,7 @@ const (
 	// (and the sequence check then refuses) what does not fit.
 	payloadQueue = 256
 	// syncBatch is how many blocks one upstream batch fetches during catch-up.
-	syncBatch = 64
+	syncBatch = 16
 )
 
 // Config says what a Follower follows.

@@ -35,6 +35,8 @@ func (f *Follower) sync(ctx context.Context) {
 	if !ok || time.Since(f.refused.at) < refuseBackoff {
 		return
 	}
+	// The next batch is fetched while the current one is inserted.
+	var next *prefetch
 	for ctx.Err() == nil {
 		if !f.checkOwn(ctx, target) {
 			return
@@ -46,7 +48,15 @@ func (f *Follower) sync(ctx context.Context) {
 		}
 		from := head.Number.Uint64() + 1
 		to := min(target, from+syncBatch-1)
-		blocks, err := f.up.blocksByNumber(ctx, from, to)
+		var blocks []*types.Block
+		var err error
+		if next != nil && next.from == from && next.to == to {
+			r := <-next.done
+			blocks, err = r.blocks, r.err
+		} else {
+			blocks, err = f.up.blocksByNumber(ctx, from, to)
+		}
+		next = nil
 		if err != nil {
 			f.refuseBlock(from, err)
 		}
@@ -59,6 +69,9 @@ func (f *Follower) sync(ctx context.Context) {
 			}
 			continue
 		}
+		if full := len(blocks) == int(to-from+1); full && to < target {
+			next = f.prefetch(ctx, to+1, min(target, to+syncBatch))
+		}
 		if !f.insert(ctx, blocks) {
 			return
 		}
@@ -67,6 +80,28 @@ func (f *Follower) sync(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// prefetch is a batch of blocks being fetched in the background.
+type prefetch struct {
+	from, to uint64
+	done     chan fetched // receives once
+}
+
+type fetched struct {
+	blocks []*types.Block
+	err    error
+}
+
+// prefetch starts fetching blocks from..to. Its goroutine never blocks: an abandoned result
+// stays in the buffered channel.
+func (f *Follower) prefetch(ctx context.Context, from, to uint64) *prefetch {
+	p := &prefetch{from: from, to: to, done: make(chan fetched, 1)}
+	go func() {
+		blocks, err := f.up.blocksByNumber(ctx, from, to)
+		p.done <- fetched{blocks, err}
+	}()
+	return p
 }
 
 // checkOwn compares the blocks above checkedTo (sealed from flashblocks, or kept from before a
