@@ -63,15 +63,38 @@ func TestFollowReorg(t *testing.T) {
 		a.preconfirm(t)
 		a.seal(t)
 	}
-	// B: three blocks of transfers from another account.
+	// B: blocks of transfers from another account.
 	recipient := common.HexToAddress("0x00000000000000000000000000000000000c0ffe")
-	for i := range 3 {
+	sealB := func(i int) {
 		if err := b.pre.SendTransaction(ctx, signTx(t, keys[1], chainID, uint64(i), &recipient, big.NewInt(1), params.TxGas, nil)); err != nil {
 			t.Fatalf("B tx %d: %v", i, err)
 		}
 		b.preconfirm(t)
 		b.seal(t)
 	}
+	sealB(0)
+	sealB(1)
+
+	t.Run("restart on the other chain", func(t *testing.T) {
+		// A replica stopped on chain A and restarted with chain B's node as its upstream,
+		// B as high as A: it compares the blocks it kept with the upstream's and rewinds
+		// (nothing in B is above its head to reveal the fork).
+		o := replicaOptions(a, t.TempDir())
+		o.feedURL = ""
+		r := startTestReplica(t, o)
+		waitFor(t, "the replica on chain A", func() bool { return r.head() == 2 })
+		r.stop()
+		o.upstream = b.stdURL
+		r = startTestReplica(t, o)
+		waitFor(t, "the replica on chain B", func() bool {
+			return r.head() == 2 && r.chain.CanonicalHash(1) == b.chain.CanonicalHash(1)
+		})
+		for n := uint64(1); n <= 2; n++ {
+			sameJSON(t, b.stdRaw, r.stdRaw, "eth_getBlockByNumber", hexutil.Uint64(n), true)
+		}
+	})
+
+	sealB(2) // B is longer than A from here on
 
 	proxy, switchTo := switchProxy(t, a.stdURL)
 	o := replicaOptions(a, t.TempDir())
