@@ -74,9 +74,11 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 	}
 	head := f.chain.Head()
 	if last := f.pre.Last(); last != nil && last.Block.Hash() == base.ParentHash && last.Block.ParentHash() == head.Hash() {
-		if _, err := f.pre.Seal(ctx); err != nil {
+		sealed, err := f.pre.Seal(ctx)
+		if err != nil {
 			return fmt.Errorf("seal the pre-confirmed parent %d: %w", last.Number(), err)
 		}
+		f.logBlock("block sealed from its verified pre-confirmations", sealed)
 		head = f.chain.Head()
 	}
 	if head.Hash() != base.ParentHash {

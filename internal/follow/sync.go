@@ -201,7 +201,17 @@ func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
 		f.refuseBlock(head+1, err)
 		return false
 	}
+	if len(blocks) <= 2 { // following; catch-up logs its progress instead
+		for _, b := range blocks {
+			f.logBlock("block from the upstream", b)
+		}
+	}
 	return true
+}
+
+// logBlock logs one block the replica made its head.
+func (f *Follower) logBlock(msg string, b *types.Block) {
+	f.log.Info(msg, "number", b.NumberU64(), "hash", b.Hash(), "txs", len(b.Transactions()), "gasUsed", b.GasUsed())
 }
 
 // discard drops the block in progress and the flashblock sequence.
