@@ -82,8 +82,8 @@ func (r *relay) once(fault func(*flashblocks.Payload) *flashblocks.Payload) {
 }
 
 // TestFollowFeedFaults runs a replica behind a relay that drops one flashblock, then forges
-// one (a transaction the sequencer never published, the block hash changed): neither ever
-// reaches the replica's pending block, which falls back to the sealed head, and the replica is
+// one (a transaction the sequencer never published, the block hash changed), then sends a
+// malformed one: none ever reaches the replica's pending block, which falls back to the sealed head, and the replica is
 // back in step with the primary from the next block. The relay sends brotli frames.
 func TestFollowFeedFaults(t *testing.T) {
 	ctx := context.Background()
@@ -170,6 +170,22 @@ func TestFollowFeedFaults(t *testing.T) {
 	tn.preconfirm(t)
 	inStep("back in step after the forgery")
 	absent(forged.Hash())
+
+	// A malformed message (a base after index 0) is logged and skipped; the sequence is broken.
+	rl.once(func(p *flashblocks.Payload) *flashblocks.Payload {
+		p.Base = &flashblocks.Base{BaseFeePerGas: (*hexutil.Big)(big.NewInt(1))}
+		return p
+	})
+	malformed := send()
+	tn.preconfirm(t)
+	send()
+	tn.preconfirm(t)
+	fellBack("the fall-back after a malformed message")
+	absent(malformed.Hash())
+	tn.seal(t)
+	send()
+	tn.preconfirm(t)
+	inStep("back in step after the malformed message")
 }
 
 // TestFollowHealth checks the replica's GET /health: 200 with its head, the upstream's, the lag,

@@ -177,11 +177,13 @@ func (f *Follower) rewind(ctx context.Context, from uint64) bool {
 func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
 	if last := f.pre.Last(); last != nil {
 		if last.Block.Hash() == blocks[0].Hash() {
-			if _, err := f.pre.Seal(ctx); err != nil {
+			sealed, err := f.pre.Seal(ctx)
+			if err != nil {
 				f.refuseBlock(blocks[0].NumberU64(), err)
 				f.discard()
 				return false
 			}
+			f.logBlock("block sealed from its verified pre-confirmations", sealed)
 			f.cur = nil
 			f.checkedTo = blocks[0].NumberU64()
 			blocks = blocks[1:]
