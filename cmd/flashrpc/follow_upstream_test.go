@@ -17,12 +17,14 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rlp"
 )
 
 // forgingProxy forwards JSON-RPC to upstream and, while forge holds a block number, answers
 // that block with another state root and a header hash recomputed to match: a block that
-// hashes right but does not verify.
-func forgingProxy(t *testing.T, upstream string, forge *atomic.Int64) *httptest.Server {
+// hashes right but does not verify. With noRaw it answers debug_getRawBlock as a node that
+// does not serve it, so the replica reads JSON blocks.
+func forgingProxy(t *testing.T, upstream string, forge *atomic.Int64, noRaw bool) *httptest.Server {
 	t.Helper()
 	target, err := url.Parse(upstream)
 	if err != nil {
@@ -31,16 +33,12 @@ func forgingProxy(t *testing.T, upstream string, forge *atomic.Int64) *httptest.
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) },
 		ModifyResponse: func(resp *http.Response) error {
-			n := forge.Load()
-			if n < 0 {
-				return nil
-			}
 			body, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if err != nil {
 				return err
 			}
-			body = forgeBlock(t, body, uint64(n))
+			body = forgeBlock(t, body, forge.Load(), noRaw)
 			resp.Body = io.NopCloser(bytes.NewReader(body))
 			resp.ContentLength = int64(len(body))
 			resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
@@ -52,8 +50,9 @@ func forgingProxy(t *testing.T, upstream string, forge *atomic.Int64) *httptest.
 	return srv
 }
 
-// forgeBlock rewrites block n wherever it is a result in a JSON-RPC answer or batch.
-func forgeBlock(t *testing.T, body []byte, n uint64) []byte {
+// forgeBlock rewrites block n (none when n < 0) wherever it is a result in a JSON-RPC answer
+// or batch, as JSON or as a raw block; with noRaw a raw block becomes a "method not found".
+func forgeBlock(t *testing.T, body []byte, n int64, noRaw bool) []byte {
 	var batch []map[string]json.RawMessage
 	single := false
 	if err := json.Unmarshal(body, &batch); err != nil {
@@ -64,12 +63,30 @@ func forgeBlock(t *testing.T, body []byte, n uint64) []byte {
 		batch, single = []map[string]json.RawMessage{one}, true
 	}
 	for _, resp := range batch {
+		var enc hexutil.Bytes
+		var raw types.Block
+		if json.Unmarshal(resp["result"], &enc) == nil && rlp.DecodeBytes(enc, &raw) == nil {
+			switch {
+			case noRaw:
+				delete(resp, "result")
+				resp["error"] = json.RawMessage(`{"code":-32601,"message":"the method debug_getRawBlock does not exist/is not available"}`)
+			case int64(raw.NumberU64()) == n:
+				h := raw.Header()
+				h.Root[0] ^= 1
+				forged, err := rlp.EncodeToBytes(types.NewBlockWithHeader(h).WithBody(*raw.Body()))
+				if err != nil {
+					t.Error(err)
+				}
+				resp["result"], _ = json.Marshal(hexutil.Bytes(forged))
+			}
+			continue
+		}
 		var block map[string]json.RawMessage
 		if json.Unmarshal(resp["result"], &block) != nil || block["stateRoot"] == nil {
 			continue
 		}
 		var number hexutil.Uint64
-		if json.Unmarshal(block["number"], &number) != nil || uint64(number) != n {
+		if json.Unmarshal(block["number"], &number) != nil || int64(number) != n {
 			continue
 		}
 		var h types.Header
@@ -96,10 +113,19 @@ func forgeBlock(t *testing.T, body []byte, n uint64) []byte {
 // anything after it) and reports the lag on /health, and goes on once the upstream serves the
 // real block.
 func TestFollowRefusesUnverifiedBlock(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		noRaw bool
+	}{{"raw blocks", false}, {"JSON blocks", true}} {
+		t.Run(tc.name, func(t *testing.T) { testFollowRefusesUnverifiedBlock(t, tc.noRaw) })
+	}
+}
+
+func testFollowRefusesUnverifiedBlock(t *testing.T, noRaw bool) {
 	tn := startTestNode(t, testOptions(t.TempDir()))
 	var forge atomic.Int64
 	forge.Store(2)
-	proxy := forgingProxy(t, tn.stdURL, &forge)
+	proxy := forgingProxy(t, tn.stdURL, &forge, noRaw)
 	o := replicaOptions(tn, t.TempDir())
 	o.upstream, o.feedURL = proxy.URL, ""
 	r := startTestReplica(t, o)

@@ -6,7 +6,8 @@
 // # Sealed blocks
 //
 // The upstream's head is polled (eth_blockNumber, Config.PollInterval); whole blocks are
-// fetched by number in batches (sync.go) and inserted into the chain, which executes each on
+// fetched by number in batches (sync.go), in their consensus encoding (debug_getRawBlock)
+// where the upstream serves it, else as JSON (decode.go), and inserted into the chain, which executes each on
 // its parent's state and refuses it unless it gives the header's state root, receipts root,
 // bloom and gas used. A block whose parent is not the local head is a reorg: the replica finds
 // the newest block it shares with the upstream, rewinds to it (the chain tells its

@@ -60,6 +60,7 @@ func (f *Follower) sync(ctx context.Context) {
 		if err != nil {
 			f.refuseBlock(from, err)
 		}
+		blocks = linked(blocks)
 		if len(blocks) == 0 {
 			return
 		}
@@ -286,4 +287,16 @@ func (f *Follower) endProgress() {
 			"blocks/s", fmt.Sprintf("%.0f", float64(p.blocks)/elapsed), "Mgas/s", fmt.Sprintf("%.1f", float64(p.gas)/1e6/elapsed))
 	}
 	*p = progress{}
+}
+
+// linked returns the longest prefix of blocks in which each block's parent is the one
+// before it: a batch the upstream answered across its own reorg, or with a block that is not
+// what it claims, is inserted up to there (the rest is asked for again).
+func linked(blocks []*types.Block) []*types.Block {
+	for i := 1; i < len(blocks); i++ {
+		if blocks[i].ParentHash() != blocks[i-1].Hash() {
+			return blocks[:i]
+		}
+	}
+	return blocks
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rlp"
 )
 
 // The upstream client is deliberately small: JSON-RPC 2.0 over HTTP, single calls and
@@ -55,6 +56,7 @@ type upstream struct {
 	url  string
 	http *http.Client
 	ids  atomic.Uint64
+	raw  atomic.Int32 // rawUnknown, rawYes, rawNo: whether debug_getRawBlock is served
 }
 
 func newUpstream(url string) *upstream {
@@ -172,9 +174,67 @@ func (u *upstream) blockNumber(ctx context.Context) (uint64, error) {
 	return uint64(n), nil
 }
 
-// blocksByNumber fetches whole blocks (full transactions) from first to last in one batch.
-// It stops at the first block the upstream does not have (a shorter slice) or cannot give.
+// Whether the upstream serves debug_getRawBlock (rawBlocks): unknown until asked.
+const (
+	rawUnknown int32 = iota
+	rawYes
+	rawNo
+)
+
+// blocksByNumber fetches whole blocks from first to last in one batch: in their consensus
+// encoding (debug_getRawBlock, exact and cheap to decode) when the upstream serves it, else
+// as JSON with full transactions. It stops at the first block the upstream does not have (a
+// shorter slice) or cannot give.
 func (u *upstream) blocksByNumber(ctx context.Context, first, last uint64) ([]*types.Block, error) {
+	if u.raw.Load() != rawNo {
+		blocks, err := u.rawBlocksByNumber(ctx, first, last)
+		if err == nil || u.raw.Load() == rawYes {
+			return blocks, err
+		}
+		u.raw.Store(rawNo) // not served: JSON from now on
+	}
+	return u.jsonBlocksByNumber(ctx, first, last)
+}
+
+// rawBlocksByNumber is blocksByNumber with debug_getRawBlock. An upstream that refuses the
+// method for the first block is an error with raw still unknown.
+func (u *upstream) rawBlocksByNumber(ctx context.Context, first, last uint64) ([]*types.Block, error) {
+	calls := make([]*batchCall, 0, last-first+1)
+	for n := first; n <= last; n++ {
+		calls = append(calls, &batchCall{Method: "debug_getRawBlock", Params: []any{hexutil.Uint64(n)}})
+	}
+	if err := u.batch(ctx, calls); err != nil {
+		return nil, err
+	}
+	blocks := make([]*types.Block, 0, len(calls))
+	for i, c := range calls {
+		n := first + uint64(i)
+		if c.Err != nil {
+			if len(blocks) > 0 || u.raw.Load() == rawYes {
+				// Past the upstream's head (geth answers an error for a missing block).
+				return blocks, nil
+			}
+			return nil, fmt.Errorf("upstream raw block %d: %w", n, c.Err)
+		}
+		var enc hexutil.Bytes
+		if err := json.Unmarshal(c.Result, &enc); err != nil || len(enc) == 0 {
+			return blocks, nil // null: the upstream does not have it
+		}
+		b := new(types.Block)
+		if err := rlp.DecodeBytes(enc, b); err != nil {
+			return blocks, fmt.Errorf("upstream raw block %d: %w", n, err)
+		}
+		if b.NumberU64() != n {
+			return blocks, fmt.Errorf("upstream raw block %d: answered block %d", n, b.NumberU64())
+		}
+		u.raw.Store(rawYes)
+		blocks = append(blocks, b)
+	}
+	return blocks, nil
+}
+
+// jsonBlocksByNumber is blocksByNumber with eth_getBlockByNumber.
+func (u *upstream) jsonBlocksByNumber(ctx context.Context, first, last uint64) ([]*types.Block, error) {
 	calls := make([]*batchCall, 0, last-first+1)
 	for n := first; n <= last; n++ {
 		calls = append(calls, &batchCall{Method: "eth_getBlockByNumber", Params: []any{hexutil.Uint64(n), true}})
