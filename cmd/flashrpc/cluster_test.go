@@ -24,6 +24,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
 )
 
@@ -134,6 +136,27 @@ func TestCluster(t *testing.T) {
 		return err == nil && replica == "replica1"
 	})
 	t.Logf("restarted replica healthy %s after its start, back behind HAProxy %s after it", healthyAfter.Round(10*time.Millisecond), time.Since(restarted).Round(10*time.Millisecond))
+
+	// A WebSocket subscription through HAProxy: the tunnel passes notifications through.
+	ws, err := ethclient.Dial(fmt.Sprintf("ws://127.0.0.1:%d", base+101))
+	if err != nil {
+		t.Fatalf("WebSocket through HAProxy: %v", err)
+	}
+	defer ws.Close()
+	heads := make(chan *types.Header, 4)
+	sub, err := ws.SubscribeNewHead(context.Background(), heads)
+	if err != nil {
+		t.Fatalf("subscribe through HAProxy: %v", err)
+	}
+	defer sub.Unsubscribe()
+	select {
+	case h := <-heads:
+		t.Logf("newHeads through HAProxy: block %d", h.Number)
+	case err := <-sub.Err():
+		t.Fatal(err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no new head through HAProxy's WebSocket tunnel")
+	}
 
 	// A transaction through HAProxy is pre-confirmed on both replicas.
 	key := testOptionsAccounts(t)[3]
