@@ -22,22 +22,25 @@ import (
 // relay sits between a feed and a replica and republishes every flashblock, in brotli binary
 // frames, unless its fault says otherwise.
 type relay struct {
-	pub *flashblocks.Publisher
-	ln  net.Listener
+	pub  *flashblocks.Publisher
+	ln   net.Listener
+	stop func() // disconnects everyone and stops; a second call does nothing
 
 	mu    sync.Mutex
 	fault func(*flashblocks.Payload) *flashblocks.Payload // nil: pass; returns nil to drop
-	seen  chan *flashblocks.Payload                       // every message after the fault
 }
 
-// startRelay reads the feed at url and serves it again.
-func startRelay(t *testing.T, url string) *relay {
+// startRelay reads the feed at url and serves it again on a new port.
+func startRelay(t *testing.T, url string) *relay { return startRelayAt(t, url, "127.0.0.1:0") }
+
+// startRelayAt reads the feed at url and serves it again at addr.
+func startRelayAt(t *testing.T, url, addr string) *relay {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &relay{pub: flashblocks.NewPublisher(flashblocks.PublisherConfig{Brotli: true}), ln: ln, seen: make(chan *flashblocks.Payload, 64)}
+	r := &relay{pub: flashblocks.NewPublisher(flashblocks.PublisherConfig{Brotli: true}), ln: ln}
 	go r.pub.Serve(ln)
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := flashblocks.Dial(ctx, url)
@@ -64,11 +67,15 @@ func startRelay(t *testing.T, url string) *relay {
 			r.pub.Publish(p)
 		}
 	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		r.pub.Shutdown(context.Background())
-	})
+	var once sync.Once
+	r.stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			r.pub.Shutdown(context.Background())
+		})
+	}
+	t.Cleanup(r.stop)
 	return r
 }
 
@@ -227,4 +234,70 @@ func TestFollowHealth(t *testing.T) {
 
 func jsonDecode(r interface{ Read([]byte) (int, error) }, v any) error {
 	return json.NewDecoder(r).Decode(v)
+}
+
+// TestFollowFeedRedial drops the replica's feed (the relay goes away) and brings it back on
+// the same address: /health says 503 with the feed disconnected meanwhile, sealed blocks keep
+// coming, and once the replica has redialled it is back in step with the primary.
+func TestFollowFeedRedial(t *testing.T) {
+	ctx := context.Background()
+	tn := startTestNode(t, testOptions(t.TempDir()))
+	rl := startRelay(t, tn.feed.url())
+	o := replicaOptions(tn, t.TempDir())
+	o.feedURL = rl.url()
+	r := startTestReplica(t, o)
+	keys := testOptionsAccounts(t)
+	chainID := tn.chain.Config().ChainID
+	nonce := uint64(0)
+	step := func(seal bool) {
+		t.Helper()
+		tx := signTx(t, keys[0], chainID, nonce, &common.Address{0xc0}, big.NewInt(1), params.TxGas, nil)
+		nonce++
+		if err := tn.pre.SendTransaction(ctx, tx); err != nil {
+			t.Fatal(err)
+		}
+		tn.preconfirm(t)
+		if seal {
+			tn.seal(t)
+		}
+	}
+	health := func() (int, string) {
+		resp, err := http.Get(r.preURL + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Feed string `json:"feed"`
+		}
+		jsonDecode(resp.Body, &body)
+		return resp.StatusCode, body.Feed
+	}
+	inStep := func(what string) {
+		t.Helper()
+		want := rawCall(t, tn.preRaw, "eth_getBlockByNumber", "pending", false)
+		waitFor(t, what, func() bool {
+			return bytes.Equal(rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", false), want)
+		})
+	}
+	step(false)
+	inStep("the first pre-confirmation")
+
+	addr := rl.ln.Addr().String()
+	rl.stop()
+	waitFor(t, "503 with the feed disconnected", func() bool {
+		code, feed := health()
+		return code == http.StatusServiceUnavailable && feed == "disconnected"
+	})
+	step(true)
+	waitFor(t, "sealed blocks without the feed", func() bool { return r.head() == tn.chain.Head().Number.Uint64() })
+
+	startRelayAt(t, tn.feed.url(), addr)
+	waitFor(t, "200 with the feed connected again", func() bool {
+		code, feed := health()
+		return code == http.StatusOK && feed == "connected"
+	})
+	step(true) // a new block: its index 0 reaches the replica through the new relay
+	step(false)
+	inStep("back in step after the redial")
 }
