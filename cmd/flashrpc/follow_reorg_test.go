@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
 )
 
 // switchProxy forwards JSON-RPC to one of several upstreams, switchable at any time: the
@@ -135,4 +136,67 @@ func TestFollowReorg(t *testing.T) {
 		t.Fatal("no removed log after the reorg")
 	}
 
+}
+
+// TestFollowRetraction has the primary seal a block without a transaction it pre-confirmed
+// (dev_seal with a chosen list): the replica, which pre-confirmed it from the feed, replaces
+// its block in progress with the sealed block and tells its logs subscribers that the
+// transaction's pre-confirmed log is removed (pendingLogs).
+func TestFollowRetraction(t *testing.T) {
+	ctx := context.Background()
+	tn := startTestNode(t, testOptions(t.TempDir()))
+	r := startTestReplica(t, replicaOptions(tn, t.TempDir()))
+	key := testOptionsAccounts(t)[0]
+	chainID := tn.chain.Config().ChainID
+	contract := crypto.CreateAddress(addressOf(key), 0)
+	if err := tn.pre.SendTransaction(ctx, signTx(t, key, chainID, 0, nil, new(big.Int), 200_000, logInit)); err != nil {
+		t.Fatal(err)
+	}
+	tn.preconfirm(t)
+	tn.seal(t)
+	waitFor(t, "the contract on the replica", func() bool { return r.head() == 1 })
+
+	ws, err := gethrpc.Dial("ws" + strings.TrimPrefix(r.preURL, "http"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	logs := make(chan types.Log, 16)
+	sub, err := ws.EthSubscribe(ctx, logs, "pendingLogs", map[string]any{"address": contract})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	call := signTx(t, key, chainID, 1, &contract, new(big.Int), 100_000, nil)
+	if err := tn.pre.SendTransaction(ctx, call); err != nil {
+		t.Fatal(err)
+	}
+	tn.preconfirm(t)
+	next := func(what string) types.Log {
+		t.Helper()
+		select {
+		case l := <-logs:
+			return l
+		case err := <-sub.Err():
+			t.Fatal(err)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no log: %s", what)
+		}
+		return types.Log{}
+	}
+	if l := next("the pre-confirmed log"); l.TxHash != call.Hash() || l.Removed {
+		t.Fatalf("pre-confirmed log on the replica: %+v", l)
+	}
+	var res map[string]any
+	if err := tn.stdRaw.Call(&res, "dev_seal", map[string]any{"transactions": []common.Hash{}}); err != nil {
+		t.Fatalf("dev_seal without the call: %v", err)
+	}
+	if l := next("the retraction"); l.TxHash != call.Hash() || !l.Removed {
+		t.Fatalf("after the primary sealed without the call: %+v, want its log removed", l)
+	}
+	waitFor(t, "the sealed block on the replica", func() bool { return r.head() == 2 })
+	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockByNumber", "0x2", true)
+	if res := rawCall(t, r.preRaw, "eth_getTransactionReceipt", call.Hash()); string(res) != "null" {
+		t.Fatalf("the dropped transaction's receipt on the replica: %s", res)
+	}
 }

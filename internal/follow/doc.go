@@ -25,7 +25,9 @@
 // arrives before the upstream's RPC shows N: when its parent is the replica's own last verified
 // pre-confirmation of N, that block is sealed at once (its hash is N's) and compared with the
 // upstream's N later, a difference being a reorg; any other missing parent is synced from the
-// upstream at once, for up to Config.ParentWait. A dropped feed is redialled with backoff
+// upstream at once, for up to Config.ParentWait. When the upstream's block N differs from
+// the replica's pre-confirmations of N, preconf's ReplaceWith inserts it and retracts the
+// difference. A dropped feed is redialled with backoff
 // (feed.go) while sealed blocks keep coming.
 //
 // # Writes and health

@@ -82,7 +82,12 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 		head = f.chain.Head()
 	}
 	if head.Hash() != base.ParentHash {
-		f.discard()
+		if last := f.pre.Last(); last == nil || last.Number() != number-1 {
+			// Kept otherwise: the upstream's block number-1, which differs from it, replaces
+			// it with a retraction (sync.go, insert).
+			f.discard()
+		}
+		f.cur = nil
 		if number <= head.Number.Uint64() && f.chain.HeaderByHash(base.ParentHash) != nil {
 			return errStale
 		}

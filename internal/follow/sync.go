@@ -188,6 +188,16 @@ func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
 			f.cur = nil
 			f.checkedTo = blocks[0].NumberU64()
 			blocks = blocks[1:]
+		} else if last.Number() == blocks[0].NumberU64() {
+			// The sequencer sealed other than it pre-confirmed: retract the difference.
+			f.cur = nil
+			if err := f.pre.ReplaceWith(ctx, blocks[0]); err != nil {
+				f.refuseBlock(blocks[0].NumberU64(), err)
+				return false
+			}
+			f.log.Warn("sealed block differs from its pre-confirmations: retracted the difference", "number", blocks[0].NumberU64(), "hash", blocks[0].Hash())
+			f.checkedTo = blocks[0].NumberU64()
+			blocks = blocks[1:]
 		} else {
 			f.discard()
 		}

@@ -27,7 +27,9 @@
 // A writer that publishes what someone else built (a replica following a remote feed,
 // internal/follow) uses OpenChecked and Batch.CommitChecked (verify.go): each partial block is
 // handed to a check before any reader or listener sees it, and a refused one discards the
-// whole block in progress, so `pending` falls back to the sealed head.
+// whole block in progress, so `pending` falls back to the sealed head. ReplaceWith ends the
+// block in progress with a sealed block built elsewhere that differs from it, with a
+// retraction as SealWith's.
 //
 // OP Stack blocks (opstack.go): the attributes carry the transactions the block opens with (the
 // L1-attributes deposit and user deposits), applied in pre-confirmation 0 and kept by every

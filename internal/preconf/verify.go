@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
 )
 
 // A writer that pre-confirms what someone else built (a replica following a remote feed)
@@ -98,4 +100,67 @@ func checked(check func(*types.Block) error) func(*types.Block) error {
 		}
 		return nil
 	}
+}
+
+// ReplaceWith ends the block in progress with block, the sealed block of the same number
+// built elsewhere (a replica's upstream), when it differs from what was pre-confirmed, and
+// inserts it. As SealWith does, it clears the block in progress, publishes the retraction
+// (the pre-confirmed logs block does not carry, its logs that were not pre-confirmed, the
+// dropped transactions) to OnRetract listeners, then inserts block; the chain executes and
+// validates it, and an error says why it was refused. To know block's logs before it is
+// inserted, its transactions are executed once here on the parent's state. Without a block
+// in progress of that number on the same parent there is nothing to retract: block is
+// inserted after the block in progress, if any, is discarded.
+func (p *Preconf) ReplaceWith(ctx context.Context, block *types.Block) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.work
+	var r *Retraction
+	if w != nil && w.header.Number.Uint64() == block.NumberU64() && w.parent.Hash() == block.ParentHash() {
+		if receipts, err := executeBlock(ctx, p.chain, w.parent, block); err == nil {
+			r = retraction(p.last, block, receipts)
+		}
+	}
+	p.discardLocked()
+	if r != nil {
+		for _, fn := range p.retracts {
+			fn(r)
+		}
+	}
+	if err := p.chain.Insert(block); err != nil {
+		return fmt.Errorf("replace: %w", err)
+	}
+	return nil
+}
+
+// executeBlock executes block's transactions on parent's state as the block in progress
+// would, and returns their receipts.
+func executeBlock(ctx context.Context, c *chain.Chain, parent *types.Header, block *types.Block) (types.Receipts, error) {
+	h := block.Header()
+	txs := block.Transactions()
+	opening := 0
+	for opening < len(txs) && txs[opening].IsDepositTx() {
+		opening++
+	}
+	attrs := Attributes{
+		ParentHash: h.ParentHash, Number: h.Number.Uint64(), Time: h.Time, GasLimit: h.GasLimit,
+		FeeRecipient: h.Coinbase, PrevRandao: h.MixDigest, ExtraData: h.Extra, BaseFee: h.BaseFee,
+		Transactions: txs[:opening],
+	}
+	if h.ParentBeaconRoot != nil {
+		attrs.ParentBeaconRoot = *h.ParentBeaconRoot
+	}
+	w, err := openWork(ctx, c, parent, attrs)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.applyOpening(ctx); err != nil {
+		return nil, err
+	}
+	for i, tx := range txs[opening:] {
+		if err := w.apply(ctx, tx); err != nil {
+			return nil, fmt.Errorf("transaction %d: %w", opening+i, err)
+		}
+	}
+	return w.receipts, nil
 }
