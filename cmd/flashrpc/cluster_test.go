@@ -108,7 +108,7 @@ func TestCluster(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	t.Logf("through HAProxy: %d answered, %d failed across the SIGKILL of a replica; answered by %v", ok.Load(), failed.Load(), served)
-	if failed.Load() > 3 {
+	if failed.Load() > 5 { // "a handful" (issue 18); aim 0
 		t.Fatalf("%d requests failed (at most a handful allowed): %q", failed.Load(), failures)
 	}
 
