@@ -4,6 +4,7 @@
 //
 //	flashrpc [dev] [flags]   run the embedded dev chain (the default)
 //	flashrpc serve [flags]   serve a stored chain without a sequencer
+//	flashrpc follow [flags]  run a replica of another sequencer (--upstream, --feed)
 //	flashrpc import [flags] chain.rlp   import an RLP chain file
 //	flashrpc generate [flags]           generate a large chain for benchmarks
 //	flashrpc version                    print the version, commit and op-geth version
@@ -29,6 +30,9 @@ Usage:
                             200 ms and seals every 2 s (the default command)
   flashrpc serve [flags]    serve a stored chain (--datadir) without a sequencer; pending is
                             the latest sealed block on both endpoints
+  flashrpc follow --upstream URL [--feed WSURL] [--genesis FILE] [--sequencer URL]
+                            run a replica: verified sealed blocks from the upstream,
+                            verified pre-confirmations from its flashblocks feed
   flashrpc import [flags] chain.rlp
                             import an RLP chain file into a datadir, executing every block
   flashrpc generate --datadir DIR [--blocks N]
@@ -71,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runDev(args, stdout, stderr)
 	case "serve":
 		err = runServe(args, stdout, stderr)
+	case "follow":
+		err = runFollow(args, stdout, stderr)
 	case "import":
 		err = runImport(args, stdout, stderr)
 	case "generate":

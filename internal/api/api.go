@@ -92,6 +92,9 @@ type Backend struct {
 	// both endpoints; nil gives each API its own, of GOMAXPROCS running and
 	// exec.DefaultEVMQueue waiting.
 	EVM *exec.Limiter
+	// Forward, when set, takes the signed transactions of eth_sendRawTransaction and its
+	// Sync variant instead of Pool (a replica's sequencer; forward.go).
+	Forward Forwarder
 }
 
 // API serves one endpoint. It is safe for concurrent use.
@@ -104,6 +107,7 @@ type API struct {
 	seq    *sequencer.Sequencer
 	index  *logs.Index
 	evm    *exec.Limiter
+	fwd    Forwarder // nil: transactions go to pool
 	log    *slog.Logger
 	fork   *chain.Fork // fork mode: the upstream's blocks and state (fork.go); nil otherwise
 
@@ -133,7 +137,7 @@ func New(cfg Config, b Backend) *API {
 	if evm == nil {
 		evm = exec.NewLimiter(0, exec.DefaultEVMQueue)
 	}
-	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, evm: evm, log: logger, simBases: newSimBases(), fork: b.Chain.Fork()}
+	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, evm: evm, log: logger, fwd: b.Forward, simBases: newSimBases(), fork: b.Chain.Fork()}
 	a.filters = newFilterTable(cfg, b.Filters)
 	a.startStreams(b)
 	return a

@@ -32,6 +32,12 @@ func (a *API) sendRawTransaction(ctx context.Context, p rpc.Params) (any, error)
 	if err := tx.UnmarshalBinary(raw); err != nil {
 		return nil, err
 	}
+	if a.fwd != nil {
+		if err := a.fwd.SendRawTransaction(ctx, raw); err != nil {
+			return nil, err
+		}
+		return json32(tx.Hash()), nil
+	}
 	if a.pool == nil {
 		return nil, errNoTxPool
 	}

@@ -51,10 +51,7 @@ func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, er
 	if r := a.receiptJSON(a.view(), hash); r != nil {
 		return r, nil
 	}
-	if a.pool == nil {
-		return nil, errNoTxPool
-	}
-	if err := a.pool.Add(tx, a.poolView(a.writerView())); err != nil && !errors.Is(err, gethtxpool.ErrAlreadyKnown) {
+	if err := a.submit(ctx, tx, raw); err != nil && !errors.Is(err, gethtxpool.ErrAlreadyKnown) {
 		// It may have been pre-confirmed since the look-up (its nonce is used now).
 		if r := a.receiptJSON(a.view(), hash); r != nil {
 			return r, nil
@@ -75,6 +72,17 @@ func (a *API) sendRawTransactionSync(ctx context.Context, p rpc.Params) (any, er
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// submit hands a decoded transaction to the forwarder when there is one, else to the pool.
+func (a *API) submit(ctx context.Context, tx *types.Transaction, raw []byte) error {
+	if a.fwd != nil {
+		return a.fwd.SendRawTransaction(ctx, raw)
+	}
+	if a.pool == nil {
+		return errNoTxPool
+	}
+	return a.pool.Add(tx, a.poolView(a.writerView()))
 }
 
 // decodeSyncTimeout decodes the optional timeout in milliseconds, a JSON number or a hex

@@ -25,6 +25,13 @@
 // the sealed and the pre-confirmed part never overlap, and the head never goes backwards
 // (view.go states the rules and the exceptions).
 //
+// A writer that publishes what someone else built (a replica following a remote feed,
+// internal/follow) uses OpenChecked and Batch.CommitChecked (verify.go): each partial block is
+// handed to a check before any reader or listener sees it, and a refused one discards the
+// whole block in progress, so `pending` falls back to the sealed head. ReplaceWith ends the
+// block in progress with a sealed block built elsewhere that differs from it, with a
+// retraction as SealWith's.
+//
 // OP Stack blocks (opstack.go): the attributes carry the transactions the block opens with (the
 // L1-attributes deposit and user deposits), applied in pre-confirmation 0 and kept by every
 // seal; a Jovian block's data-availability footprint is budgeted like its gas; and each

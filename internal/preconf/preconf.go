@@ -225,6 +225,13 @@ func (p *Preconf) Discard() {
 
 // publishLocked computes the partial block and publishes it as a snapshot. p.mu must be held.
 func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, error) {
+	return p.publishCheckedLocked(ctx, firstNew, nil)
+}
+
+// publishCheckedLocked is publishLocked with a check of the partial block before anyone sees
+// it (verify.go): when check fails nothing is published and the error is returned. A nil
+// check accepts every block. p.mu must be held.
+func (p *Preconf) publishCheckedLocked(ctx context.Context, firstNew int, check func(*types.Block) error) (*Snapshot, error) {
 	start := time.Now()
 	w := p.work
 	assembled := w.state.Copy()
@@ -232,6 +239,12 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, e
 	if err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
+	if check != nil {
+		if err := check(block); err != nil {
+			return nil, err
+		}
+	}
+	// Accepted: what Seal writes when nothing is added since.
 	w.assembled.txs, w.assembled.block, w.assembled.state = len(w.txs), block, assembled
 	if err := w.deriveL1Fields(firstNew); err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core"
+
+	"github.com/flashrpc/flashrpc/internal/api"
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/follow"
+	"github.com/flashrpc/flashrpc/internal/health"
+	"github.com/flashrpc/flashrpc/internal/logs"
+	"github.com/flashrpc/flashrpc/internal/metrics"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+)
+
+// defaultMaxLag is --health.max-lag's default (decisions.md "Follow mode").
+const defaultMaxLag = 2
+
+// followOptions are the follow command's flags.
+type followOptions struct {
+	serverFlags
+	upstream  string
+	feedURL   string
+	genesis   string
+	sequencer string
+	state     string
+	maxLag    uint64
+	poll      time.Duration
+	feed      feedFlags // feed.go: the republished feed
+}
+
+func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
+	o := new(followOptions)
+	fs := flag.NewFlagSet("flashrpc follow", flag.ContinueOnError)
+	fs.SetOutput(out)
+	o.register(fs, "directory that keeps the replica's chain across restarts (default: a temporary directory removed on exit)")
+	fs.StringVar(&o.upstream, "upstream", "", "JSON-RPC URL (HTTP) of a node of the chain to follow: new heads are polled and whole blocks fetched from it (required)")
+	fs.StringVar(&o.feedURL, "feed", "", "WebSocket URL of the sequencer's flashblocks feed (FlashblocksPayloadV1, JSON or brotli); without it pending is the sealed head")
+	fs.StringVar(&o.genesis, "genesis", "", "genesis file of the chain (flashrpc dev writes <datadir>/genesis.json); required unless --datadir holds the chain already")
+	fs.StringVar(&o.sequencer, "sequencer", "", "JSON-RPC URL eth_sendRawTransaction and eth_sendRawTransactionSync are forwarded to (default: --upstream)")
+	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis); remote is not available yet")
+	fs.Uint64Var(&o.maxLag, "health.max-lag", defaultMaxLag, "blocks the replica may be behind its upstream before GET /health answers 503")
+	fs.DurationVar(&o.poll, "upstream.poll", follow.DefaultPollInterval, "how often the upstream's head is asked for")
+	o.feed.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(out, "Usage: flashrpc follow --upstream URL [--feed WSURL] [--genesis FILE] [--sequencer URL] [flags]\n\nRuns a replica: sealed blocks from the upstream, each executed and checked against its header's\nroots before it is served; pre-confirmations from the feed, each re-executed and served only when\nit gives what the sequencer published; transactions forwarded to the sequencer. The verified feed\nis published again on --feed.port.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs, o
+}
+
+// runFollow runs a replica until SIGINT or SIGTERM.
+func runFollow(args []string, stdout, stderr io.Writer) error {
+	fs, o := followFlags(helpOutput(args, stdout, stderr))
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "flashrpc follow: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	if o.upstream == "" {
+		fmt.Fprintln(stderr, "flashrpc follow: --upstream is required")
+		return errUsage
+	}
+	if o.state != "local" {
+		return fmt.Errorf("--state %q: only local is available (remote state comes with fork mode's upstream reader)", o.state)
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	logger, err := o.logger(stderr)
+	if err != nil {
+		return err
+	}
+	n, err := startFollow(o, logger)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "flashrpc replica of %s (chain id %d, head block %d)\n", o.upstream, n.chain.Config().ChainID, n.chain.Head().Number)
+	for _, ep := range n.endpoints {
+		fmt.Fprintf(stdout, "  %-14s %s\n", ep.name, ep.url())
+	}
+	if n.feed != nil {
+		fmt.Fprintf(stdout, "  %-14s %s  (verified flashblocks, %s)\n", "feed", n.feed.url(), n.feed.encoding())
+	}
+	if u := n.ops.metricsURL(); u != "" {
+		fmt.Fprintf(stdout, "  %-14s %s\n", "metrics", u)
+	}
+	err = serveUntilSignal(logger, n.endpoints)
+	if cerr := n.close(); cerr != nil {
+		return errors.Join(err, fmt.Errorf("close chain: %w", cerr))
+	}
+	logger.Info("stopped", "head", n.chain.Head().Number.Uint64())
+	return err
+}
+
+// followNode is a running replica.
+type followNode struct {
+	chain     *chain.Chain
+	logs      *logs.Index
+	pre       *preconf.Preconf
+	follower  *follow.Follower
+	endpoints []*endpoint
+	feed      *feed
+	ops       *ops
+}
+
+// startFollow opens the replica's chain, starts following and opens both endpoints' sockets.
+func startFollow(o *followOptions, logger *slog.Logger) (n *followNode, err error) {
+	n = &followNode{}
+	var closers []func()
+	defer func() {
+		if err != nil {
+			for i := len(closers) - 1; i >= 0; i-- {
+				closers[i]()
+			}
+		}
+	}()
+	if n.ops, err = o.startOps(logger); err != nil {
+		return nil, err
+	}
+	closers = append(closers, n.ops.close)
+	if n.chain, err = openFollowChain(o, logger); err != nil {
+		return nil, err
+	}
+	closers = append(closers, func() { n.chain.Close() })
+	n.pre = preconf.New(n.chain)
+	var fm *metrics.Follow
+	if m := n.ops.metrics; m != nil {
+		m.WatchChain(n.chain)
+		m.WatchPreconf(n.pre)
+		fm = metrics.NewFollow(n.ops.reg)
+	}
+	if n.follower, err = follow.New(follow.Config{
+		Upstream: o.upstream, Feed: o.feedURL, Sequencer: o.sequencer, PollInterval: o.poll,
+		Logger: logger.With("component", "follow"), Metrics: fm,
+	}, n.chain, n.pre); err != nil {
+		return nil, err
+	}
+	probes := []health.Probe{health.Head(n.chain), health.Pending(n.pre), health.Upstream(n.follower.UpstreamHead)}
+	if o.feedURL != "" {
+		probes = append(probes, health.Feed(n.follower.FeedConnected))
+	}
+	n.ops.health.Store(health.New(health.Config{Probes: probes, Rules: []health.Rule{health.MaxLag(o.maxLag), health.FeedConnected()}}))
+	if n.logs, err = openLogIndex(&o.serverFlags, n.chain, logger); err != nil {
+		return nil, err
+	}
+	closers = append(closers, func() { n.logs.Close() })
+	backend := o.backend(n.chain)
+	backend.Preconf, backend.Logs, backend.Forward = n.pre, n.logs, n.follower
+	if n.endpoints, err = listen(&o.serverFlags, n.ops, api.New(o.apiConfig(false, logger), backend), api.New(o.apiConfig(true, logger), backend)); err != nil {
+		return nil, err
+	}
+	closers = append(closers, func() {
+		for _, ep := range n.endpoints {
+			ep.ln.Close()
+		}
+	})
+	if n.feed, err = startFeed(&o.feed, n.pre, logger); err != nil {
+		return nil, err
+	}
+	closers = append(closers, n.feed.close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := n.follower.Start(ctx); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// close stops following and closes the chain. The endpoints must be shut down first.
+func (n *followNode) close() error {
+	n.follower.Close()
+	n.feed.close()
+	n.logs.Close()
+	err := n.chain.Close()
+	n.ops.close()
+	return err
+}
+
+// openFollowChain opens the replica's chain: the one stored in --datadir, or a new one from
+// --genesis (which must then match a stored one).
+func openFollowChain(o *followOptions, logger *slog.Logger) (*chain.Chain, error) {
+	var g *core.Genesis
+	if o.genesis != "" {
+		data, err := os.ReadFile(o.genesis)
+		if err != nil {
+			return nil, fmt.Errorf("--genesis: %w", err)
+		}
+		g = new(core.Genesis)
+		if err := json.Unmarshal(data, g); err != nil {
+			return nil, fmt.Errorf("--genesis %s: %w", o.genesis, err)
+		}
+	}
+	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: g, CacheMB: o.dbCache, Logger: logger})
+	if errors.Is(err, chain.ErrNoChain) || (err != nil && g == nil && strings.Contains(err.Error(), "no chain")) {
+		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json)")
+	}
+	return c, err
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math/big"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/params"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+)
+
+// BenchmarkReplicaLag measures how long after the primary a replica serves a
+// pre-confirmation: from the primary's snapshot being published (readers of the primary see
+// it) to the replica's snapshot of the same partial block being published, through the feed
+// (WebSocket on loopback), decoding, re-execution and verification. Each iteration sends a
+// transfer, pre-confirms it on the primary (dev_preconfirm) and waits for the replica; every
+// tenth seals the block (the next index 0 then follows the replica's own seal of the block).
+// Primary and replica run in this process and share its CPUs.
+func BenchmarkReplicaLag(b *testing.B) {
+	ctx := context.Background()
+	logger := slog.New(slog.DiscardHandler)
+	o := testOptions(b.TempDir())
+	primary, err := startDev(o, logger)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ep := range primary.endpoints {
+		go ep.server.Serve(ep.ln)
+	}
+	defer primary.close()
+	_, ro := followFlags(io.Discard)
+	ro.dataDir = b.TempDir()
+	ro.httpPort, ro.preconfPort, ro.feed.port = 0, 0, -1
+	ro.upstream, ro.feedURL = primary.endpoints[0].url(), primary.feed.url()
+	ro.genesis = filepath.Join(primary.chain.DataDir(), genesisFileName)
+	ro.poll = 20 * time.Millisecond
+	replica, err := startFollow(ro, logger)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer replica.close()
+
+	var mu sync.Mutex
+	published := map[common.Hash]time.Time{}
+	primary.pre.OnSnapshot(func(s *preconf.Snapshot) {
+		mu.Lock()
+		published[s.Block.Hash()] = s.Published
+		mu.Unlock()
+	})
+	served := make(chan *preconf.Snapshot, 16)
+	replica.pre.OnSnapshot(func(s *preconf.Snapshot) { served <- s })
+
+	raw, err := gethrpc.Dial(primary.endpoints[1].url())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer raw.Close()
+	client := ethclient.NewClient(raw)
+	key := primary.accounts[0].Key
+	chainID := primary.chain.Config().ChainID
+	to := common.Address{0xbe}
+	var lags []time.Duration
+	nonce := uint64(0)
+	i := 0
+	for b.Loop() {
+		tx, err := types.SignNewTx(key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{
+			ChainID: chainID, Nonce: nonce, To: &to, Value: big.NewInt(1), Gas: params.TxGas,
+			GasFeeCap: big.NewInt(10 * params.GWei), GasTipCap: big.NewInt(params.GWei),
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		nonce++
+		if err := client.SendTransaction(ctx, tx); err != nil {
+			b.Fatal(err)
+		}
+		method := "dev_preconfirm"
+		if i++; i%10 == 0 {
+			method = "dev_seal"
+		}
+		var res any
+		if err := raw.Call(&res, method); err != nil {
+			b.Fatal(err)
+		}
+		want := primary.pre.Last().Block.Hash() // the newest pre-confirmation (index 0 after a seal)
+		for {
+			s := <-served
+			if s.Block.Hash() != want {
+				continue
+			}
+			mu.Lock()
+			lags = append(lags, s.Published.Sub(published[want]))
+			mu.Unlock()
+			break
+		}
+	}
+	slices.Sort(lags)
+	pct := func(p float64) float64 { return float64(lags[int(p*float64(len(lags)-1))]) / float64(time.Millisecond) }
+	b.ReportMetric(pct(0.5), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+	b.ReportMetric(pct(1), "max-ms")
+}
+
+// BenchmarkCatchUp measures a replica's catch-up from genesis over a primary's chain of 40
+// blocks of 250 transfers each (210 Mgas), in Mgas/s, beside importing the same blocks into a
+// fresh chain directly (chain.Import: go-ethereum's InsertChain, what `geth import` and
+// `flashrpc import` run): the replica's cost over import is fetching and decoding the JSON.
+// Both times leave out opening the chain (the genesis commit); the replica's starts when its
+// sync has just started.
+func BenchmarkCatchUp(b *testing.B) {
+	const blocks, perBlock = 40, 250
+	ctx := context.Background()
+	logger := slog.New(slog.DiscardHandler)
+	o := testOptions(b.TempDir())
+	primary, err := startDev(o, logger)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ep := range primary.endpoints {
+		go ep.server.Serve(ep.ln)
+	}
+	defer primary.close()
+	chainID := primary.chain.Config().ChainID
+	raw, err := gethrpc.Dial(primary.endpoints[1].url())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer raw.Close()
+	for n := range blocks {
+		batch := make([]gethrpc.BatchElem, 0, perBlock)
+		for i := range perBlock {
+			acc := primary.accounts[i%len(primary.accounts)]
+			to := common.BigToAddress(big.NewInt(int64(0x1000 + n*perBlock + i)))
+			tx, err := types.SignNewTx(acc.Key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{
+				ChainID: chainID, Nonce: uint64(n*perBlock/len(primary.accounts) + i/len(primary.accounts)), To: &to, Value: big.NewInt(1), Gas: params.TxGas,
+				GasFeeCap: big.NewInt(10 * params.GWei), GasTipCap: big.NewInt(params.GWei),
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			enc, err := tx.MarshalBinary()
+			if err != nil {
+				b.Fatal(err)
+			}
+			batch = append(batch, gethrpc.BatchElem{Method: "eth_sendRawTransaction", Args: []any{hexutil.Bytes(enc)}, Result: new(common.Hash)})
+		}
+		if err := raw.BatchCall(batch); err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range batch {
+			if e.Error != nil {
+				b.Fatal(e.Error)
+			}
+		}
+		if _, err := primary.seq.Preconfirm(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := primary.seq.Seal(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	head := primary.chain.Head().Number.Uint64()
+	var gas uint64
+	var chainBlocks types.Blocks
+	for n := uint64(1); n <= head; n++ {
+		blk := primary.chain.BlockByNumber(n)
+		gas += blk.GasUsed()
+		chainBlocks = append(chainBlocks, blk)
+	}
+	if gas < blocks*perBlock*params.TxGas {
+		b.Fatalf("the chain has %d gas, want %d", gas, blocks*perBlock*params.TxGas)
+	}
+	genesis := filepath.Join(primary.chain.DataDir(), genesisFileName)
+	b.Run("replica", func(b *testing.B) {
+		var took time.Duration
+		for b.Loop() {
+			_, ro := followFlags(io.Discard)
+			ro.dataDir = b.TempDir()
+			ro.httpPort, ro.preconfPort, ro.feed.port = 0, 0, -1
+			ro.upstream, ro.genesis = primary.endpoints[0].url(), genesis
+			ro.poll = 10 * time.Millisecond
+			replica, err := startFollow(ro, logger) // opens the chain, then starts syncing
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			for replica.chain.Head().Number.Uint64() < head {
+				time.Sleep(time.Millisecond)
+			}
+			took += time.Since(start)
+			replica.close()
+		}
+		b.ReportMetric(float64(gas)/1e6/(took.Seconds()/float64(b.N)), "Mgas/s")
+	})
+	b.Run("import", func(b *testing.B) {
+		var took time.Duration
+		for b.Loop() {
+			c, err := openGenesisChain(b.TempDir(), genesis)
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			if err := c.Import(ctx, chainBlocks, nil); err != nil {
+				b.Fatal(err)
+			}
+			took += time.Since(start)
+			c.Close()
+		}
+		b.ReportMetric(float64(gas)/1e6/(took.Seconds()/float64(b.N)), "Mgas/s")
+	})
+}
+
+// openGenesisChain opens a new chain in dir from a genesis file.
+func openGenesisChain(dir, genesis string) (*chain.Chain, error) {
+	o := &followOptions{genesis: genesis}
+	o.dataDir = dir
+	return openFollowChain(o, slog.New(slog.DiscardHandler))
+}

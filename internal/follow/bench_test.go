@@ -1,0 +1,151 @@
+package follow
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+)
+
+var benchKey, _ = crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+
+// flashblockPair builds, on a producer's OP Stack dev chain, index 0 of block 1 (its
+// L1-attributes deposit) and index 1 with n transfers, as the dev sequencer publishes them.
+func flashblockPair(t testing.TB, genesis func() *chain.Config, n int) (p0, p1 *flashblocks.Payload) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := chain.Open(*genesis())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pre := preconf.New(c)
+	head := c.Head()
+	time := head.Time + 2
+	attrs := preconf.NextAttributes(c.Config(), head, time, oprollup.SequencerFeeVault, oprollup.ExtraData(c.Config(), time))
+	info := (&oprollup.DevL1{GenesisTime: head.Time}).Info(nil, time)
+	attrs.Transactions, attrs.PrevRandao = []*types.Transaction{info.DepositTx()}, info.Hash
+	s0, err := pre.Open(ctx, attrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := pre.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := types.LatestSigner(c.Config())
+	for i := range n {
+		to := common.BigToAddress(big.NewInt(int64(0x10000 + i)))
+		tx, err := types.SignNewTx(benchKey, signer, &types.DynamicFeeTx{
+			ChainID: c.Config().ChainID, Nonce: uint64(i), To: &to, Value: big.NewInt(1), Gas: params.TxGas,
+			GasFeeCap: big.NewInt(10 * params.GWei), GasTipCap: big.NewInt(params.GWei),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := batch.Add(ctx, tx); err != nil {
+			t.Fatalf("transfer %d: %v", i, err)
+		}
+	}
+	s1, err := batch.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p0, err = flashblocks.FromBlock(s0.Block, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if p1, err = flashblocks.FromBlock(s1.Block, 1, s1.FirstNew); err != nil {
+		t.Fatal(err)
+	}
+	return p0, p1
+}
+
+// replicaOf returns a Follower (not started) of a fresh chain with the genesis.
+func replicaOf(t testing.TB, genesis func() *chain.Config) *Follower {
+	t.Helper()
+	c, err := chain.Open(*genesis())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	f, err := New(Config{Upstream: "http://127.0.0.1:1"}, c, preconf.New(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func opGenesis(t testing.TB) func() *chain.Config {
+	return func() *chain.Config {
+		addr := crypto.PubkeyToAddress(benchKey.PublicKey)
+		return &chain.Config{DataDir: t.TempDir(), Genesis: oprollup.DevGenesis(chain.DefaultChainID, []common.Address{addr}, chain.DevAccountBalance)}
+	}
+}
+
+// TestReexecuteFlashblock checks the verification path the benchmark times: the replica's
+// re-execution of a producer's flashblock gives what the producer published, and a copy with
+// one transaction less does not.
+func TestReexecuteFlashblock(t *testing.T) {
+	ctx := context.Background()
+	g := opGenesis(t)
+	p0, p1 := flashblockPair(t, g, 20)
+	f := replicaOf(t, g)
+	if err := f.open(ctx, p0); err != nil {
+		t.Fatalf("index 0: %v", err)
+	}
+	short := *p1
+	short.Diff.Transactions = p1.Diff.Transactions[:len(p1.Diff.Transactions)-1]
+	if err := f.apply(ctx, &short); err == nil {
+		t.Fatal("a flashblock with a transaction left out verified")
+	}
+	if f.pre.Last() != nil {
+		t.Fatal("the block in progress survived a refused flashblock")
+	}
+	f.cur = nil
+	if err := f.open(ctx, p0); err != nil {
+		t.Fatalf("index 0 again: %v", err)
+	}
+	if err := f.apply(ctx, p1); err != nil {
+		t.Fatalf("index 1: %v", err)
+	}
+	if got := f.pre.Last().Block.Hash(); got != p1.Diff.BlockHash {
+		t.Fatalf("replica's block %s, producer's %s", got, p1.Diff.BlockHash)
+	}
+}
+
+// BenchmarkReexecuteFlashblock times a replica's work on one flashblock of n transfers on an
+// OP Stack chain: decoding the transactions, executing them on the block in progress,
+// assembling the partial block (roots, hash), comparing it with what the sequencer published
+// and publishing it.
+func BenchmarkReexecuteFlashblock(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("txs=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			g := opGenesis(b)
+			p0, p1 := flashblockPair(b, g, n)
+			f := replicaOf(b, g)
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				f.discard()
+				if err := f.open(ctx, p0); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := f.apply(ctx, p1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

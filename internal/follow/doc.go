@@ -1,0 +1,46 @@
+// Package follow runs a replica of another sequencer (flashrpc follow): it keeps the local
+// chain in step with an upstream node's sealed blocks and the block in progress in step with
+// the sequencer's flashblocks feed. It is a second producer of pre-confirmations for the
+// preconf path, beside the dev sequencer: the API never knows where they came from.
+//
+// # Sealed blocks
+//
+// The upstream's head is polled (eth_blockNumber, Config.PollInterval); whole blocks are
+// fetched by number in batches (sync.go), in their consensus encoding (debug_getRawBlock)
+// where the upstream serves it, else as JSON (decode.go), and inserted into the chain, which executes each on
+// its parent's state and refuses it unless it gives the header's state root, receipts root,
+// bloom and gas used. A block whose parent is not the local head is a reorg: the replica finds
+// the newest block it shares with the upstream, rewinds to it (the chain tells its
+// subscribers that the dropped blocks' logs are removed) and goes on from there. Catch-up
+// from genesis logs its progress (blocks/s, Mgas/s, ETA) every few seconds.
+//
+// # Pre-confirmations
+//
+// Flashblocks (FlashblocksPayloadV1, JSON text or brotli binary frames) are re-executed on the
+// block in progress and published only when the partial block has the hash, state root,
+// receipts root and gas used the sequencer published (preconf's OpenChecked and
+// CommitChecked, flash.go). The sequence must be exact; a gap, a duplicate, an index out of
+// order, a lost message or a flashblock that does not verify drops the block in progress
+// (`pending` is then the sealed head) until the next index 0. Index 0 of block N+1 usually
+// arrives before the upstream's RPC shows N: when its parent is the replica's own last verified
+// pre-confirmation of N, that block is sealed at once (its hash is N's) and compared with the
+// upstream's N later, a difference being a reorg; any other missing parent is synced from the
+// upstream at once, for up to Config.ParentWait. When the upstream's block N differs from
+// the replica's pre-confirmations of N, preconf's ReplaceWith inserts it and retracts the
+// difference. A dropped feed is redialled with backoff
+// (feed.go) while sealed blocks keep coming.
+//
+// # Writes and health
+//
+// SendRawTransaction forwards signed transactions to the sequencer (forward.go; the API's
+// Forwarder). UpstreamHead and FeedConnected feed the node's /health.
+//
+// The upstream client (upstream.go) is this package's own small JSON-RPC client; the fork
+// mode's internal/remote (retries, batching, caching) should replace it once it is on main.
+//
+// Concurrency: one writer goroutine (run) changes the chain and the block in progress; a poller
+// and a feed reader hand it work over channels. The exported methods are safe for concurrent
+// use.
+//
+// Imports: chain, preconf, flashblocks, metrics and go-ethereum.
+package follow

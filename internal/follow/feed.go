@@ -1,0 +1,117 @@
+package follow
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
+)
+
+// Redial backoff of a dropped feed: from feedBackoffMin, doubling up to feedBackoffMax, back to
+// the minimum once a connection delivered a message.
+const (
+	feedBackoffMin = 100 * time.Millisecond
+	feedBackoffMax = 5 * time.Second
+)
+
+// received is one flashblock and when it arrived.
+type received struct {
+	p       *flashblocks.Payload
+	arrived time.Time
+}
+
+// readFeed reads the feed until ctx ends, redialling with backoff when it drops. Messages that
+// do not decode are logged and skipped; the connection stays up.
+func (f *Follower) readFeed(ctx context.Context) {
+	backoff := feedBackoffMin
+	for ctx.Err() == nil {
+		c, err := flashblocks.Dial(ctx, f.cfg.Feed)
+		if err != nil {
+			f.log.Warn("flashblocks feed: dial failed", "feed", f.cfg.Feed, "retry", backoff, "err", err)
+			if !sleep(ctx, backoff) {
+				return
+			}
+			backoff = min(2*backoff, feedBackoffMax)
+			continue
+		}
+		f.setFeed(true)
+		f.log.Info("flashblocks feed connected", "feed", f.cfg.Feed)
+		got, err := f.readConn(ctx, c)
+		c.Close()
+		f.setFeed(false)
+		if ctx.Err() != nil {
+			return
+		}
+		// Whatever was in flight is lost: the sequence check refuses the rest of this block.
+		f.log.Warn("flashblocks feed dropped: redialling; pending falls back to the sealed head until the next block", "err", err)
+		if f.m != nil {
+			f.m.FeedReconnect()
+		}
+		if got {
+			backoff = feedBackoffMin
+		}
+		if !sleep(ctx, backoff) {
+			return
+		}
+		backoff = min(2*backoff, feedBackoffMax)
+	}
+}
+
+// readConn reads one connection until it fails; got reports whether a message came.
+func (f *Follower) readConn(ctx context.Context, c *flashblocks.Client) (got bool, err error) {
+	for {
+		msg, err := c.NextRaw(ctx)
+		if err != nil {
+			return got, err
+		}
+		got = true
+		arrived := time.Now()
+		if f.m != nil {
+			f.m.FeedMessage()
+		}
+		p, err := flashblocks.Decode(msg)
+		if err != nil {
+			f.refuseFlash(nil, err)
+			f.lost.Store(true) // the sequence cannot go on
+			continue
+		}
+		f.post(received{p: p, arrived: arrived})
+	}
+}
+
+// post hands a flashblock to the writer. When the queue is full the message is lost, and
+// the writer learns so before it handles the next one.
+func (f *Follower) post(r received) {
+	select {
+	case f.payloads <- r:
+	default:
+		f.log.Warn("flashblocks queue full: message dropped", "queue", payloadQueue)
+		f.lost.Store(true)
+	}
+}
+
+func (f *Follower) setFeed(up bool) {
+	f.feedUp.Store(up)
+	if f.m != nil {
+		f.m.SetFeedConnected(up)
+	}
+	if !up {
+		f.lost.Store(true) // the sequence is broken
+	}
+}
+
+// sleep waits d or until ctx ends; false when ctx ended.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// errLost is the reason of a sequence broken by a lost message.
+var errLost = errors.New("a message was lost (undecodable, dropped from a full queue, or the feed dropped)")

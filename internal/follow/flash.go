@@ -1,0 +1,256 @@
+package follow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
+	"github.com/flashrpc/flashrpc/internal/metrics"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+)
+
+// Pre-confirmations from the feed: each flashblock is re-executed on top of the block in
+// progress (index 0 opens it on its sealed parent) and published only when the partial
+// block has the hash, state root, receipts root and gas used the sequencer published
+// (preconf's checked Open and Commit). The sequence must be exact: index 0, then 1, 2, … of
+// the same payload. A gap, a duplicate, an index out of order, a lost message or a
+// flashblock that does not verify drops the block in progress (`pending` falls back to the
+// sealed head) until the next index 0.
+
+// sequence is the flashblock sequence being applied.
+type sequence struct {
+	id     flashblocks.PayloadID
+	number uint64
+	index  uint64 // of the last applied flashblock
+}
+
+// Reasons a flashblock is refused.
+var (
+	errGap      = errors.New("index out of sequence (gap, duplicate or out of order)")
+	errNoParent = errors.New("parent block not known in time")
+	errStale    = errors.New("block already sealed")
+)
+
+// onPayload handles one flashblock from the feed.
+func (f *Follower) onPayload(ctx context.Context, r received) {
+	if f.lost.Swap(false) && f.cur != nil {
+		f.breakSequence(r.p, errLost)
+	}
+	p := r.p
+	var err error
+	if p.Index == 0 {
+		err = f.open(ctx, p)
+	} else {
+		err = f.apply(ctx, p)
+	}
+	if err != nil {
+		f.breakSequence(p, err)
+		return
+	}
+	if f.m != nil {
+		f.m.FeedServed(time.Since(r.arrived))
+	}
+}
+
+// open starts a block from its index 0: on the sealed head when that is its parent; on the
+// block the replica pre-confirmed to its end when that is the parent (sealed here at once,
+// and checked against the upstream's later); else after fetching the parent from the
+// upstream, for up to ParentWait.
+func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
+	base := p.Base
+	number := uint64(base.BlockNumber)
+	if number != p.Metadata.BlockNumber {
+		return fmt.Errorf("base block_number %d and metadata block_number %d differ", number, p.Metadata.BlockNumber)
+	}
+	if number == 0 {
+		return errors.New("index 0 of block 0")
+	}
+	head := f.chain.Head()
+	if last := f.pre.Last(); last != nil && last.Block.Hash() == base.ParentHash && last.Block.ParentHash() == head.Hash() {
+		sealed, err := f.pre.Seal(ctx)
+		if err != nil {
+			return fmt.Errorf("seal the pre-confirmed parent %d: %w", last.Number(), err)
+		}
+		f.logBlock("block sealed from its verified pre-confirmations", sealed)
+		head = f.chain.Head()
+	}
+	if head.Hash() != base.ParentHash {
+		if last := f.pre.Last(); last == nil || last.Number() != number-1 {
+			// Kept otherwise: the upstream's block number-1, which differs from it, replaces
+			// it with a retraction (sync.go, insert).
+			f.discard()
+		}
+		f.cur = nil
+		if number <= head.Number.Uint64() && f.chain.HeaderByHash(base.ParentHash) != nil {
+			return errStale
+		}
+		if !f.waitParent(ctx, p) {
+			return errNoParent
+		}
+	}
+	f.discard()
+	txs, err := decodeTxs(p, f.signerFor(number, uint64(base.Timestamp)))
+	if err != nil {
+		return err
+	}
+	attrs := preconf.Attributes{
+		ParentHash:       base.ParentHash,
+		Number:           number,
+		Time:             uint64(base.Timestamp),
+		GasLimit:         uint64(base.GasLimit),
+		FeeRecipient:     base.FeeRecipient,
+		PrevRandao:       base.PrevRandao,
+		ExtraData:        base.ExtraData,
+		BaseFee:          (*big.Int)(base.BaseFeePerGas),
+		ParentBeaconRoot: base.ParentBeaconBlockRoot,
+		Transactions:     txs,
+	}
+	if attrs.BaseFee == nil {
+		return errors.New("base without base_fee_per_gas")
+	}
+	if _, err := f.pre.OpenChecked(ctx, attrs, check(p)); err != nil {
+		return err
+	}
+	f.cur = &sequence{id: p.PayloadID, number: number}
+	return nil
+}
+
+// waitParent syncs with the upstream until the flashblock's parent is the head, for up to
+// ParentWait; false when it did not come.
+func (f *Follower) waitParent(ctx context.Context, p *flashblocks.Payload) bool {
+	deadline := time.Now().Add(f.cfg.ParentWait)
+	for {
+		if n, err := f.up.blockNumber(ctx); err == nil {
+			f.upHead.Store(max(n, f.upHead.Load()))
+			f.upKnown.Store(true)
+			f.upLastOK.Store(time.Now().UnixNano())
+		}
+		f.sync(ctx)
+		if f.chain.Head().Hash() == p.Base.ParentHash {
+			return true
+		}
+		if time.Now().After(deadline) || !sleep(ctx, 20*time.Millisecond) {
+			return false
+		}
+	}
+}
+
+// apply re-executes a flashblock after index 0 on the block in progress.
+func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
+	c := f.cur
+	if c == nil {
+		f.log.Debug("flashblock skipped: waiting for the next index 0", "block", p.Metadata.BlockNumber, "index", p.Index)
+		return nil
+	}
+	if p.PayloadID != c.id || p.Metadata.BlockNumber != c.number || p.Index != c.index+1 {
+		return fmt.Errorf("%w: got block %d index %d payload %s after block %d index %d payload %s", errGap, p.Metadata.BlockNumber, p.Index, p.PayloadID, c.number, c.index, c.id)
+	}
+	last := f.pre.Last()
+	if last == nil {
+		return errors.New("no block in progress")
+	}
+	txs, err := decodeTxs(p, f.signerFor(c.number, last.Block.Time()))
+	if err != nil {
+		return err
+	}
+	batch, err := f.pre.Begin()
+	if err != nil {
+		return err
+	}
+	for i, tx := range txs {
+		if err := batch.Add(ctx, tx); err != nil {
+			batch.Abort()
+			return fmt.Errorf("transaction %d (%s) does not apply: %w", i, tx.Hash().TerminalString(), err)
+		}
+	}
+	if _, err := batch.CommitChecked(ctx, check(p)); err != nil {
+		return err
+	}
+	c.index = p.Index
+	return nil
+}
+
+// breakSequence refuses p (nil: a lost message), drops the block in progress and waits for
+// the next index 0.
+func (f *Follower) breakSequence(p *flashblocks.Payload, err error) {
+	if errors.Is(err, errStale) {
+		f.log.Debug("flashblock of a sealed block skipped", "block", p.Metadata.BlockNumber, "index", p.Index)
+		return
+	}
+	f.discard()
+	f.refuseFlash(p, err)
+}
+
+// refuseFlash logs a refused flashblock (nil: one that did not decode).
+func (f *Follower) refuseFlash(p *flashblocks.Payload, err error) {
+	if p == nil {
+		f.log.Warn("flashblock refused: pending falls back to the sealed head until the next block", "err", err)
+	} else {
+		f.log.Warn("flashblock refused: pending falls back to the sealed head until the next block", "block", p.Metadata.BlockNumber, "index", p.Index, "err", err)
+	}
+	if f.m != nil {
+		f.m.VerificationFailed(metrics.FailFlashblock)
+	}
+}
+
+// decodeTxs decodes the transactions a flashblock adds and recovers their senders on every
+// core (the signature check is most of a transfer's cost; the sender is cached in the
+// transaction for the block's signer, which execution then finds).
+func decodeTxs(p *flashblocks.Payload, signer types.Signer) ([]*types.Transaction, error) {
+	txs := make([]*types.Transaction, len(p.Diff.Transactions))
+	for i, enc := range p.Diff.Transactions {
+		tx := new(types.Transaction)
+		if err := tx.UnmarshalBinary(enc); err != nil {
+			return nil, fmt.Errorf("decode transaction %d: %w", i, err)
+		}
+		txs[i] = tx
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(txs)/recoverPerWorker)
+	if workers < 2 {
+		return txs, nil
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(txs); i += workers {
+				types.Sender(signer, txs[i]) // an invalid signature fails again, with its error, in execution
+			}
+		})
+	}
+	wg.Wait()
+	return txs, nil
+}
+
+// recoverPerWorker is the fewest transactions worth a goroutine of sender recovery.
+const recoverPerWorker = 16
+
+// signerFor returns the signer of block number at time.
+func (f *Follower) signerFor(number, time uint64) types.Signer {
+	return types.MakeSigner(f.chain.Config(), new(big.Int).SetUint64(number), time)
+}
+
+// check returns the verification of a flashblock's re-execution: the partial block must be
+// the one the sequencer published.
+func check(p *flashblocks.Payload) func(*types.Block) error {
+	return func(b *types.Block) error {
+		d := &p.Diff
+		switch {
+		case b.Root() != d.StateRoot:
+			return fmt.Errorf("state root %s, the sequencer published %s", b.Root().TerminalString(), d.StateRoot.TerminalString())
+		case b.ReceiptHash() != d.ReceiptsRoot:
+			return fmt.Errorf("receipts root %s, the sequencer published %s", b.ReceiptHash().TerminalString(), d.ReceiptsRoot.TerminalString())
+		case b.GasUsed() != uint64(d.GasUsed):
+			return fmt.Errorf("gas used %d, the sequencer published %d", b.GasUsed(), d.GasUsed)
+		case b.Hash() != d.BlockHash:
+			return fmt.Errorf("block hash %s, the sequencer published %s", b.Hash().TerminalString(), d.BlockHash.TerminalString())
+		}
+		return nil
+	}
+}
