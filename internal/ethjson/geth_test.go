@@ -15,6 +15,7 @@ import (
 	"maps"
 	"math/big"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -65,6 +66,12 @@ func jsonStartGethNode(t *testing.T, alloc types.GenesisAlloc) *jsonGethNode {
 	}
 	ethConf.SyncMode = ethconfig.FullSync
 	ethConf.TxPool.NoLocals = true
+	// SimulatedBeacon.Commit waits for the miner's next payload update (miner.Payload.WaitFull
+	// waits on a condition without checking what was built already): with the default 2 s
+	// between rebuilds, a loaded machine could see the last update before the wait and hang
+	// until the test's deadline. Rebuilding often keeps updates coming while the payload is
+	// open; commit (below) fails after a minute instead of hanging.
+	ethConf.Miner.Recommit = 20 * time.Millisecond
 	backend, err := eth.New(stack, &ethConf)
 	if err != nil {
 		t.Fatalf("new eth service: %v", err)
@@ -84,6 +91,21 @@ func jsonStartGethNode(t *testing.T, alloc types.GenesisAlloc) *jsonGethNode {
 	client := stack.Attach()
 	t.Cleanup(client.Close)
 	return &jsonGethNode{eth: backend, beacon: beacon, client: client, config: backend.BlockChain().Config()}
+}
+
+// commit seals the pool's transactions into a block with the simulated beacon.
+func (n *jsonGethNode) commit(t *testing.T) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		n.beacon.Commit()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("go-ethereum's simulated beacon did not seal a block within a minute (its payload wait missed the miner's update)")
+	}
 }
 
 // call runs an RPC method and returns geth's raw result.
@@ -192,7 +214,7 @@ func TestJSONMatchesGethNode(t *testing.T) {
 			want := n.call(t, "eth_getTransactionByHash", tx.Hash())
 			jsonCheck(t, fmt.Sprintf("pool tx type %d", tx.Type()), AppendTransaction(nil, poolTx, TxLocation{}, n.config), want)
 		}
-		n.beacon.Commit()
+		n.commit(t)
 		head := n.eth.BlockChain().CurrentBlock()
 		if b := n.eth.BlockChain().GetBlockByHash(head.Hash()); len(b.Transactions()) != len(txs) {
 			t.Fatalf("round %d: block has %d transactions, sent %d", round, len(b.Transactions()), len(txs))
