@@ -30,11 +30,13 @@ var ErrNotOnHead = errors.New("block does not build on the head")
 // Nothing is validated but the state root: the caller vouches that block, receipts and st
 // agree (preconf builds them together, and its tests compare them with op-geth's own state
 // processor). st is consumed. On a fork (Config.Fork) the state is written with the fork's
-// records of what it wrote (fork_insert.go), as a block the fork executed itself. On an error before the head is set the chain is unchanged
-// (orphan trie nodes or an unreferenced block may stay in the database).
+// records of what it wrote (Fork.write, fork_insert.go), as a block the fork executed itself.
+// On an error before the head is set the chain is unchanged (orphan trie nodes or an
+// unreferenced block may stay in the database).
 func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
 	if c.fork != nil {
-		return c.writeForkExecuted(block, receipts, st)
+		c.writeMu.Lock() // as forkInsert: one writer of the fork's records at a time
+		defer c.writeMu.Unlock()
 	}
 	before := c.Head()
 	if block.ParentHash() != before.Hash() || block.NumberU64() != before.Number.Uint64()+1 {
@@ -42,23 +44,15 @@ func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *s
 	}
 	start := time.Now()
 	cfg := c.Config()
-	root, err := st.Commit(block.NumberU64(), cfg.IsEIP158(block.Number()), cfg.IsCancun(block.Number(), block.Time()))
+	cancun, eip158 := cfg.IsCancun(block.Number(), block.Time()), cfg.IsEIP158(block.Number())
+	var err error
+	if c.fork != nil {
+		err = c.fork.write(block, receipts, st, nil, c.bc.TrieDB(), cancun, eip158)
+	} else {
+		err = c.storeExecuted(block, receipts, st, cancun, eip158)
+	}
 	if err != nil {
-		return fmt.Errorf("write block %d: commit state: %w", block.NumberU64(), err)
-	}
-	if root != block.Root() {
-		return fmt.Errorf("write block %d: state root %s, header says %s", block.NumberU64(), root, block.Root())
-	}
-	committed := time.Now()
-	batch := c.db.NewBatch()
-	rawdb.WriteBlock(batch, block)
-	rawdb.WriteReceipts(batch, block.Hash(), block.NumberU64(), receipts)
-	if err := batch.Write(); err != nil {
 		return fmt.Errorf("write block %d: %w", block.NumberU64(), err)
-	}
-	// The archive keeps every state: flush this one's trie nodes, as BlockChain does.
-	if err := c.bc.TrieDB().Commit(root, false); err != nil {
-		return fmt.Errorf("write block %d: flush state: %w", block.NumberU64(), err)
 	}
 	written := time.Now()
 	if _, err := c.bc.SetCanonical(block); err != nil {
@@ -74,8 +68,31 @@ func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *s
 	c.announceDropped(before)
 	published := time.Now()
 	c.announceWith(block, func() types.Receipts { return c.derivedReceipts(block, receipts) })
-	c.log.Debug("wrote executed block", "number", block.NumberU64(), "commit", committed.Sub(start), "write", written.Sub(committed), "setHead", headSet.Sub(written),
+	c.log.Debug("wrote executed block", "number", block.NumberU64(), "store", written.Sub(start), "setHead", headSet.Sub(written),
 		"sync", synced.Sub(headSet), "publish", published.Sub(synced), "listeners", time.Since(published))
+	return nil
+}
+
+// storeExecuted commits st, checks its root against the header's, writes the block and its
+// receipts and flushes the state's trie nodes (the archive keeps every state), as BlockChain
+// does after executing a block.
+func (c *Chain) storeExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB, cancun, eip158 bool) error {
+	root, err := st.Commit(block.NumberU64(), eip158, cancun)
+	if err != nil {
+		return fmt.Errorf("commit state: %w", err)
+	}
+	if root != block.Root() {
+		return fmt.Errorf("state root %s, header says %s", root, block.Root())
+	}
+	batch := c.db.NewBatch()
+	rawdb.WriteBlock(batch, block)
+	rawdb.WriteReceipts(batch, block.Hash(), block.NumberU64(), receipts)
+	if err := batch.Write(); err != nil {
+		return err
+	}
+	if err := c.bc.TrieDB().Commit(root, false); err != nil {
+		return fmt.Errorf("flush state: %w", err)
+	}
 	return nil
 }
 
@@ -104,31 +121,4 @@ func (c *Chain) derivedReceipts(block *types.Block, receipts types.Receipts) typ
 		return c.bc.GetReceiptsByHash(block.Hash())
 	}
 	return out
-}
-
-// writeForkExecuted is WriteExecuted on a fork: the state commits through the fork's write
-// records (Fork.write), which the fork's reader needs to tell a value written locally from
-// one still to be read from the upstream, then the block becomes the head as forkInsert
-// makes it.
-func (c *Chain) writeForkExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	before := c.Head()
-	if block.ParentHash() != before.Hash() || block.NumberU64() != before.Number.Uint64()+1 {
-		return fmt.Errorf("write block %d (%s): %w %d (%s)", block.NumberU64(), block.Hash().TerminalString(), ErrNotOnHead, before.Number.Uint64(), before.Hash().TerminalString())
-	}
-	cfg := c.Config()
-	if err := c.fork.write(block, receipts, st, nil, c.bc.TrieDB(), cfg.IsCancun(block.Number(), block.Time()), cfg.IsEIP158(block.Number())); err != nil {
-		return fmt.Errorf("write block %d: %w", block.NumberU64(), err)
-	}
-	if _, err := c.bc.SetCanonical(block); err != nil {
-		return fmt.Errorf("write block %d: set head: %w", block.NumberU64(), err)
-	}
-	if err := c.db.SyncKeyValue(); err != nil {
-		return fmt.Errorf("sync chain database after block %d: %w", block.NumberU64(), err)
-	}
-	c.publishHeads()
-	c.announceDropped(before)
-	c.announceWith(block, func() types.Receipts { return c.derivedReceipts(block, receipts) })
-	return nil
 }
