@@ -69,6 +69,9 @@ func (a *API) Register(m map[string]rpc.Method) {
 	m["eth_sendTransaction"] = func(ctx context.Context, p rpc.Params) (any, error) {
 		return a.sendTransaction(ctx, p, own)
 	}
+	m["eth_signTransaction"] = func(ctx context.Context, p rpc.Params) (any, error) {
+		return a.signTransaction(ctx, p, own)
+	}
 	m["eth_sign"] = a.ethSign
 	m["personal_sign"] = a.personalSign
 	m["eth_signTypedData_v4"] = a.signTypedDataV4

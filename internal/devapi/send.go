@@ -56,6 +56,35 @@ func (s *sendArgs) data() ([]byte, error) {
 // signs it with the sender's dev key, or marks it impersonated, and hands it to the pool.
 // m is the endpoint's method table.
 func (a *API) sendTransaction(ctx context.Context, p rpc.Params, m map[string]rpc.Method) (any, error) {
+	tx, err := a.prepare(ctx, p, m, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.b.Pool.Add(tx, a.poolView()); err != nil {
+		return nil, err // go-ethereum's pool errors, -32000 with their text
+	}
+	return tx.Hash(), nil
+}
+
+// signTransaction is eth_signTransaction: eth_sendTransaction's filling and signing without
+// the sending. It answers as anvil does, with the signed transaction's raw encoding (what
+// eth_sendRawTransaction takes), which viem's and ethers' JSON-RPC signers expect. An
+// impersonated sender has no key to sign with: refused.
+func (a *API) signTransaction(ctx context.Context, p rpc.Params, m map[string]rpc.Method) (any, error) {
+	tx, err := a.prepare(ctx, p, m, false)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return hexutil.Bytes(raw), nil
+}
+
+// prepare decodes the one transaction parameter, fills what it lacks and signs it with the
+// sender's dev key, or, when impersonated is allowed and the sender is impersonated, marks it.
+func (a *API) prepare(ctx context.Context, p rpc.Params, m map[string]rpc.Method, impersonated bool) (*types.Transaction, error) {
 	if err := wantParams(p, 1, 1); err != nil {
 		return nil, err
 	}
@@ -68,7 +97,10 @@ func (a *API) sendTransaction(ctx context.Context, p rpc.Params, m map[string]rp
 	}
 	from := *args.From
 	key := a.keys[from]
-	if key == nil && !a.isImpersonated(from) {
+	switch {
+	case key == nil && !impersonated:
+		return nil, errNoKey(from)
+	case key == nil && !a.isImpersonated(from):
 		return nil, errUnknownSender(from)
 	}
 	tx, err := a.fill(ctx, &args, m)
@@ -76,17 +108,15 @@ func (a *API) sendTransaction(ctx context.Context, p rpc.Params, m map[string]rp
 		return nil, err
 	}
 	if key != nil {
-		tx, err = types.SignTx(tx, types.LatestSigner(a.config), key)
-		if err != nil {
+		if tx, err = types.SignTx(tx, types.LatestSigner(a.config), key); err != nil {
 			return nil, fmt.Errorf("sign: %w", err)
 		}
-	} else if tx, err = impersonation.Mark(a.config, tx, from); err != nil {
+		return tx, nil
+	}
+	if tx, err = impersonation.Mark(a.config, tx, from); err != nil {
 		return nil, paramError(0, "transaction", err)
 	}
-	if err := a.b.Pool.Add(tx, a.poolView()); err != nil {
-		return nil, err // go-ethereum's pool errors, -32000 with their text
-	}
-	return tx.Hash(), nil
+	return tx, nil
 }
 
 // fill builds the unsigned transaction of args.

@@ -119,3 +119,44 @@ func TestSendTransactionRefusals(t *testing.T) {
 		t.Fatalf("txpool_status %v after refusals, want empty", status)
 	}
 }
+
+// TestSignTransaction: eth_signTransaction fills and signs as eth_sendTransaction does and
+// answers the raw signed transaction (anvil's answer) without sending it: the pool stays empty,
+// and eth_sendRawTransaction of the answer then pre-confirms it. An impersonated account has no
+// key: refused, as is an unknown one.
+func TestSignTransaction(t *testing.T) {
+	n := newDevNode(t, true)
+	from, to := n.addr(0), common.HexToAddress("0x00000000000000000000000000000000000000c6")
+	var raw hexutil.Bytes
+	mustCall(t, n.pre, &raw, "eth_signTransaction", map[string]any{"from": from, "to": to, "value": "0x7"})
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		t.Fatalf("answer is not a raw transaction: %v", err)
+	}
+	if sender, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx); err != nil || sender != from {
+		t.Fatalf("signed by %s (%v), want %s", sender, err, from)
+	}
+	if tx.Type() != types.DynamicFeeTxType || tx.Nonce() != 0 || tx.Gas() != 21000 || tx.Value().Uint64() != 7 || *tx.To() != to {
+		t.Fatalf("tx type %d nonce %d gas %d value %v to %v", tx.Type(), tx.Nonce(), tx.Gas(), tx.Value(), tx.To())
+	}
+	var status map[string]hexutil.Uint
+	mustCall(t, n.pre, &status, "txpool_status")
+	if status["pending"] != 0 || status["queued"] != 0 {
+		t.Fatalf("txpool_status %v after signing, want empty: signing must not send", status)
+	}
+	var h common.Hash
+	mustCall(t, n.std, &h, "eth_sendRawTransaction", raw)
+	if h != tx.Hash() {
+		t.Fatalf("sent %s, signed %s", h, tx.Hash())
+	}
+	n.preconfirm(t)
+	if r, err := n.preEth.TransactionReceipt(context.Background(), h); err != nil || r.Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("receipt %+v, %v", r, err)
+	}
+
+	whale := common.HexToAddress("0x00000000000000000000000000000000000000ab")
+	var ok bool
+	mustCall(t, n.std, &ok, "anvil_impersonateAccount", whale)
+	wantError(t, n.pre, rpc.CodeServer, []string{"no key for", whale.Hex()}, "eth_signTransaction", map[string]any{"from": whale, "to": to})
+	wantError(t, n.pre, rpc.CodeInvalidParams, []string{`missing "from"`}, "eth_signTransaction", map[string]any{"to": to})
+}
