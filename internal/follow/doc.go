@@ -5,7 +5,9 @@
 //
 // # Sealed blocks
 //
-// The upstream's head is polled (eth_blockNumber, Config.PollInterval); whole blocks are
+// New heads come by subscription (eth_subscribe newHeads on the upstream's WebSocket,
+// heads.go) where the upstream serves it, else by polling eth_blockNumber every
+// Config.PollInterval (also while a dropped subscription is redialled); whole blocks are
 // fetched by number in batches (sync.go), in their consensus encoding (debug_getRawBlock)
 // where the upstream serves it, else as JSON (decode.go), and inserted into the chain, which executes each on
 // its parent's state and refuses it unless it gives the header's state root, receipts root,
@@ -35,12 +37,12 @@
 // SendRawTransaction forwards signed transactions to the sequencer (forward.go; the API's
 // Forwarder). UpstreamHead and FeedConnected feed the node's /health.
 //
-// The upstream client (upstream.go) is this package's own small JSON-RPC client; the fork
-// mode's internal/remote (retries, batching, caching) should replace it once it is on main.
+// The upstream is read through the fork mode's JSON-RPC client (internal/remote), without its
+// retries: the sync loop asks again at its own pace (upstream.go).
 //
-// Concurrency: one writer goroutine (run) changes the chain and the block in progress; a poller
-// and a feed reader hand it work over channels. The exported methods are safe for concurrent
+// Concurrency: one writer goroutine (run) changes the chain and the block in progress; a heads
+// watcher and a feed reader hand it work over channels. The exported methods are safe for concurrent
 // use.
 //
-// Imports: chain, preconf, flashblocks, metrics and go-ethereum.
+// Imports: chain, preconf, flashblocks, metrics, remote and go-ethereum.
 package follow
