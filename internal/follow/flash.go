@@ -35,7 +35,10 @@ type sequence struct {
 var (
 	errGap      = errors.New("index out of sequence (gap, duplicate or out of order)")
 	errNoParent = errors.New("parent block not known in time")
-	errStale    = errors.New("block already sealed")
+	// errNotUpstreams refuses an index 0 whose parent the upstream does not have: a feed of
+	// another chain, or a block the upstream replaced.
+	errNotUpstreams = errors.New("parent block is not the upstream's (a feed of another chain?)")
+	errStale        = errors.New("block already sealed")
 )
 
 // onPayload handles one flashblock from the feed.
@@ -91,8 +94,8 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 		if number <= head.Number.Uint64() && f.chain.HeaderByHash(base.ParentHash) != nil {
 			return errStale
 		}
-		if !f.waitParent(ctx, p) {
-			return errNoParent
+		if err := f.waitParent(ctx, p); err != nil {
+			return err
 		}
 	}
 	f.discard()
@@ -123,8 +126,15 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 }
 
 // waitParent syncs with the upstream until the flashblock's parent is the head, for up to
-// ParentWait; false when it did not come.
-func (f *Follower) waitParent(ctx context.Context, p *flashblocks.Payload) bool {
+// ParentWait. A parent the upstream does not know when it already has a block at that
+// height, or is more than parentAhead blocks below it, is refused at once (errNotUpstreams):
+// the feed is not of the upstream's chain, or that block was replaced, and waiting would hold
+// the writer up for nothing.
+func (f *Follower) waitParent(ctx context.Context, p *flashblocks.Payload) error {
+	parent, height := p.Base.ParentHash, uint64(p.Base.BlockNumber)-1
+	if known, head, err := f.up.lookup(ctx, parent); err == nil && !known && (head >= height || height > head+parentAhead) {
+		return fmt.Errorf("%w: parent %s of block %d, the upstream's head is %d", errNotUpstreams, parent.TerminalString(), height+1, head)
+	}
 	deadline := time.Now().Add(f.cfg.ParentWait)
 	for {
 		if n, err := f.up.blockNumber(ctx); err == nil {
@@ -133,14 +143,18 @@ func (f *Follower) waitParent(ctx context.Context, p *flashblocks.Payload) bool 
 			f.upLastOK.Store(time.Now().UnixNano())
 		}
 		f.sync(ctx)
-		if f.chain.Head().Hash() == p.Base.ParentHash {
-			return true
+		if f.chain.Head().Hash() == parent {
+			return nil
 		}
 		if time.Now().After(deadline) || !sleep(ctx, 20*time.Millisecond) {
-			return false
+			return errNoParent
 		}
 	}
 }
+
+// parentAhead is how far above the upstream's head a flashblock's parent may be and still be
+// waited for (the upstream's RPC lags its sequencer's feed by about a block).
+const parentAhead = 2
 
 // apply re-executes a flashblock after index 0 on the block in progress.
 func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {

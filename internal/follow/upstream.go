@@ -189,23 +189,20 @@ func (u *upstream) headerHashes(ctx context.Context, first, last uint64) ([]comm
 	return hashes, nil
 }
 
-// numberByHash returns the number of the upstream's block hash; ok is false when the
-// upstream does not know it.
-func (u *upstream) numberByHash(ctx context.Context, hash common.Hash) (n uint64, ok bool, err error) {
-	raw, err := u.c.Call(ctx, "eth_getBlockByHash", hash, false)
+// lookup returns, in one batch, whether the upstream knows block hash and its head number.
+func (u *upstream) lookup(ctx context.Context, hash common.Hash) (known bool, head uint64, err error) {
+	res, err := u.c.Batch(ctx, []remote.Call{
+		{Method: "eth_getBlockByHash", Params: []any{hash, false}},
+		{Method: "eth_blockNumber"},
+	})
 	if err != nil {
-		return 0, false, err
+		return false, 0, err
 	}
-	if isNull(raw) {
-		return 0, false, nil
+	var n hexutil.Uint64
+	if err := json.Unmarshal(res[1], &n); err != nil {
+		return false, 0, fmt.Errorf("upstream eth_blockNumber: %w", err)
 	}
-	var h struct {
-		Number hexutil.Uint64 `json:"number"`
-	}
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return 0, false, fmt.Errorf("upstream block %s: %w", hash.TerminalString(), err)
-	}
-	return uint64(h.Number), true, nil
+	return !isNull(res[0]), uint64(n), nil
 }
 
 // marker returns the number and hash of the upstream's block under tag ("safe",
