@@ -16,6 +16,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/follow"
 	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
@@ -150,6 +151,9 @@ func startFollow(o *followOptions, logger *slog.Logger) (n *followNode, err erro
 	if n.follower, err = follow.New(follow.Config{
 		Upstream: o.upstream, UpstreamWS: o.upstreamWS, Feed: o.feedURL, Sequencer: o.sequencer, PollInterval: o.poll,
 		Logger: logger.With("component", "follow"), Metrics: fm,
+		// The verified feed is published again as the upstream sent it (n.feed is set below,
+		// before Start).
+		Verified: func(p *flashblocks.Payload, text []byte) { n.feed.republish(p, text) },
 	}, n.chain, n.pre); err != nil {
 		return nil, err
 	}
@@ -172,7 +176,7 @@ func startFollow(o *followOptions, logger *slog.Logger) (n *followNode, err erro
 			ep.ln.Close()
 		}
 	})
-	if n.feed, err = startFeed(&o.feed, n.pre, logger); err != nil {
+	if n.feed, err = startFeed(&o.feed, nil, logger); err != nil {
 		return nil, err
 	}
 	closers = append(closers, n.feed.close)

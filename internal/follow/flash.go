@@ -57,6 +57,12 @@ func (f *Follower) onPayload(ctx context.Context, r received) {
 		f.breakSequence(p, err)
 		return
 	}
+	if f.cur == nil { // skipped while waiting for an index 0: nothing was verified
+		return
+	}
+	if f.cfg.Verified != nil {
+		f.cfg.Verified(p, r.text)
+	}
 	if f.m != nil {
 		f.m.FeedServed(time.Since(r.arrived))
 	}

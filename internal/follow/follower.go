@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/metrics"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/remote"
@@ -56,6 +57,10 @@ type Config struct {
 	// StaleAfter is how long the upstream may fail before its head counts as unknown; zero
 	// means DefaultStaleAfter.
 	StaleAfter time.Duration
+	// Verified, when set, is given each flashblock that verified and was published to
+	// `pending`, with its JSON text as the feed sent it (republishing, byte for byte). It runs
+	// on the writer goroutine and must not block.
+	Verified func(p *flashblocks.Payload, text []byte)
 	// Logger receives sync progress and every refusal with its reason; nil discards.
 	Logger *slog.Logger
 	// Metrics, when set, are fed (internal/metrics Follow).
