@@ -27,7 +27,8 @@
 // arrives before the upstream's RPC shows N: when its parent is the replica's own last verified
 // pre-confirmation of N, that block is sealed at once (its hash is N's) and compared with the
 // upstream's N later, a difference being a reorg; any other missing parent is synced from the
-// upstream at once, for up to Config.ParentWait. When the upstream's block N differs from
+// upstream at once, for up to Config.ParentWait, unless the upstream does not know the parent
+// although it is already at that height (a feed of another chain: refused at once). When the upstream's block N differs from
 // the replica's pre-confirmations of N, preconf's ReplaceWith inserts it and retracts the
 // difference. A dropped feed is redialled with backoff
 // (feed.go) while sealed blocks keep coming.
@@ -35,7 +36,9 @@
 // # Writes and health
 //
 // SendRawTransaction forwards signed transactions to the sequencer (forward.go; the API's
-// Forwarder). UpstreamHead and FeedConnected feed the node's /health.
+// Forwarder). UpstreamHead and FeedConnected feed the node's /health. Each flashblock that
+// verified is handed to Config.Verified with the JSON text the feed sent, which the node
+// publishes again as it came.
 //
 // The upstream is read through the fork mode's JSON-RPC client (internal/remote), without its
 // retries: the sync loop asks again at its own pace (upstream.go).
