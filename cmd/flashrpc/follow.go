@@ -80,7 +80,7 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	if o.state != "local" {
-		return fmt.Errorf("--state %q: only local is available (remote state comes with fork mode's upstream reader)", o.state)
+		return fmt.Errorf("--state %q: only local is available (serving the upstream's state needs a chain mode that stores blocks without executing them; docs/deploy.md, \"Not yet\")", o.state)
 	}
 	if err := o.check(); err != nil {
 		return err
