@@ -39,7 +39,8 @@ type feed struct {
 }
 
 // startFeed opens the feed's socket, serves it and publishes pre's snapshots to it, starting
-// with the next one; nil when the feed is disabled (--feed.port -1).
+// with the next one (pre nil: what republish is given); nil when the feed is disabled
+// (--feed.port -1).
 func startFeed(f *feedFlags, pre *preconf.Preconf, logger *slog.Logger) (*feed, error) {
 	if f.port == -1 {
 		return nil, nil
@@ -59,7 +60,9 @@ func startFeed(f *feedFlags, pre *preconf.Preconf, logger *slog.Logger) (*feed, 
 			logger.Error("flashblocks feed stopped", "err", err)
 		}
 	}()
-	pre.OnSnapshot(fd.publish)
+	if pre != nil {
+		pre.OnSnapshot(fd.publish)
+	}
 	return fd, nil
 }
 
@@ -72,6 +75,14 @@ func (fd *feed) publish(snap *preconf.Snapshot) {
 	}
 	if err != nil {
 		fd.log.Error("cannot publish pre-confirmation", "block", snap.Number(), "index", snap.Index, "err", err)
+	}
+}
+
+// republish sends a flashblock another producer published, as it came (a replica's verified
+// feed). A nil feed does nothing.
+func (fd *feed) republish(p *flashblocks.Payload, text []byte) {
+	if fd != nil {
+		fd.pub.PublishText(p, text)
 	}
 }
 

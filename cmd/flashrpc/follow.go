@@ -16,6 +16,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/follow"
 	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
@@ -29,14 +30,15 @@ const defaultMaxLag = 2
 // followOptions are the follow command's flags.
 type followOptions struct {
 	serverFlags
-	upstream  string
-	feedURL   string
-	genesis   string
-	sequencer string
-	state     string
-	maxLag    uint64
-	poll      time.Duration
-	feed      feedFlags // feed.go: the republished feed
+	upstream   string
+	upstreamWS string
+	feedURL    string
+	genesis    string
+	sequencer  string
+	state      string
+	maxLag     uint64
+	poll       time.Duration
+	feed       feedFlags // feed.go: the republished feed
 }
 
 func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
@@ -44,13 +46,14 @@ func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	fs := flag.NewFlagSet("flashrpc follow", flag.ContinueOnError)
 	fs.SetOutput(out)
 	o.register(fs, "directory that keeps the replica's chain across restarts (default: a temporary directory removed on exit)")
-	fs.StringVar(&o.upstream, "upstream", "", "JSON-RPC URL (HTTP) of a node of the chain to follow: new heads are polled and whole blocks fetched from it (required)")
+	fs.StringVar(&o.upstream, "upstream", "", "JSON-RPC URL (HTTP) of a node of the chain to follow: whole blocks are fetched from it (required)")
+	fs.StringVar(&o.upstreamWS, "upstream.ws", "", "WebSocket URL whose newHeads subscription announces the upstream's blocks (default: --upstream with the ws scheme; off: poll only); where it fails the head is polled every --upstream.poll")
 	fs.StringVar(&o.feedURL, "feed", "", "WebSocket URL of the sequencer's flashblocks feed (FlashblocksPayloadV1, JSON or brotli); without it pending is the sealed head")
 	fs.StringVar(&o.genesis, "genesis", "", "genesis file of the chain (flashrpc dev writes <datadir>/genesis.json); required unless --datadir holds the chain already")
 	fs.StringVar(&o.sequencer, "sequencer", "", "JSON-RPC URL eth_sendRawTransaction and eth_sendRawTransactionSync are forwarded to (default: --upstream)")
 	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis); remote is not available yet")
 	fs.Uint64Var(&o.maxLag, "health.max-lag", defaultMaxLag, "blocks the replica may be behind its upstream before GET /health answers 503")
-	fs.DurationVar(&o.poll, "upstream.poll", follow.DefaultPollInterval, "how often the upstream's head is asked for")
+	fs.DurationVar(&o.poll, "upstream.poll", follow.DefaultPollInterval, "how often the upstream's head is asked for when it cannot be subscribed to")
 	o.feed.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: flashrpc follow --upstream URL [--feed WSURL] [--genesis FILE] [--sequencer URL] [flags]\n\nRuns a replica: sealed blocks from the upstream, each executed and checked against its header's\nroots before it is served; pre-confirmations from the feed, each re-executed and served only when\nit gives what the sequencer published; transactions forwarded to the sequencer. The verified feed\nis published again on --feed.port.\n\nFlags:\n")
@@ -77,7 +80,7 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	if o.state != "local" {
-		return fmt.Errorf("--state %q: only local is available (remote state comes with fork mode's upstream reader)", o.state)
+		return fmt.Errorf("--state %q: only local is available (serving the upstream's state needs a chain mode that stores blocks without executing them; docs/deploy.md, \"Not yet\")", o.state)
 	}
 	if err := o.check(); err != nil {
 		return err
@@ -146,8 +149,11 @@ func startFollow(o *followOptions, logger *slog.Logger) (n *followNode, err erro
 		fm = metrics.NewFollow(n.ops.reg)
 	}
 	if n.follower, err = follow.New(follow.Config{
-		Upstream: o.upstream, Feed: o.feedURL, Sequencer: o.sequencer, PollInterval: o.poll,
+		Upstream: o.upstream, UpstreamWS: o.upstreamWS, Feed: o.feedURL, Sequencer: o.sequencer, PollInterval: o.poll,
 		Logger: logger.With("component", "follow"), Metrics: fm,
+		// The verified feed is published again as the upstream sent it (n.feed is set below,
+		// before Start).
+		Verified: func(p *flashblocks.Payload, text []byte) { n.feed.republish(p, text) },
 	}, n.chain, n.pre); err != nil {
 		return nil, err
 	}
@@ -170,7 +176,7 @@ func startFollow(o *followOptions, logger *slog.Logger) (n *followNode, err erro
 			ep.ln.Close()
 		}
 	})
-	if n.feed, err = startFeed(&o.feed, n.pre, logger); err != nil {
+	if n.feed, err = startFeed(&o.feed, nil, logger); err != nil {
 		return nil, err
 	}
 	closers = append(closers, n.feed.close)

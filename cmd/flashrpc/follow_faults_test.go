@@ -28,6 +28,7 @@ type relay struct {
 
 	mu    sync.Mutex
 	fault func(*flashblocks.Payload) *flashblocks.Payload // nil: pass; returns nil to drop
+	every func(*flashblocks.Payload)                      // nil: none; changes every payload
 }
 
 // startRelay reads the feed at url and serves it again on a new port.
@@ -56,9 +57,12 @@ func startRelayAt(t *testing.T, url, addr string) *relay {
 				return
 			}
 			r.mu.Lock()
-			fault := r.fault
+			fault, every := r.fault, r.every
 			r.fault = nil
 			r.mu.Unlock()
+			if every != nil {
+				every(p)
+			}
 			if fault != nil {
 				if p = fault(p); p == nil {
 					continue
@@ -80,6 +84,13 @@ func startRelayAt(t *testing.T, url, addr string) *relay {
 }
 
 func (r *relay) url() string { return "ws://" + r.ln.Addr().String() }
+
+// always applies change to every flashblock from the next one on.
+func (r *relay) always(change func(*flashblocks.Payload)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.every = change
+}
 
 // once applies fault to the next flashblock only.
 func (r *relay) once(fault func(*flashblocks.Payload) *flashblocks.Payload) {

@@ -33,6 +33,9 @@ func forgingProxy(t *testing.T, upstream string, forge *atomic.Int64, noRaw bool
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) },
 		ModifyResponse: func(resp *http.Response) error {
+			if resp.StatusCode == http.StatusSwitchingProtocols {
+				return nil // the newHeads subscription's WebSocket passes as it is
+			}
 			body, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if err != nil {

@@ -66,23 +66,30 @@ func Compress(msg []byte) []byte {
 // '{' is JSON, and anything else is brotli-compressed JSON. The payload must follow the
 // format's structural rules ([Payload.Check]); unknown members are ignored.
 func Decode(msg []byte) (*Payload, error) {
+	p, _, err := DecodeText(msg)
+	return p, err
+}
+
+// DecodeText is Decode that also returns the message's JSON text as it came (decompressed
+// from a brotli frame): what a relay publishes again ([Publisher.PublishText]).
+func DecodeText(msg []byte) (*Payload, []byte, error) {
 	if len(msg) > MaxMessageSize {
-		return nil, ErrTooLarge
+		return nil, nil, ErrTooLarge
 	}
 	if !isJSONText(msg) {
 		var err error
 		if msg, err = decompress(msg); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	p := new(Payload)
 	if err := json.Unmarshal(msg, p); err != nil {
-		return nil, fmt.Errorf("decode flashblock: %w", err)
+		return nil, nil, fmt.Errorf("decode flashblock: %w", err)
 	}
 	if err := p.Check(); err != nil {
-		return nil, fmt.Errorf("decode flashblock %d: %w", p.Index, err)
+		return nil, nil, fmt.Errorf("decode flashblock %d: %w", p.Index, err)
 	}
-	return p, nil
+	return p, msg, nil
 }
 
 // isJSONText reports whether msg is UTF-8 text starting (after blanks) with '{'.

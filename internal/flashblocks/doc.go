@@ -9,8 +9,9 @@
 // decoder that accepts both ([Decode]), the conversion of a partial block into a payload
 // ([FromBlock]), the WebSocket server that publishes payloads to any number of consumers
 // ([Publisher]) and a WebSocket consumer ([Client]). The dev sequencer's pre-confirmations are
-// published through it today; a follower replica will read a remote feed through the same
-// decoder and client.
+// published through it; a replica (internal/follow) reads a remote feed through the same
+// decoder and client, and publishes each verified message again as it came ([DecodeText],
+// [Publisher.PublishText]).
 //
 // Concurrency: a [Publisher] is safe for concurrent use. [Publisher.Publish] never waits for a
 // consumer: each consumer has a bounded queue, and one that falls further behind is

@@ -98,13 +98,22 @@ func (p *Publisher) Publish(payload *Payload) error {
 	if err != nil {
 		return err
 	}
+	p.PublishText(payload, msg)
+	return nil
+}
+
+// PublishText is Publish of a payload whose JSON text is given, as another producer sent it
+// ([DecodeText]): a relay republishes it byte for byte (brotli-compressed again when the
+// publisher sends brotli). text must be payload's encoding; it is not checked.
+func (p *Publisher) PublishText(payload *Payload, text []byte) {
+	msg := text
 	if p.cfg.Brotli {
 		msg = Compress(msg)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return nil
+		return
 	}
 	if payload.Index == 0 || payload.PayloadID != p.blockID {
 		p.block, p.blockID = p.block[:0], payload.PayloadID
@@ -120,7 +129,7 @@ func (p *Publisher) Publish(payload *Payload) error {
 			c.stop(reasonSlowConsumer, nil)
 		}
 	}
-	return nil
+	return
 }
 
 // Consumers returns the number of connected consumers.

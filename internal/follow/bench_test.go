@@ -98,7 +98,7 @@ func opGenesis(t testing.TB) func() *chain.Config {
 func TestReexecuteFlashblock(t *testing.T) {
 	ctx := context.Background()
 	g := opGenesis(t)
-	p0, p1 := flashblockPair(t, g, 20)
+	p0, p1 := flashblockPair(t, g, 4*recoverPerWorker) // enough for senders recovered beside execution
 	f := replicaOf(t, g)
 	if err := f.open(ctx, p0); err != nil {
 		t.Fatalf("index 0: %v", err)

@@ -5,7 +5,9 @@
 //
 // # Sealed blocks
 //
-// The upstream's head is polled (eth_blockNumber, Config.PollInterval); whole blocks are
+// New heads come by subscription (eth_subscribe newHeads on the upstream's WebSocket,
+// heads.go) where the upstream serves it, else by polling eth_blockNumber every
+// Config.PollInterval (also while a dropped subscription is redialled); whole blocks are
 // fetched by number in batches (sync.go), in their consensus encoding (debug_getRawBlock)
 // where the upstream serves it, else as JSON (decode.go), and inserted into the chain, which executes each on
 // its parent's state and refuses it unless it gives the header's state root, receipts root,
@@ -25,7 +27,8 @@
 // arrives before the upstream's RPC shows N: when its parent is the replica's own last verified
 // pre-confirmation of N, that block is sealed at once (its hash is N's) and compared with the
 // upstream's N later, a difference being a reorg; any other missing parent is synced from the
-// upstream at once, for up to Config.ParentWait. When the upstream's block N differs from
+// upstream at once, for up to Config.ParentWait, unless the upstream does not know the parent
+// although it is already at that height (a feed of another chain: refused at once). When the upstream's block N differs from
 // the replica's pre-confirmations of N, preconf's ReplaceWith inserts it and retracts the
 // difference. A dropped feed is redialled with backoff
 // (feed.go) while sealed blocks keep coming.
@@ -33,14 +36,16 @@
 // # Writes and health
 //
 // SendRawTransaction forwards signed transactions to the sequencer (forward.go; the API's
-// Forwarder). UpstreamHead and FeedConnected feed the node's /health.
+// Forwarder). UpstreamHead and FeedConnected feed the node's /health. Each flashblock that
+// verified is handed to Config.Verified with the JSON text the feed sent, which the node
+// publishes again as it came.
 //
-// The upstream client (upstream.go) is this package's own small JSON-RPC client; the fork
-// mode's internal/remote (retries, batching, caching) should replace it once it is on main.
+// The upstream is read through the fork mode's JSON-RPC client (internal/remote), without its
+// retries: the sync loop asks again at its own pace (upstream.go).
 //
-// Concurrency: one writer goroutine (run) changes the chain and the block in progress; a poller
-// and a feed reader hand it work over channels. The exported methods are safe for concurrent
+// Concurrency: one writer goroutine (run) changes the chain and the block in progress; a heads
+// watcher and a feed reader hand it work over channels. The exported methods are safe for concurrent
 // use.
 //
-// Imports: chain, preconf, flashblocks, metrics and go-ethereum.
+// Imports: chain, preconf, flashblocks, metrics, remote and go-ethereum.
 package follow

@@ -18,6 +18,7 @@ const (
 // received is one flashblock and when it arrived.
 type received struct {
 	p       *flashblocks.Payload
+	text    []byte // the message's JSON text, as the feed sent it
 	arrived time.Time
 }
 
@@ -70,13 +71,13 @@ func (f *Follower) readConn(ctx context.Context, c *flashblocks.Client) (got boo
 		if f.m != nil {
 			f.m.FeedMessage()
 		}
-		p, err := flashblocks.Decode(msg)
+		p, text, err := flashblocks.DecodeText(msg)
 		if err != nil {
 			f.refuseFlash(nil, err)
 			f.lost.Store(true) // the sequence cannot go on
 			continue
 		}
-		f.post(received{p: p, arrived: arrived})
+		f.post(received{p: p, text: text, arrived: arrived})
 	}
 }
 

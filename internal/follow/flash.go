@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"runtime"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
@@ -35,7 +35,10 @@ type sequence struct {
 var (
 	errGap      = errors.New("index out of sequence (gap, duplicate or out of order)")
 	errNoParent = errors.New("parent block not known in time")
-	errStale    = errors.New("block already sealed")
+	// errNotUpstreams refuses an index 0 whose parent the upstream does not have: a feed of
+	// another chain, or a block the upstream replaced.
+	errNotUpstreams = errors.New("parent block is not the upstream's (a feed of another chain?)")
+	errStale        = errors.New("block already sealed")
 )
 
 // onPayload handles one flashblock from the feed.
@@ -53,6 +56,12 @@ func (f *Follower) onPayload(ctx context.Context, r received) {
 	if err != nil {
 		f.breakSequence(p, err)
 		return
+	}
+	if f.cur == nil { // skipped while waiting for an index 0: nothing was verified
+		return
+	}
+	if f.cfg.Verified != nil {
+		f.cfg.Verified(p, r.text)
 	}
 	if f.m != nil {
 		f.m.FeedServed(time.Since(r.arrived))
@@ -91,15 +100,16 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 		if number <= head.Number.Uint64() && f.chain.HeaderByHash(base.ParentHash) != nil {
 			return errStale
 		}
-		if !f.waitParent(ctx, p) {
-			return errNoParent
+		if err := f.waitParent(ctx, p); err != nil {
+			return err
 		}
 	}
 	f.discard()
-	txs, err := decodeTxs(p, f.signerFor(number, uint64(base.Timestamp)))
+	txs, senders, err := decodeTxs(p, f.signerFor(number, uint64(base.Timestamp)))
 	if err != nil {
 		return err
 	}
+	senders.waitAll() // index 0 is executed in one go
 	attrs := preconf.Attributes{
 		ParentHash:       base.ParentHash,
 		Number:           number,
@@ -123,8 +133,15 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 }
 
 // waitParent syncs with the upstream until the flashblock's parent is the head, for up to
-// ParentWait; false when it did not come.
-func (f *Follower) waitParent(ctx context.Context, p *flashblocks.Payload) bool {
+// ParentWait. A parent the upstream does not know when it already has a block at that
+// height, or is more than parentAhead blocks below it, is refused at once (errNotUpstreams):
+// the feed is not of the upstream's chain, or that block was replaced, and waiting would hold
+// the writer up for nothing.
+func (f *Follower) waitParent(ctx context.Context, p *flashblocks.Payload) error {
+	parent, height := p.Base.ParentHash, uint64(p.Base.BlockNumber)-1
+	if known, head, err := f.up.lookup(ctx, parent); err == nil && !known && (head >= height || height > head+parentAhead) {
+		return fmt.Errorf("%w: parent %s of block %d, the upstream's head is %d", errNotUpstreams, parent.TerminalString(), height+1, head)
+	}
 	deadline := time.Now().Add(f.cfg.ParentWait)
 	for {
 		if n, err := f.up.blockNumber(ctx); err == nil {
@@ -133,14 +150,18 @@ func (f *Follower) waitParent(ctx context.Context, p *flashblocks.Payload) bool 
 			f.upLastOK.Store(time.Now().UnixNano())
 		}
 		f.sync(ctx)
-		if f.chain.Head().Hash() == p.Base.ParentHash {
-			return true
+		if f.chain.Head().Hash() == parent {
+			return nil
 		}
 		if time.Now().After(deadline) || !sleep(ctx, 20*time.Millisecond) {
-			return false
+			return errNoParent
 		}
 	}
 }
+
+// parentAhead is how far above the upstream's head a flashblock's parent may be and still be
+// waited for (the upstream's RPC lags its sequencer's feed by about a block).
+const parentAhead = 2
 
 // apply re-executes a flashblock after index 0 on the block in progress.
 func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
@@ -156,7 +177,7 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
 	if last == nil {
 		return errors.New("no block in progress")
 	}
-	txs, err := decodeTxs(p, f.signerFor(c.number, last.Block.Time()))
+	txs, senders, err := decodeTxs(p, f.signerFor(c.number, last.Block.Time()))
 	if err != nil {
 		return err
 	}
@@ -165,6 +186,7 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
 		return err
 	}
 	for i, tx := range txs {
+		senders.wait(i)
 		if err := batch.Add(ctx, tx); err != nil {
 			batch.Abort()
 			return fmt.Errorf("transaction %d (%s) does not apply: %w", i, tx.Hash().TerminalString(), err)
@@ -200,36 +222,75 @@ func (f *Follower) refuseFlash(p *flashblocks.Payload, err error) {
 	}
 }
 
-// decodeTxs decodes the transactions a flashblock adds and recovers their senders on every
-// core (the signature check is most of a transfer's cost; the sender is cached in the
-// transaction for the block's signer, which execution then finds).
-func decodeTxs(p *flashblocks.Payload, signer types.Signer) ([]*types.Transaction, error) {
+// decodeTxs decodes the transactions a flashblock adds and starts recovering their senders
+// (recoverSenders).
+func decodeTxs(p *flashblocks.Payload, signer types.Signer) ([]*types.Transaction, *recovery, error) {
 	txs := make([]*types.Transaction, len(p.Diff.Transactions))
 	for i, enc := range p.Diff.Transactions {
 		tx := new(types.Transaction)
 		if err := tx.UnmarshalBinary(enc); err != nil {
-			return nil, fmt.Errorf("decode transaction %d: %w", i, err)
+			return nil, nil, fmt.Errorf("decode transaction %d: %w", i, err)
 		}
 		txs[i] = tx
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(txs)/recoverPerWorker)
-	if workers < 2 {
-		return txs, nil
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(txs); i += workers {
-				types.Sender(signer, txs[i]) // an invalid signature fails again, with its error, in execution
-			}
-		})
-	}
-	wg.Wait()
-	return txs, nil
+	return txs, recoverSenders(txs, signer), nil
+}
+
+// recovery is the recovery of a flashblock's senders on every core, in the transactions'
+// order, while they are executed one by one (the signature check is about as much of a
+// transfer's cost as its execution). Each sender is cached in its transaction for the block's
+// signer, where execution finds it. A nil recovery leaves it to execution.
+type recovery struct {
+	done []chan struct{} // closed once transaction i's sender is known
 }
 
 // recoverPerWorker is the fewest transactions worth a goroutine of sender recovery.
 const recoverPerWorker = 16
+
+// recoverSenders starts recovering the senders of txs; nil when there are too few to be worth
+// it.
+func recoverSenders(txs []*types.Transaction, signer types.Signer) *recovery {
+	workers := min(runtime.GOMAXPROCS(0), len(txs)/recoverPerWorker)
+	if workers < 2 {
+		return nil
+	}
+	r := &recovery{done: make([]chan struct{}, len(txs))}
+	for i := range r.done {
+		r.done[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	for range workers {
+		// A worker never waits for anyone: abandoned (a flashblock refused half-way), it
+		// finishes the list and ends.
+		go func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(txs) {
+					return
+				}
+				types.Sender(signer, txs[i]) // an invalid signature fails again, with its error, in execution
+				close(r.done[i])
+			}
+		}()
+	}
+	return r
+}
+
+// wait waits until transaction i's sender is recovered.
+func (r *recovery) wait(i int) {
+	if r != nil {
+		<-r.done[i]
+	}
+}
+
+// waitAll waits until every sender is recovered.
+func (r *recovery) waitAll() {
+	if r != nil {
+		for _, d := range r.done {
+			<-d
+		}
+	}
+}
 
 // signerFor returns the signer of block number at time.
 func (f *Follower) signerFor(number, time uint64) types.Signer {

@@ -13,8 +13,10 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/metrics"
 	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
 // Defaults of Config's zero values.
@@ -33,16 +35,21 @@ const (
 
 // Config says what a Follower follows.
 type Config struct {
-	// Upstream is the JSON-RPC URL (HTTP) of a node of the chain: new heads are polled from it
-	// and whole blocks fetched by number. Required.
+	// Upstream is the JSON-RPC URL (HTTP) of a node of the chain: whole blocks are fetched
+	// from it by number. Required.
 	Upstream string
+	// UpstreamWS is the WebSocket URL new heads are subscribed to (eth_subscribe newHeads);
+	// empty means Upstream's URL with the ws scheme, "off" polls only. Where the subscription
+	// fails the upstream's head is polled every PollInterval, and the subscription is tried
+	// again every ResubscribeEvery.
+	UpstreamWS string
 	// Feed is the WebSocket URL of the flashblocks feed; empty follows sealed blocks only
 	// (pending is then the sealed head).
 	Feed string
 	// Sequencer is the JSON-RPC URL transactions are forwarded to; empty means Upstream.
 	Sequencer string
-	// PollInterval is how often the upstream's head is asked for; zero means
-	// DefaultPollInterval.
+	// PollInterval is how often the upstream's head is asked for when it cannot be
+	// subscribed to; zero means DefaultPollInterval.
 	PollInterval time.Duration
 	// ParentWait is how long a flashblock whose parent the replica lacks waits for it; zero
 	// means DefaultParentWait.
@@ -50,6 +57,10 @@ type Config struct {
 	// StaleAfter is how long the upstream may fail before its head counts as unknown; zero
 	// means DefaultStaleAfter.
 	StaleAfter time.Duration
+	// Verified, when set, is given each flashblock that verified and was published to
+	// `pending`, with its JSON text as the feed sent it (republishing, byte for byte). It runs
+	// on the writer goroutine and must not block.
+	Verified func(p *flashblocks.Payload, text []byte)
 	// Logger receives sync progress and every refusal with its reason; nil discards.
 	Logger *slog.Logger
 	// Metrics, when set, are fed (internal/metrics Follow).
@@ -64,14 +75,16 @@ type Follower struct {
 	pre   *preconf.Preconf
 	up    *upstream
 	seq   *upstream
+	wsURL string // "" : polling only
 	log   *slog.Logger
 	m     *metrics.Follow // nil: no metrics
 
-	upHead   atomic.Uint64 // the upstream's newest head, valid while upKnown
-	upKnown  atomic.Bool
-	upLastOK atomic.Int64 // Unix nanoseconds of the last answer of the upstream
-	feedUp   atomic.Bool
-	lost     atomic.Bool // a flashblock was lost since the writer last looked (feed.go)
+	upHead     atomic.Uint64 // the upstream's newest head, valid while upKnown
+	upKnown    atomic.Bool
+	upLastOK   atomic.Int64 // Unix nanoseconds of the last answer of the upstream
+	subscribed atomic.Bool  // new heads come by subscription (heads.go)
+	feedUp     atomic.Bool
+	lost       atomic.Bool // a flashblock was lost since the writer last looked (feed.go)
 
 	payloads chan received
 	nudge    chan struct{}
@@ -83,6 +96,9 @@ type Follower struct {
 	checkedTo uint64    // highest block known to equal the upstream's
 	progress  progress  // catch-up progress (sync.go)
 	refused   refusal   // the last upstream block refused (sync.go)
+
+	// Owned by the heads goroutine (heads.go).
+	lastUpErr time.Time // when an unanswered upstream was last logged
 }
 
 // New returns a Follower of chain c and its block in progress p. p must have no other
@@ -111,6 +127,13 @@ func New(cfg Config, c *chain.Chain, p *preconf.Preconf) (*Follower, error) {
 		nudge:    make(chan struct{}, 1),
 	}
 	f.seq = f.up
+	switch cfg.UpstreamWS {
+	case "":
+		f.wsURL = remote.WebSocketURL(cfg.Upstream)
+	case "off":
+	default:
+		f.wsURL = cfg.UpstreamWS
+	}
 	if cfg.Sequencer != "" && cfg.Sequencer != cfg.Upstream {
 		f.seq = newUpstream(cfg.Sequencer)
 	}
@@ -132,7 +155,7 @@ func (f *Follower) Start(ctx context.Context) error {
 	run, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
 	f.wg.Add(2)
-	go func() { defer f.wg.Done(); f.poll(run) }()
+	go func() { defer f.wg.Done(); f.watchHeads(run) }()
 	go func() { defer f.wg.Done(); f.run(run) }()
 	if f.cfg.Feed != "" {
 		f.wg.Add(1)
@@ -151,9 +174,11 @@ func (f *Follower) Close() error {
 }
 
 // UpstreamHead returns the upstream's newest head; ok is false before its first answer and
-// once it has not answered for Config.StaleAfter.
+// once it has not answered for Config.StaleAfter (while subscribed to its new heads, the
+// subscription's connection counts as an answer: heads may be further apart).
 func (f *Follower) UpstreamHead() (n uint64, ok bool) {
-	if !f.upKnown.Load() || time.Since(time.Unix(0, f.upLastOK.Load())) > f.cfg.StaleAfter {
+	fresh := time.Since(time.Unix(0, f.upLastOK.Load())) <= f.cfg.StaleAfter
+	if !f.upKnown.Load() || !(fresh || f.subscribed.Load()) {
 		return 0, false
 	}
 	return f.upHead.Load(), true
@@ -162,39 +187,6 @@ func (f *Follower) UpstreamHead() (n uint64, ok bool) {
 // FeedConnected reports whether the flashblocks feed is connected. Without a feed it is true:
 // nothing is missing.
 func (f *Follower) FeedConnected() bool { return f.cfg.Feed == "" || f.feedUp.Load() }
-
-// poll asks the upstream for its head every PollInterval and wakes the writer when it moved.
-func (f *Follower) poll(ctx context.Context) {
-	t := time.NewTicker(f.cfg.PollInterval)
-	defer t.Stop()
-	var lastErr time.Time
-	for {
-		n, err := f.up.blockNumber(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			if time.Since(lastErr) > 10*time.Second {
-				f.log.Warn("upstream does not answer", "upstream", f.cfg.Upstream, "err", err)
-				lastErr = time.Now()
-			}
-		case err == nil:
-			f.upLastOK.Store(time.Now().UnixNano())
-			old := f.upHead.Swap(n)
-			f.upKnown.Store(true)
-			if f.m != nil {
-				head := f.chain.Head().Number.Uint64()
-				f.m.SetUpstream(n, max(n, head)-head)
-			}
-			if n != old || n > f.chain.Head().Number.Uint64() {
-				f.wake()
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
 
 // wake tells the writer to sync; it never blocks.
 func (f *Follower) wake() {

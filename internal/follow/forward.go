@@ -20,5 +20,5 @@ func (f *Follower) SendRawTransaction(ctx context.Context, raw []byte) error {
 	if rerr, ok := errors.AsType[*RPCError](err); ok {
 		return rerr
 	}
-	return fmt.Errorf("forward to the sequencer %s: %w", f.seq.url, err)
+	return fmt.Errorf("forward to the sequencer %s: %w", f.seq.url(), err)
 }

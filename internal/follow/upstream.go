@@ -1,13 +1,10 @@
 package follow
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -16,21 +13,20 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
+
+	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
-// The upstream client is deliberately small: JSON-RPC 2.0 over HTTP, single calls and
-// batches, no retries of its own (the sync loop retries at its own pace). Fork mode's
-// internal/remote (batching, retries, caching) was not on main when follow mode was written;
-// once it is, these reads should move onto it.
-
-// maxUpstreamResponse bounds one upstream answer: a batch of full blocks stays far below it.
-const maxUpstreamResponse = 256 << 20
+// The upstream's reads a replica needs, on the fork mode's JSON-RPC client (internal/remote:
+// batches, size limits, error kinds). The client retries nothing here: the sync loop asks
+// again at its own pace, and a forwarded transaction is answered, not retried.
 
 // upstreamTimeout bounds one call or batch.
 const upstreamTimeout = 10 * time.Second
 
 // RPCError is an error answer of the upstream, kept with its code and data so that a
-// forwarded call can relay it to the client as it came.
+// forwarded call can relay it to the client as it came (its message without the code that
+// remote.RPCError adds).
 type RPCError struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
@@ -51,127 +47,22 @@ func (e *RPCError) ErrorData() any {
 	return e.Data
 }
 
-// upstream is a JSON-RPC client of one HTTP endpoint. It is safe for concurrent use.
+// upstream reads one node of the chain. It is safe for concurrent use.
 type upstream struct {
-	url  string
-	http *http.Client
-	ids  atomic.Uint64
-	raw  atomic.Int32 // rawUnknown, rawYes, rawNo: whether debug_getRawBlock is served
+	c   *remote.Client
+	raw atomic.Int32 // rawUnknown, rawYes, rawNo: whether debug_getRawBlock is served
 }
 
 func newUpstream(url string) *upstream {
-	return &upstream{url: url, http: &http.Client{Timeout: upstreamTimeout}}
+	return &upstream{c: remote.NewClient(remote.Config{URL: url, Retries: 0, Timeout: upstreamTimeout})}
 }
 
-type request struct {
-	JSONRPC string `json:"jsonrpc"`
-	ID      uint64 `json:"id"`
-	Method  string `json:"method"`
-	Params  []any  `json:"params"`
-}
-
-type response struct {
-	ID     uint64          `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *RPCError       `json:"error"`
-}
-
-// call sends one request and decodes its result into out (a *json.RawMessage keeps it raw).
-func (u *upstream) call(ctx context.Context, out any, method string, params ...any) error {
-	if params == nil {
-		params = []any{}
-	}
-	req := request{JSONRPC: "2.0", ID: u.ids.Add(1), Method: method, Params: params}
-	var resp response
-	if err := u.post(ctx, req, &resp); err != nil {
-		return fmt.Errorf("upstream %s: %w", method, err)
-	}
-	if resp.Error != nil {
-		return resp.Error
-	}
-	if err := json.Unmarshal(resp.Result, out); err != nil {
-		return fmt.Errorf("upstream %s: decode result: %w", method, err)
-	}
-	return nil
-}
-
-// batchCall is one call of a batch: its result is left raw in Result, or its error in Err.
-type batchCall struct {
-	Method string
-	Params []any
-	Result json.RawMessage
-	Err    error
-}
-
-// batch sends calls as one JSON-RPC batch. The returned error is the transport's; each call's
-// own error is in its Err.
-func (u *upstream) batch(ctx context.Context, calls []*batchCall) error {
-	if len(calls) == 0 {
-		return nil
-	}
-	reqs := make([]request, len(calls))
-	byID := make(map[uint64]*batchCall, len(calls))
-	for i, c := range calls {
-		id := u.ids.Add(1)
-		reqs[i] = request{JSONRPC: "2.0", ID: id, Method: c.Method, Params: c.Params}
-		byID[id] = c
-		c.Err = errors.New("no answer in the upstream's batch response")
-	}
-	var resps []response
-	if err := u.post(ctx, reqs, &resps); err != nil {
-		return fmt.Errorf("upstream batch of %d: %w", len(calls), err)
-	}
-	for _, r := range resps {
-		c, ok := byID[r.ID]
-		if !ok {
-			continue
-		}
-		if r.Error != nil {
-			c.Err = r.Error
-		} else {
-			c.Result, c.Err = r.Result, nil
-		}
-	}
-	return nil
-}
-
-func (u *upstream) post(ctx context.Context, body, out any) error {
-	enc, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, upstreamTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.url, bytes.NewReader(enc))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := u.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxUpstreamResponse+1))
-	if err != nil {
-		return err
-	}
-	if len(data) > maxUpstreamResponse {
-		return fmt.Errorf("answer over %d bytes", maxUpstreamResponse)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("HTTP %s: %.200s", resp.Status, data)
-	}
-	return json.Unmarshal(data, out)
-}
+// url returns the upstream's URL.
+func (u *upstream) url() string { return u.c.URL() }
 
 // blockNumber returns the upstream's head number.
 func (u *upstream) blockNumber(ctx context.Context) (uint64, error) {
-	var n hexutil.Uint64
-	if err := u.call(ctx, &n, "eth_blockNumber"); err != nil {
-		return 0, err
-	}
-	return uint64(n), nil
+	return u.c.BlockNumber(ctx)
 }
 
 // Whether the upstream serves debug_getRawBlock (rawBlocks): unknown until asked.
@@ -191,33 +82,42 @@ func (u *upstream) blocksByNumber(ctx context.Context, first, last uint64) ([]*t
 		if err == nil || u.raw.Load() == rawYes {
 			return blocks, err
 		}
+		if remote.IsUpstream(err) {
+			return nil, err // no answer at all: nothing learnt about the method
+		}
 		u.raw.Store(rawNo) // not served: JSON from now on
 	}
 	return u.jsonBlocksByNumber(ctx, first, last)
 }
 
+// byNumber sends method(n, extra...) for each n in first..last as one batch.
+func (u *upstream) byNumber(ctx context.Context, method string, first, last uint64, extra ...any) ([]remote.Result, error) {
+	calls := make([]remote.Call, 0, last-first+1)
+	for n := first; n <= last; n++ {
+		calls = append(calls, remote.Call{Method: method, Params: append([]any{hexutil.Uint64(n)}, extra...)})
+	}
+	return u.c.BatchResults(ctx, calls)
+}
+
 // rawBlocksByNumber is blocksByNumber with debug_getRawBlock. An upstream that refuses the
 // method for the first block is an error with raw still unknown.
 func (u *upstream) rawBlocksByNumber(ctx context.Context, first, last uint64) ([]*types.Block, error) {
-	calls := make([]*batchCall, 0, last-first+1)
-	for n := first; n <= last; n++ {
-		calls = append(calls, &batchCall{Method: "debug_getRawBlock", Params: []any{hexutil.Uint64(n)}})
-	}
-	if err := u.batch(ctx, calls); err != nil {
+	res, err := u.byNumber(ctx, "debug_getRawBlock", first, last)
+	if err != nil {
 		return nil, err
 	}
-	blocks := make([]*types.Block, 0, len(calls))
-	for i, c := range calls {
+	blocks := make([]*types.Block, 0, len(res))
+	for i, r := range res {
 		n := first + uint64(i)
-		if c.Err != nil {
+		if r.Err != nil {
 			if len(blocks) > 0 || u.raw.Load() == rawYes {
 				// Past the upstream's head (geth answers an error for a missing block).
 				return blocks, nil
 			}
-			return nil, fmt.Errorf("upstream raw block %d: %w", n, c.Err)
+			return nil, fmt.Errorf("upstream raw block %d: %w", n, r.Err)
 		}
 		var enc hexutil.Bytes
-		if err := json.Unmarshal(c.Result, &enc); err != nil || len(enc) == 0 {
+		if err := json.Unmarshal(r.Raw, &enc); err != nil || len(enc) == 0 {
 			return blocks, nil // null: the upstream does not have it
 		}
 		b := new(types.Block)
@@ -235,26 +135,23 @@ func (u *upstream) rawBlocksByNumber(ctx context.Context, first, last uint64) ([
 
 // jsonBlocksByNumber is blocksByNumber with eth_getBlockByNumber.
 func (u *upstream) jsonBlocksByNumber(ctx context.Context, first, last uint64) ([]*types.Block, error) {
-	calls := make([]*batchCall, 0, last-first+1)
-	for n := first; n <= last; n++ {
-		calls = append(calls, &batchCall{Method: "eth_getBlockByNumber", Params: []any{hexutil.Uint64(n), true}})
-	}
-	if err := u.batch(ctx, calls); err != nil {
+	res, err := u.byNumber(ctx, "eth_getBlockByNumber", first, last, true)
+	if err != nil {
 		return nil, err
 	}
-	blocks := make([]*types.Block, 0, len(calls))
-	for i, c := range calls {
+	blocks := make([]*types.Block, 0, len(res))
+	for i, r := range res {
 		n := first + uint64(i)
-		if c.Err != nil {
+		if r.Err != nil {
 			if len(blocks) > 0 {
 				return blocks, nil
 			}
-			return nil, fmt.Errorf("upstream block %d: %w", n, c.Err)
+			return nil, fmt.Errorf("upstream block %d: %w", n, r.Err)
 		}
-		if isNull(c.Result) {
+		if isNull(r.Raw) {
 			return blocks, nil
 		}
-		b, err := decodeBlock(c.Result)
+		b, err := decodeBlock(r.Raw)
 		if err != nil {
 			return blocks, fmt.Errorf("upstream block %d: %w", n, err)
 		}
@@ -266,47 +163,25 @@ func (u *upstream) jsonBlocksByNumber(ctx context.Context, first, last uint64) (
 	return blocks, nil
 }
 
-// blockByHash fetches a whole block by hash; nil when the upstream does not know it.
-func (u *upstream) blockByHash(ctx context.Context, hash common.Hash) (*types.Block, error) {
-	var raw json.RawMessage
-	if err := u.call(ctx, &raw, "eth_getBlockByHash", hash, true); err != nil {
-		return nil, err
-	}
-	if isNull(raw) {
-		return nil, nil
-	}
-	b, err := decodeBlock(raw)
-	if err != nil {
-		return nil, fmt.Errorf("upstream block %s: %w", hash.TerminalString(), err)
-	}
-	if b.Hash() != hash {
-		return nil, fmt.Errorf("upstream block %s: answered block %s", hash.TerminalString(), b.Hash().TerminalString())
-	}
-	return b, nil
-}
-
 // headerHashes returns the hashes of the upstream's blocks first..last (zero hash for a block
 // it does not have).
 func (u *upstream) headerHashes(ctx context.Context, first, last uint64) ([]common.Hash, error) {
-	calls := make([]*batchCall, 0, last-first+1)
-	for n := first; n <= last; n++ {
-		calls = append(calls, &batchCall{Method: "eth_getBlockByNumber", Params: []any{hexutil.Uint64(n), false}})
-	}
-	if err := u.batch(ctx, calls); err != nil {
+	res, err := u.byNumber(ctx, "eth_getBlockByNumber", first, last, false)
+	if err != nil {
 		return nil, err
 	}
-	hashes := make([]common.Hash, len(calls))
-	for i, c := range calls {
-		if c.Err != nil {
-			return nil, fmt.Errorf("upstream block %d: %w", first+uint64(i), c.Err)
+	hashes := make([]common.Hash, len(res))
+	for i, r := range res {
+		if r.Err != nil {
+			return nil, fmt.Errorf("upstream block %d: %w", first+uint64(i), r.Err)
 		}
-		if isNull(c.Result) {
+		if isNull(r.Raw) {
 			continue
 		}
 		var h struct {
 			Hash common.Hash `json:"hash"`
 		}
-		if err := json.Unmarshal(c.Result, &h); err != nil {
+		if err := json.Unmarshal(r.Raw, &h); err != nil {
 			return nil, fmt.Errorf("upstream block %d: %w", first+uint64(i), err)
 		}
 		hashes[i] = h.Hash
@@ -314,11 +189,27 @@ func (u *upstream) headerHashes(ctx context.Context, first, last uint64) ([]comm
 	return hashes, nil
 }
 
+// lookup returns, in one batch, whether the upstream knows block hash and its head number.
+func (u *upstream) lookup(ctx context.Context, hash common.Hash) (known bool, head uint64, err error) {
+	res, err := u.c.Batch(ctx, []remote.Call{
+		{Method: "eth_getBlockByHash", Params: []any{hash, false}},
+		{Method: "eth_blockNumber"},
+	})
+	if err != nil {
+		return false, 0, err
+	}
+	var n hexutil.Uint64
+	if err := json.Unmarshal(res[1], &n); err != nil {
+		return false, 0, fmt.Errorf("upstream eth_blockNumber: %w", err)
+	}
+	return !isNull(res[0]), uint64(n), nil
+}
+
 // marker returns the number and hash of the upstream's block under tag ("safe",
 // "finalized"); ok false when it has none.
 func (u *upstream) marker(ctx context.Context, tag string) (n uint64, hash common.Hash, ok bool, err error) {
-	var raw json.RawMessage
-	if err := u.call(ctx, &raw, "eth_getBlockByNumber", tag, false); err != nil {
+	raw, err := u.c.Call(ctx, "eth_getBlockByNumber", tag, false)
+	if err != nil {
 		return 0, common.Hash{}, false, err
 	}
 	if isNull(raw) {
@@ -338,11 +229,11 @@ func (u *upstream) marker(ctx context.Context, tag string) (n uint64, hash commo
 // variant, with extra parameters) and returns the upstream's result as it came. An upstream
 // error answer is an *RPCError.
 func (u *upstream) sendRaw(ctx context.Context, method string, params ...any) (json.RawMessage, error) {
-	var raw json.RawMessage
-	if err := u.call(ctx, &raw, method, params...); err != nil {
-		return nil, err
+	raw, err := u.c.Call(ctx, method, params...)
+	if rerr, ok := errors.AsType[*remote.RPCError](err); ok {
+		return nil, &RPCError{Code: rerr.Code, Message: rerr.Message, Data: rerr.Data}
 	}
-	return raw, nil
+	return raw, err
 }
 
 func isNull(raw json.RawMessage) bool {
@@ -350,4 +241,4 @@ func isNull(raw json.RawMessage) bool {
 }
 
 // String describes the upstream for logs.
-func (u *upstream) String() string { return strconv.Quote(u.url) }
+func (u *upstream) String() string { return strconv.Quote(u.url()) }

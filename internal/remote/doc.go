@@ -1,5 +1,6 @@
 // Package remote reads state and history from an upstream JSON-RPC node: the fork mode's view
-// of the chain it continues (flashrpc dev --fork-url), and later the replicas' --state remote.
+// of the chain it continues (flashrpc dev --fork-url), and the replicas' reads of the node
+// they follow (internal/follow: blocks, heads, forwarded transactions).
 //
 //   - [Client] sends calls, alone or in JSON-RPC batches (split at Config.MaxBatch and sent
 //     together), and retries transport errors, timeouts, HTTP 429 and 5xx and JSON-RPC
@@ -12,6 +13,8 @@
 //     (eth_getStorageAt), cached in memory and, unless --no-storage-caching, in a store the
 //     caller hands in (a table of the chain database), so a restart does not ask again.
 //     [Discovery] collects the reads one execution missed so that they are fetched together.
+//   - [SubscribeHeads] subscribes to the upstream's new heads over its WebSocket
+//     (eth_subscribe newHeads, heads.go).
 //   - [History] answers and caches calls about the upstream's immutable past, and keeps the
 //     headers BLOCKHASH needs below the fork block.
 //
@@ -21,5 +24,6 @@
 // Concurrency: every type here is safe for concurrent use; concurrent reads of one key share
 // one request.
 //
-// Imports: go-ethereum only (types, rlp, ethdb for the store interface).
+// Imports: go-ethereum only (types, rlp, ethdb for the store interface, rpc for the
+// WebSocket subscription).
 package remote
