@@ -177,7 +177,7 @@ func (s *Sequencer) tick(seal bool) {
 }
 
 func (s *Sequencer) openLocked(ctx context.Context) error {
-	head := s.preconf.Head() // the block sealed last, while the chain may still write it
+	head := s.preconf.Head()     // the block sealed last, while the chain may still write it
 	ts := s.nextTimeLocked(head) // devcontrol.go
 	attrs := preconf.NextAttributes(s.chain.Config(), head, ts, s.cfg.FeeRecipient, s.cfg.ExtraData)
 	var taken []queuedDeposit
