@@ -122,10 +122,11 @@ func (p *Preconf) publishView(snap *Snapshot) {
 }
 
 // onHeads pairs new sealed Heads with the block in progress: kept while it still builds on
-// the sealed head (the safe or finalized block changed), dropped once its block is sealed
-// (or the head moved elsewhere). It runs on the chain's writing goroutine, before anyone is
-// told of the change, and possibly while the Preconf's writer holds p.mu (Seal inserts the
-// block): it takes p.viewMu only.
+// the sealed head (the safe or finalized block changed) or on the block being written, which
+// the new Heads name sealed (SealAsync), dropped once its own block is sealed (or the head
+// moved elsewhere). It runs on the chain's writing goroutine (SealAsync's writer, or the
+// Preconf's writer while Seal holds p.mu), before anyone is told of the change: it takes
+// p.viewMu only.
 func (p *Preconf) onHeads(*chain.Heads) {
 	p.viewMu.Lock()
 	defer p.viewMu.Unlock()
