@@ -90,11 +90,15 @@ func (s *Sequencer) Start(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the timer loop and waits for it. The block in progress is not sealed: its
-// transactions stay pre-confirmed only, as after a crash.
+// Close stops the timer loop and waits for it, and for the chain write of the block it sealed
+// last (the chain may be closed next). The block in progress is not sealed: its transactions
+// stay pre-confirmed only, as after a crash.
 func (s *Sequencer) Close() {
 	close(s.stop)
 	<-s.done
+	if err := s.preconf.WaitWritten(); err != nil {
+		s.log.Error("writing the last sealed block failed", "err", err)
+	}
 }
 
 // Preconfirm builds the next pre-confirmation now from the pool's executable transactions.
