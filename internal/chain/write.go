@@ -6,7 +6,9 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -94,7 +96,28 @@ func (c *Chain) CommitExecuted(block *types.Block, receipts types.Receipts, st *
 		return nil, fmt.Errorf("write block %d: state root %s, header says %s", block.NumberU64(), root, block.Root())
 	}
 	e.commit = time.Since(e.start)
+	c.committed.Store(&committedHeader{header: block.Header(), hash: block.Hash()})
 	return e, nil
+}
+
+// committedHeader is the header of a block whose state is committed and that is being written.
+type committedHeader struct {
+	header *types.Header
+	hash   common.Hash
+}
+
+// committedContext is the chain's context knowing the header of the block being written.
+type committedContext struct {
+	core.ChainContext
+	c *Chain
+}
+
+// GetHeader returns the header of the block being written, or asks the chain.
+func (cc committedContext) GetHeader(hash common.Hash, number uint64) *types.Header {
+	if h := cc.c.committed.Load(); h != nil && h.hash == hash && h.header.Number.Uint64() == number {
+		return h.header
+	}
+	return cc.ChainContext.GetHeader(hash, number)
 }
 
 // Write is WriteExecuted's second step: it writes the block and its receipts, flushes the
@@ -107,6 +130,7 @@ func (e *Executed) Write() error {
 	}
 	e.written = true
 	c, block := e.c, e.block
+	defer c.committed.Store(nil) // in the database from SetCanonical on, or not written
 	start := time.Now()
 	batch := c.db.NewBatch()
 	rawdb.WriteBlock(batch, block)

@@ -280,7 +280,7 @@ func (p *Preconf) publishCheckedLocked(ctx context.Context, firstNew int, check 
 // work is the mutable block in progress, owned by the Preconf's writer.
 type work struct {
 	chain    *chain.Chain
-	chainCtx core.ChainContext // the chain's, knowing parent even while it is being written
+	chainCtx core.ChainContext // the chain's; it knows parent even while the chain writes it
 	config   *params.ChainConfig
 	parent   *types.Header
 	attrs    Attributes
@@ -335,7 +335,7 @@ func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs A
 	}
 	w := &work{
 		chain:    c,
-		chainCtx: newHeaderContext(c, parent), // sealasync.go
+		chainCtx: c.Context(),
 		config:   config,
 		parent:   parent,
 		attrs:    attrs,

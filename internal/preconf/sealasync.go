@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
@@ -15,7 +13,7 @@ import (
 // sealed block's state, which makes it readable at the block's root, and hands the rest of the
 // chain write (block and receipts, trie flush, head, fsync, listeners) to a goroutine: the
 // next block opens on the committed state at once and pre-confirms while its parent is being
-// written. One write is in flight at most: the next seal, and every operation that needs the
+// written (the chain's context knows the parent's header meanwhile, for BLOCKHASH). One write is in flight at most: the next seal, and every operation that needs the
 // chain's head to be the sealed block, waits for it first (settleLocked).
 
 // sealWrite is the chain write of a sealed block, running on its own goroutine.
@@ -136,25 +134,4 @@ func (p *Preconf) headLocked() *types.Header {
 		return p.write.head
 	}
 	return p.chain.Head()
-}
-
-// headerContext is the chain's context for the EVM and the consensus engine, knowing one more
-// header than the chain may have yet: the block's parent, which the chain may still be
-// writing (BLOCKHASH of the parent's ancestors walks through it).
-type headerContext struct {
-	core.ChainContext
-	parent *types.Header
-	hash   common.Hash
-}
-
-func newHeaderContext(c *chain.Chain, parent *types.Header) *headerContext {
-	return &headerContext{ChainContext: c.Context(), parent: parent, hash: parent.Hash()}
-}
-
-// GetHeader returns the parent itself, or asks the chain.
-func (c *headerContext) GetHeader(hash common.Hash, number uint64) *types.Header {
-	if hash == c.hash && number == c.parent.Number.Uint64() {
-		return c.parent
-	}
-	return c.ChainContext.GetHeader(hash, number)
 }
