@@ -143,12 +143,20 @@ type Batch struct {
 // Begin starts the next pre-confirmation of the block in progress.
 func (p *Preconf) Begin() (*Batch, error) {
 	p.mu.Lock()
+	if err := p.settleLocked(false); err != nil { // the block in progress built on it is gone
+		p.mu.Unlock()
+		return nil, fmt.Errorf("%w: %w", ErrNoBlock, err)
+	}
 	if p.work == nil {
 		p.mu.Unlock()
 		return nil, ErrNoBlock
 	}
 	return &Batch{p: p, first: len(p.work.txs)}, nil
 }
+
+// Base returns the pre-confirmation the batch builds on: the newest one of the block in
+// progress, whatever the View shows meanwhile.
+func (b *Batch) Base() *Snapshot { return b.p.last }
 
 // Add executes tx on the block in progress. When tx cannot be included (invalid for the state,
 // or more gas than the block has left, or on an OP Stack chain more data-availability footprint

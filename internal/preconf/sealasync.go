@@ -13,8 +13,9 @@ import (
 // sealed block's state, which makes it readable at the block's root, and hands the rest of the
 // chain write (block and receipts, trie flush, head, fsync, listeners) to a goroutine: the
 // next block opens on the committed state at once and pre-confirms while its parent is being
-// written (the chain's context knows the parent's header meanwhile, for BLOCKHASH). One write is in flight at most: the next seal, and every operation that needs the
-// chain's head to be the sealed block, waits for it first (settleLocked).
+// written (the chain's context knows the parent's header meanwhile, for BLOCKHASH). One write
+// is in flight at most: the next seal, and every operation that needs the chain's head to be
+// the sealed block, waits for it first (settleLocked).
 
 // sealWrite is the chain write of a sealed block, running on its own goroutine.
 type sealWrite struct {

@@ -248,7 +248,11 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 	if err != nil {
 		return nil, err
 	}
-	current := s.preconf.Current()
+	current := batch.Base()
+	if current == nil { // a rebuild (devcontrol.go) that failed half-way: open the block again
+		batch.Abort()
+		return nil, preconf.ErrNoBlock
+	}
 	block := current.Block
 	budget, used := s.gasBudget(current), block.GasUsed()
 	queue := newPriceQueue(s.pool.Pending(), block.BaseFee())
