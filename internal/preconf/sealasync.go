@@ -68,9 +68,11 @@ func (p *Preconf) SealAsync(ctx context.Context) (*types.Block, error) {
 // onHeads the View with the block sealed, before its listeners hear of it.
 func (p *Preconf) writeSealed(sw *sealWrite, e *chain.Executed) {
 	if hook := testHookBeforeWrite; hook != nil {
-		hook(e.Block())
+		sw.err = hook(e.Block())
 	}
-	sw.err = e.Write()
+	if sw.err == nil {
+		sw.err = e.Write()
+	}
 	if sw.err != nil {
 		// The block is not in the chain: drop it, and the block in progress that builds on
 		// it, from the View (settleLocked discards that block for the writer).
@@ -83,8 +85,8 @@ func (p *Preconf) writeSealed(sw *sealWrite, e *chain.Executed) {
 }
 
 // testHookBeforeWrite, when set (tests only), runs on the writing goroutine before the chain
-// write of each block SealAsync sealed.
-var testHookBeforeWrite func(*types.Block)
+// write of each block SealAsync sealed; an error it returns fails the write instead.
+var testHookBeforeWrite func(*types.Block) error
 
 // WaitWritten waits for the chain write of the block SealAsync sealed last, if one is in flight,
 // and returns its error: afterwards the chain's head is the last sealed block.

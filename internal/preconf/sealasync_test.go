@@ -2,6 +2,7 @@ package preconf_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -16,6 +17,7 @@ import (
 type holdWrites struct {
 	started chan uint64
 	gates   map[uint64]chan struct{}
+	fail    error // what every write returns instead of writing, when set before it starts
 }
 
 func newHoldWrites(t *testing.T, numbers ...uint64) *holdWrites {
@@ -23,11 +25,12 @@ func newHoldWrites(t *testing.T, numbers ...uint64) *holdWrites {
 	for _, n := range numbers {
 		h.gates[n] = make(chan struct{})
 	}
-	t.Cleanup(preconf.SetWriteHook(func(b *types.Block) {
+	t.Cleanup(preconf.SetWriteHook(func(b *types.Block) error {
 		h.started <- b.NumberU64()
 		if g, ok := h.gates[b.NumberU64()]; ok {
 			<-g
 		}
+		return h.fail
 	}))
 	return h
 }
@@ -207,5 +210,51 @@ func TestSealAsyncListenersInOrder(t *testing.T) {
 	}
 	if len(heard) != blocks || c.Head().Number.Uint64() != blocks {
 		t.Fatalf("listeners heard %v, head %d", heard, c.Head().Number)
+	}
+}
+
+// TestSealAsyncWriteFails fails the chain write of block 1 and checks that the block and the
+// block built on it leave the View (nothing names a block the chain does not have), that the
+// writer hears of it (Begin: ErrNoBlock, with the write's error) and that the chain goes on
+// from its head.
+func TestSealAsyncWriteFails(t *testing.T) {
+	ctx := context.Background()
+	c := openChain(t)
+	p := preconf.New(c)
+	genesis := c.Head()
+	hold := newHoldWrites(t, 1)
+	broken := errors.New("disk on fire")
+	hold.fail = broken
+	openNext(t, p, c)
+	preconfirm(t, p, transfer(t, c, 0, common.Address{1}))
+	if _, err := p.SealAsync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-hold.started
+	openNext(t, p, c) // block 2, on block 1
+	hold.release(1)
+	if err := p.WaitWritten(); !errors.Is(err, broken) {
+		t.Fatalf("WaitWritten: %v, want the write's error", err)
+	}
+	if v := p.View(); v.Latest != genesis || v.Sealing != nil || v.Pending != nil {
+		t.Fatalf("after the failed write: latest %d, sealing %v, pending %v", v.Latest.Number, v.Sealing, v.Pending)
+	}
+	if _, err := p.Begin(); !errors.Is(err, preconf.ErrNoBlock) {
+		t.Fatalf("Begin after the failed write: %v, want ErrNoBlock", err)
+	}
+	hold.fail = nil
+	if p.Head().Hash() != genesis.Hash() {
+		t.Fatalf("Head %d after the failed write, want genesis", p.Head().Number)
+	}
+	snap := openNext(t, p, c)
+	preconfirm(t, p, transfer(t, c, 0, common.Address{1}))
+	if _, err := p.SealAsync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitWritten(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Head().Number.Uint64() != 1 || snap.Number() != 1 {
+		t.Fatalf("head %d after sealing again", c.Head().Number)
 	}
 }
