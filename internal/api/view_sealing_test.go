@@ -86,6 +86,11 @@ func TestViewWhileSealing(t *testing.T) {
 		if r, _ := call(t, sealing, n.api.getBlockByNumber, "pending", false).(answer); r == nil || r["number"] != "0x3" {
 			t.Fatalf("pending block %v, want block 3", r)
 		}
+		if r, _ := call(t, sealing, n.api.feeHistory, "0x3", "pending", []float64{}).(answer); r == nil || r["oldestBlock"] != "0x1" {
+			t.Fatalf("eth_feeHistory up to pending: %v, want blocks 1 to 3", r)
+		} else if ratios, _ := r["gasUsedRatio"].([]any); len(ratios) != 3 {
+			t.Fatalf("eth_feeHistory up to pending: %v, want blocks 1 to 3", r)
+		}
 		if list, _ := call(t, sealing, n.api.getBlockReceipts, "0x2").([]any); len(list) != 1 {
 			t.Fatalf("block 2's receipts: %v", list)
 		}
