@@ -145,6 +145,9 @@ func (a *API) getBlockByHash(ctx context.Context, v preconf.View, p rpc.Params) 
 	if err != nil {
 		return nil, err
 	}
+	if v.Sealing != nil && hash == v.Sealing.Block.Hash() { // being written (view.go)
+		return a.pendingBlockJSON(v.Sealing, fullTx), nil
+	}
 	block := a.chain.BlockByHash(hash)
 	if block == nil {
 		return nullResult, nil
@@ -167,7 +170,7 @@ func (a *API) getBlockTransactionCountByNumber(ctx context.Context, v preconf.Vi
 }
 
 func (a *API) getBlockTransactionCountByHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	return a.countByHash(p, func(b *types.Block) int { return len(b.Transactions()) })
+	return a.countByHash(v, p, func(b *types.Block) int { return len(b.Transactions()) })
 }
 
 func (a *API) getUncleCountByBlockNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
@@ -175,7 +178,7 @@ func (a *API) getUncleCountByBlockNumber(ctx context.Context, v preconf.View, p 
 }
 
 func (a *API) getUncleCountByBlockHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	return a.countByHash(p, func(b *types.Block) int { return len(b.Uncles()) })
+	return a.countByHash(v, p, func(b *types.Block) int { return len(b.Uncles()) })
 }
 
 // countByNumber answers the *CountByBlockNumber methods: count of the block a number or tag
@@ -202,13 +205,16 @@ func (a *API) countByNumber(v preconf.View, p rpc.Params, count func(*types.Bloc
 }
 
 // countByHash answers the *CountByBlockHash methods; null for an unknown hash.
-func (a *API) countByHash(p rpc.Params, count func(*types.Block) int) (any, error) {
+func (a *API) countByHash(v preconf.View, p rpc.Params, count func(*types.Block) int) (any, error) {
 	if err := checkCount(p, 1); err != nil {
 		return nil, err
 	}
 	hash, err := decodeHash(p, 0)
 	if err != nil {
 		return nil, err
+	}
+	if v.Sealing != nil && hash == v.Sealing.Block.Hash() { // being written (view.go)
+		return quantity(uint64(count(v.Sealing.Block))), nil
 	}
 	block := a.chain.BlockByHash(hash)
 	if block == nil {

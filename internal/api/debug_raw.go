@@ -130,10 +130,8 @@ func (a *API) getRawTransaction(ctx context.Context, p rpc.Params) (any, error) 
 		pooled = a.pool.Get(hash)
 	}
 	v := a.view()
-	if v.Pending != nil {
-		if i, ok := v.Pending.TxIndex(hash); ok {
-			return rawTx(v.Pending.Block.Transactions()[i])
-		}
+	if snap, i, ok := v.Preconfirmed(hash); ok {
+		return rawTx(snap.Block.Transactions()[i])
 	}
 	if tx, _, ok := a.sealedTransaction(v, hash); ok {
 		return rawTx(tx)

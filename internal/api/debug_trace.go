@@ -75,11 +75,9 @@ func (a *API) traceTransaction(ctx context.Context, p rpc.Params) (any, error) {
 // txBlockEnv finds a transaction in v, pre-confirmed (pre-confirmed endpoint) or sealed, and
 // returns its block to replay and its position.
 func (a *API) txBlockEnv(v preconf.View, hash common.Hash) (*exec.BlockEnv, int, error) {
-	if v.Pending != nil {
-		if i, ok := v.Pending.TxIndex(hash); ok {
-			env, err := a.pendingBlockEnv(v.Pending)
-			return env, i, err
-		}
+	if snap, i, ok := v.Preconfirmed(hash); ok {
+		env, err := a.pendingBlockEnv(snap)
+		return env, i, err
 	}
 	_, loc, ok := a.sealedTransaction(v, hash)
 	if !ok {

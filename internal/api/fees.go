@@ -199,6 +199,12 @@ func (a *API) feeHistoryBlocks(v preconf.View, newest gethrpc.BlockNumber, count
 		out = append(out, feeBlock{snap.Block, snap.Receipts})
 		h = snap.Parent
 		count--
+		// The block being written (view.go), between the block in progress and Latest.
+		if s := v.Sealing; s != nil && snap != s && count > 0 && snap.Block.ParentHash() == s.Block.Hash() {
+			out = append(out, feeBlock{s.Block, s.Receipts})
+			h = s.Parent
+			count--
+		}
 	}
 	if h == nil {
 		return nil, errors.New("requested block is not available")

@@ -46,6 +46,9 @@ func (a *API) getHeaderByHash(ctx context.Context, v preconf.View, p rpc.Params)
 	if err != nil {
 		return nil, err
 	}
+	if v.Sealing != nil && hash == v.Sealing.Block.Hash() { // being written (view.go)
+		return json.RawMessage(ethjson.AppendHeader(nil, v.Sealing.Header())), nil
+	}
 	h := a.chain.HeaderByHash(hash)
 	if h == nil {
 		return nullResult, nil

@@ -44,6 +44,13 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 		if a.fork != nil && !a.localAbove(*crit.BlockHash, a.fork.Number()) {
 			return a.upstreamLogsByHash(ctx, *crit.BlockHash)
 		}
+		if s := v.Sealing; s != nil && *crit.BlockHash == s.Block.Hash() {
+			col := a.newCollector(s.Number())
+			if err := addPendingLogs(col, s, crit); err != nil {
+				return nil, err
+			}
+			return col.json(), nil
+		}
 		h := a.chain.HeaderByHash(*crit.BlockHash)
 		if h == nil {
 			return nil, errors.New("unknown block")
@@ -89,6 +96,26 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 	if err != nil {
 		return nil, err
 	}
+	// The sealed block the chain is still writing (pre-confirmed endpoint): its logs come
+	// after Latest's when the range names its number or ends at `pending`.
+	sealing := v.Sealing
+	if sealing != nil && (end == head+1 || withPending) {
+		end = head
+		if begin == head+1 { // the sealing block only, and the pending one after it
+			col := a.newCollector(begin)
+			if err := addPendingLogs(col, sealing, crit); err != nil {
+				return nil, err
+			}
+			if withPending {
+				if err := addPendingLogs(col, snap, crit); err != nil {
+					return nil, err
+				}
+			}
+			return col.json(), nil
+		}
+	} else {
+		sealing = nil
+	}
 	if begin > head || end > head {
 		return nil, errLogsBeyondHead()
 	}
@@ -113,6 +140,11 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 	}
 	if err := indexedLogs(ctx, a.chain, a.index, crit, begin, end, col); err != nil {
 		return nil, err
+	}
+	if sealing != nil {
+		if err := addPendingLogs(col, sealing, crit); err != nil {
+			return nil, err
+		}
 	}
 	if withPending {
 		if err := addPendingLogs(col, snap, crit); err != nil {

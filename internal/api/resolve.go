@@ -17,7 +17,8 @@ import (
 
 // Block resolution: every block parameter becomes, against the request's view (view.go),
 // either a sealed header or the preconf snapshot of the block in progress (only on the
-// pre-confirmed endpoint, only for `pending`).
+// pre-confirmed endpoint, only for `pending`) or of the sealed block being written (only on
+// the pre-confirmed endpoint, by its number or hash: View.Sealing).
 
 var (
 	errSafeNotFound      = errors.New("safe block not found")
@@ -55,6 +56,9 @@ func (a *API) headerByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Head
 	if n < 0 {
 		return nil, nil, fmt.Errorf("invalid block number %d", n)
 	}
+	if v.Sealing != nil && uint64(n) == v.Sealing.Number() {
+		return nil, v.Sealing, nil // being written: answered as pre-confirmed (view.go)
+	}
 	if uint64(n) > v.Latest.Number.Uint64() {
 		return nil, nil, nil
 	}
@@ -69,6 +73,9 @@ func (a *API) headerByNumberOrHash(v preconf.View, b gethrpc.BlockNumberOrHash) 
 		return a.headerByNumber(v, n)
 	}
 	hash, _ := b.Hash()
+	if v.Sealing != nil && hash == v.Sealing.Block.Hash() {
+		return nil, v.Sealing, nil
+	}
 	h := a.chain.HeaderByHash(hash)
 	if h == nil {
 		return nil, nil, errors.New("header for hash not found")

@@ -39,10 +39,8 @@ func (a *API) getTransactionByHash(ctx context.Context, p rpc.Params) (any, erro
 // transactionByHash answers eth_getTransactionByHash from v, or from pooled (the transaction
 // as the pool held it just before v was loaded) when v does not have it.
 func (a *API) transactionByHash(v preconf.View, hash common.Hash, pooled *types.Transaction) json.RawMessage {
-	if v.Pending != nil {
-		if i, ok := v.Pending.TxIndex(hash); ok {
-			return pendingTxJSON(v.Pending, i, a)
-		}
+	if snap, i, ok := v.Preconfirmed(hash); ok {
+		return pendingTxJSON(snap, i, a)
 	}
 	if tx, loc, ok := a.sealedTransaction(v, hash); ok {
 		h := a.chain.HeaderByHash(loc.BlockHash)
@@ -151,10 +149,8 @@ func (a *API) getTransactionReceipt(ctx context.Context, v preconf.View, p rpc.P
 // receiptJSON returns the receipt v shows for hash (pre-confirmed, on the pre-confirmed
 // endpoint, or sealed up to v's head), or nil.
 func (a *API) receiptJSON(v preconf.View, hash common.Hash) json.RawMessage {
-	if v.Pending != nil {
-		if i, ok := v.Pending.TxIndex(hash); ok {
-			return pendingReceiptJSON(nil, v.Pending, i, a)
-		}
+	if snap, i, ok := v.Preconfirmed(hash); ok {
+		return pendingReceiptJSON(nil, snap, i, a)
 	}
 	tx, loc, ok := a.sealedTransaction(v, hash)
 	if !ok {

@@ -15,6 +15,12 @@ import (
 // pre-encoded head and pending blocks all resolve against it, so no answer mixes two moments
 // (see preconf.View for the guarantees this gives).
 //
+// On the pre-confirmed endpoint the view may also carry View.Sealing, the block sealed after
+// Latest that the chain is still writing: look-ups by transaction hash consult Pending, then
+// Sealing, then the chain (View.Preconfirmed); its number and hash resolve to it, answered
+// as it was pre-confirmed (resolve.go); eth_getLogs adds its logs after Latest's (logs.go).
+// `latest` stays Latest until the block is durable.
+//
 // Most methods are viewMethods: Service wraps them so that the view is loaded by the wrapper,
 // in one place, and tests can run a method on a view of their choosing. A few load it
 // themselves: eth_getTransactionByHash and eth_getTransactionCount(…, "pending") also read the
@@ -31,8 +37,8 @@ func (a *API) withView(m viewMethod) rpc.Method {
 }
 
 // view returns this endpoint's view now: on the pre-confirmed endpoint preconf's newest View,
-// on the standard endpoint the same without the block in progress (there `pending` is the
-// sealed head), and without a Preconf (serve mode) the chain's Heads. One atomic load; the
+// on the standard endpoint the same without the block in progress nor the sealed block the
+// chain is still writing (there `pending` is the sealed head, and a block shows once durable), and without a Preconf (serve mode) the chain's Heads. One atomic load; the
 // View is copied, not allocated.
 func (a *API) view() preconf.View {
 	if a.pre == nil {
@@ -40,7 +46,7 @@ func (a *API) view() preconf.View {
 	}
 	v := *a.pre.View()
 	if !a.cfg.Pending {
-		v.Pending = nil
+		v.Sealing, v.Pending = nil, nil
 	}
 	return v
 }

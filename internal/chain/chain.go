@@ -74,8 +74,11 @@ type Chain struct {
 	imp     bool                                     // Config.Impersonation
 	readers *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
 
-	heads    atomic.Pointer[Heads] // the published markers (heads.go)
-	headsPub headsPublisher        // publishes heads; OnHeads listeners
+	heads atomic.Pointer[Heads] // the published markers (heads.go)
+	// committed is the block CommitExecuted committed until Write has set it as the head:
+	// Context knows its header (write.go).
+	committed atomic.Pointer[committedHeader]
+	headsPub  headsPublisher // publishes heads; OnHeads listeners
 
 	mu        sync.Mutex // guards listeners
 	listeners []func(HeadEvent)
@@ -205,10 +208,14 @@ func (c *Chain) Config() *params.ChainConfig { return c.bc.Config() }
 func (c *Chain) Engine() consensus.Engine { return c.engine }
 
 // Context returns the chain as go-ethereum's ChainContext: header lookups for BLOCKHASH and the
-// engine, as EVM block contexts need them.
+// engine, as EVM block contexts need them. Its headers include the block CommitExecuted
+// committed while it is being written, which the next block's BLOCKHASH may walk through.
 func (c *Chain) Context() core.ChainContext {
 	if c.fork != nil {
 		return forkContext{ChainContext: c.bc, c: c}
 	}
-	return c.bc
+	if c.committed.Load() == nil {
+		return c.bc
+	}
+	return committedContext{ChainContext: c.bc, c: c}
 }

@@ -17,7 +17,10 @@
 // Two ways in for a new head: Insert has go-ethereum execute and validate the block (imports,
 // side chains, replicas); WriteExecuted (write.go) writes a block its caller already executed,
 // with the post-state and receipts it built, without executing it again — the sequencer's seal
-// (preconf), which checks its blocks against op-geth's processor in its tests instead.
+// (preconf), which checks its blocks against op-geth's processor in its tests instead. It comes
+// in two steps too: CommitExecuted commits the state (readable at the block's root from then
+// on, for the next block to build on) and Executed.Write, which may run on another goroutine,
+// does the rest; the next write of the chain waits for it.
 //
 // Merkle proofs (Proof, eth_getProof) are read from the sealed blocks' state tries themselves,
 // never rebuilt from other state: a block whose tries are missing is ErrStateUnavailable.

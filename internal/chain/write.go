@@ -6,7 +6,9 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -34,27 +36,119 @@ var ErrNotOnHead = errors.New("block does not build on the head")
 // On an error before the head is set the chain is unchanged (orphan trie nodes or an
 // unreferenced block may stay in the database).
 func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
+	e, err := c.CommitExecuted(block, receipts, st)
+	if err != nil {
+		return err
+	}
+	return e.Write()
+}
+
+// Executed is a block whose state CommitExecuted committed and that Write has still to write:
+// WriteExecuted in two steps, so that the sequencer can open the next block on the committed
+// state and let another goroutine do the rest (internal/preconf, Preconf.SealAsync).
+type Executed struct {
+	c        *Chain
+	block    *types.Block
+	receipts types.Receipts
+	before   *types.Header // the head the block builds on
+	start    time.Time
+	commit   time.Duration
+	written  bool // a fork's block: CommitExecuted wrote it whole
+}
+
+// Block returns the block to write.
+func (e *Executed) Block() *types.Block { return e.block }
+
+// CommitExecuted is WriteExecuted's first step: it checks that block builds on the head and
+// commits st, checking its root against the header's. From then on the block's post-state is
+// readable at its root (StateAt, BlockStateAt of block's header), in the trie database's
+// memory, while nothing else has changed: the block is neither stored nor the head, nothing is
+// synced or published. Write does the rest and must be called before the next CommitExecuted,
+// Insert or Rewind; until then readers see the old head. st is consumed.
+//
+// On a fork the state is written with the fork's records (Fork.write), which also store the
+// block: CommitExecuted then does all of WriteExecuted and Write does nothing.
+func (c *Chain) CommitExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB) (*Executed, error) {
+	before := c.Head()
+	if block.ParentHash() != before.Hash() || block.NumberU64() != before.Number.Uint64()+1 {
+		return nil, fmt.Errorf("write block %d (%s): %w %d (%s)", block.NumberU64(), block.Hash().TerminalString(), ErrNotOnHead, before.Number.Uint64(), before.Hash().TerminalString())
+	}
+	e := &Executed{c: c, block: block, receipts: receipts, before: before, start: time.Now()}
+	cfg := c.Config()
+	cancun, eip158 := cfg.IsCancun(block.Number(), block.Time()), cfg.IsEIP158(block.Number())
 	if c.fork != nil {
 		c.writeMu.Lock() // as forkInsert: one writer of the fork's records at a time
 		defer c.writeMu.Unlock()
+		if err := c.fork.write(block, receipts, st, nil, c.bc.TrieDB(), cancun, eip158); err != nil {
+			return nil, fmt.Errorf("write block %d: %w", block.NumberU64(), err)
+		}
+		if err := e.finish(); err != nil {
+			return nil, err
+		}
+		e.written = true
+		return e, nil
 	}
-	before := c.Head()
-	if block.ParentHash() != before.Hash() || block.NumberU64() != before.Number.Uint64()+1 {
-		return fmt.Errorf("write block %d (%s): %w %d (%s)", block.NumberU64(), block.Hash().TerminalString(), ErrNotOnHead, before.Number.Uint64(), before.Hash().TerminalString())
-	}
-	start := time.Now()
-	cfg := c.Config()
-	cancun, eip158 := cfg.IsCancun(block.Number(), block.Time()), cfg.IsEIP158(block.Number())
-	var err error
-	if c.fork != nil {
-		err = c.fork.write(block, receipts, st, nil, c.bc.TrieDB(), cancun, eip158)
-	} else {
-		err = c.storeExecuted(block, receipts, st, cancun, eip158)
-	}
+	root, err := st.Commit(block.NumberU64(), eip158, cancun)
 	if err != nil {
+		return nil, fmt.Errorf("write block %d: commit state: %w", block.NumberU64(), err)
+	}
+	if root != block.Root() {
+		return nil, fmt.Errorf("write block %d: state root %s, header says %s", block.NumberU64(), root, block.Root())
+	}
+	e.commit = time.Since(e.start)
+	c.committed.Store(&committedHeader{header: block.Header(), hash: block.Hash()})
+	return e, nil
+}
+
+// committedHeader is the header of a block whose state is committed and that is being written.
+type committedHeader struct {
+	header *types.Header
+	hash   common.Hash
+}
+
+// committedContext is the chain's context knowing the header of the block being written.
+type committedContext struct {
+	core.ChainContext
+	c *Chain
+}
+
+// GetHeader returns the header of the block being written, or asks the chain.
+func (cc committedContext) GetHeader(hash common.Hash, number uint64) *types.Header {
+	if h := cc.c.committed.Load(); h != nil && h.hash == hash && h.header.Number.Uint64() == number {
+		return h.header
+	}
+	return cc.ChainContext.GetHeader(hash, number)
+}
+
+// Write is WriteExecuted's second step: it writes the block and its receipts, flushes the
+// committed state to the database (archive), sets the head with BlockChain.SetCanonical,
+// syncs the database, publishes the Heads and tells the listeners. It runs once, on any
+// goroutine, while no other write of the chain runs.
+func (e *Executed) Write() error {
+	if e.written {
+		return nil
+	}
+	e.written = true
+	c, block := e.c, e.block
+	defer c.committed.Store(nil) // in the database from SetCanonical on, or not written
+	start := time.Now()
+	batch := c.db.NewBatch()
+	rawdb.WriteBlock(batch, block)
+	rawdb.WriteReceipts(batch, block.Hash(), block.NumberU64(), e.receipts)
+	if err := batch.Write(); err != nil {
 		return fmt.Errorf("write block %d: %w", block.NumberU64(), err)
 	}
-	written := time.Now()
+	if err := c.bc.TrieDB().Commit(block.Root(), false); err != nil {
+		return fmt.Errorf("write block %d: flush state: %w", block.NumberU64(), err)
+	}
+	c.log.Debug("stored executed block", "number", block.NumberU64(), "commit", e.commit, "store", time.Since(start), "queued", start.Sub(e.start)-e.commit)
+	return e.finish()
+}
+
+// finish sets the head to the stored block, syncs and announces it.
+func (e *Executed) finish() error {
+	c, block := e.c, e.block
+	start := time.Now()
 	if _, err := c.bc.SetCanonical(block); err != nil {
 		return fmt.Errorf("write block %d: set head: %w", block.NumberU64(), err)
 	}
@@ -65,34 +159,11 @@ func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *s
 	}
 	synced := time.Now()
 	c.publishHeads()
-	c.announceDropped(before)
+	c.announceDropped(e.before)
 	published := time.Now()
-	c.announceWith(block, func() types.Receipts { return c.derivedReceipts(block, receipts) })
-	c.log.Debug("wrote executed block", "number", block.NumberU64(), "store", written.Sub(start), "setHead", headSet.Sub(written),
+	c.announceWith(block, func() types.Receipts { return c.derivedReceipts(block, e.receipts) })
+	c.log.Debug("wrote executed block", "number", block.NumberU64(), "total", time.Since(e.start), "setHead", headSet.Sub(start),
 		"sync", synced.Sub(headSet), "publish", published.Sub(synced), "listeners", time.Since(published))
-	return nil
-}
-
-// storeExecuted commits st, checks its root against the header's, writes the block and its
-// receipts and flushes the state's trie nodes (the archive keeps every state), as BlockChain
-// does after executing a block.
-func (c *Chain) storeExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB, cancun, eip158 bool) error {
-	root, err := st.Commit(block.NumberU64(), eip158, cancun)
-	if err != nil {
-		return fmt.Errorf("commit state: %w", err)
-	}
-	if root != block.Root() {
-		return fmt.Errorf("state root %s, header says %s", root, block.Root())
-	}
-	batch := c.db.NewBatch()
-	rawdb.WriteBlock(batch, block)
-	rawdb.WriteReceipts(batch, block.Hash(), block.NumberU64(), receipts)
-	if err := batch.Write(); err != nil {
-		return err
-	}
-	if err := c.bc.TrieDB().Commit(root, false); err != nil {
-		return fmt.Errorf("flush state: %w", err)
-	}
 	return nil
 }
 

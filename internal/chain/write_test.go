@@ -120,3 +120,52 @@ func TestWriteExecutedRefuses(t *testing.T) {
 		t.Fatal("the chain moved")
 	}
 }
+
+// TestCommitExecutedContext commits a block without writing it and checks that, until Write,
+// its state is readable at its root and the chain's context knows its header (the next
+// block's BLOCKHASH walks through it) while the head and the Heads are still its parent.
+func TestCommitExecutedContext(t *testing.T) {
+	t.Parallel()
+	key, _ := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: chain.DevGenesis(chain.DefaultChainID, []common.Address{from})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	genesis := c.Head()
+	st, err := c.StateAt(genesis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := &types.Header{ParentHash: genesis.Hash(), Number: big.NewInt(1), Time: genesis.Time + 1, GasLimit: genesis.GasLimit,
+		Difficulty: new(big.Int), BaseFee: genesis.BaseFee}
+	st.SetNonce(from, 7, 0) // a change only the committed state has
+	block, err := c.Engine().FinalizeAndAssemble(context.Background(), c.Context(), header, st, &types.Body{Withdrawals: types.Withdrawals{}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.CommitExecuted(block, nil, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Head().Hash() != genesis.Hash() || c.Heads().Latest != genesis {
+		t.Fatal("CommitExecuted moved the head")
+	}
+	if c.Context().GetHeader(block.Hash(), 1) == nil {
+		t.Fatal("the chain's context does not know the committed block's header")
+	}
+	committed, err := c.StateAt(block.Header())
+	if err != nil || committed.GetNonce(from) != 7 {
+		t.Fatalf("the committed state is not readable: %v", err)
+	}
+	if err := e.Write(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Head().Hash() != block.Hash() || c.Context().GetHeader(block.Hash(), 1) == nil {
+		t.Fatal("after Write the block is not the head")
+	}
+	if _, ok := c.Context().(*core.BlockChain); !ok {
+		t.Fatal("with nothing committed the context is not the BlockChain itself")
+	}
+}

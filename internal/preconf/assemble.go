@@ -56,7 +56,7 @@ func (l encodedList) EncodeIndex(i int, w *bytes.Buffer) { w.Write(l[i]) }
 // executes it again.
 func (w *work) finalizeAndAssemble(ctx context.Context, header *types.Header, st *state.StateDB, body *types.Body) (*types.Block, error) {
 	if header.Difficulty.Sign() != 0 || !w.config.IsShanghai(header.Number, header.Time) {
-		return w.chain.Engine().FinalizeAndAssemble(ctx, w.chain.Context(), header, st, body, w.receipts)
+		return w.chain.Engine().FinalizeAndAssemble(ctx, w.chainCtx, header, st, body, w.receipts)
 	}
 	// The transactions and receipts tries do not depend on the state: hash them while the
 	// state root is computed.
@@ -66,7 +66,7 @@ func (w *work) finalizeAndAssemble(ctx context.Context, header *types.Header, st
 		tries.Go(func() { header.TxHash = types.DeriveSha(w.enc.txs, trie.NewStackTrie(nil)) })
 		tries.Go(func() { header.ReceiptHash = types.DeriveSha(w.enc.receipts, trie.NewStackTrie(nil)) })
 	}
-	w.chain.Engine().Finalize(w.chain.Context(), header, st, body)
+	w.chain.Engine().Finalize(w.chainCtx, header, st, body)
 	header.Root = st.IntermediateRoot(true)
 	switch {
 	case w.config.IsOptimismIsthmus(header.Time):

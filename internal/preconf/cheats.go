@@ -140,6 +140,7 @@ func (w *work) cheat(fn func(*state.StateDB)) {
 func (p *Preconf) Drop() []*types.Transaction {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.settleLocked(true) // `pending` becomes the sealed head: the last sealed block, written
 	w, last := p.work, p.last
 	p.work, p.last = nil, nil
 	p.publishView(nil)

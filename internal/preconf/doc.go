@@ -25,6 +25,31 @@
 // the sealed and the pre-confirmed part never overlap, and the head never goes backwards
 // (view.go states the rules and the exceptions).
 //
+// # Sealing while pre-confirming
+//
+// Seal writes the sealed block into the chain before it returns: the state commit, the block
+// and receipts, the trie flush, the head, the fsync and the chain's listeners took 60 to 500
+// ms a block under load (docs/benchmarks.md), and the next block's first pre-confirmation
+// waited for all of it. SealAsync (sealasync.go), the dev sequencer's timed seal, keeps only
+// the state commit (chain.Chain.CommitExecuted) on the writer's path: from then on the
+// sealed block's post-state is readable at its root, in the trie database's memory, so the
+// next block opens on it at once (Head returns the sealed block, and the EVM's chain context
+// knows its header for BLOCKHASH) while one writer goroutine does the rest
+// (chain.Executed.Write). The state commit stays on the path because the next block's own
+// commit must find the sealed block's state layer in place: a StateDB copied from the
+// uncommitted one would commit its changes onto the grandparent's.
+//
+// Writes keep their order and there is at most one in flight: the next SealAsync, Seal,
+// SealWith, ReplaceWith, Discard and Drop wait for it first (a writer a whole block behind
+// slows sealing down instead of growing a queue), and WaitWritten waits for it on request
+// (the dev controls, evm_mine). While it runs, the View carries the block as Sealing,
+// between Latest (its parent) and Pending (the next block, built on it), and the View that
+// names it Latest drops it, as for a block in progress (view.go). When the write fails, the
+// block and the block built on it leave the View and the next operation discards the block
+// in progress and returns the error: their transactions were pre-confirmed only, as after a
+// crash. A block whose state changed since its last pre-confirmation (a cheat) and a fork's
+// block are written before SealAsync returns.
+//
 // A writer that publishes what someone else built (a replica following a remote feed,
 // internal/follow) uses OpenChecked and Batch.CommitChecked (verify.go): each partial block is
 // handed to a check before any reader or listener sees it, and a refused one discards the
@@ -54,7 +79,8 @@
 // Concurrency: readers take the View (View) or the snapshot alone (Current) with one atomic
 // load and never block the writer; a request that holds a View sees one pre-confirmation index
 // and one sealed head from start to end. Writers are serialised by an internal mutex; a second
-// mutex orders the View's publications from the writer and from the chain. Listeners
+// mutex orders the View's publications from the writer, from the chain and from the goroutine
+// that writes a sealed block. Listeners
 // registered with OnSnapshot and OnRetract run on the writer's goroutine after each
 // publication (the View already shows it) and must not block.
 //

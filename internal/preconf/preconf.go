@@ -75,12 +75,14 @@ type Preconf struct {
 	chain  *chain.Chain
 	config *params.ChainConfig
 
-	view   atomic.Pointer[View] // never nil; view.go
-	viewMu sync.Mutex           // serialises the stores to view
+	view    atomic.Pointer[View] // never nil; view.go
+	viewMu  sync.Mutex           // serialises the stores to view; guards sealing
+	sealing *Snapshot            // the block SealAsync sealed, until it is durable (sealasync.go)
 
 	mu        sync.Mutex // serialises writers; guards the fields below
 	work      *work      // the mutable block in progress; nil between blocks
 	last      *Snapshot  // the newest snapshot of work; nil between blocks
+	write     *sealWrite // the chain write of the block SealAsync sealed last; nil when settled
 	listeners []func(*Snapshot)
 	retracts  []func(*Retraction)
 }
@@ -115,7 +117,7 @@ func (p *Preconf) Open(ctx context.Context, attrs Attributes) (*Snapshot, error)
 	if p.work != nil {
 		return nil, ErrBlockOpen
 	}
-	parent := p.chain.Head()
+	parent := p.headLocked() // the block SealAsync sealed, while the chain writes it
 	if parent.Hash() != attrs.ParentHash {
 		return nil, fmt.Errorf("%w: block %d builds on %s, head is %s", ErrParentNotHead, attrs.Number, attrs.ParentHash.TerminalString(), parent.Hash().TerminalString())
 	}
@@ -141,12 +143,20 @@ type Batch struct {
 // Begin starts the next pre-confirmation of the block in progress.
 func (p *Preconf) Begin() (*Batch, error) {
 	p.mu.Lock()
+	if err := p.settleLocked(false); err != nil { // the block in progress built on it is gone
+		p.mu.Unlock()
+		return nil, fmt.Errorf("%w: %w", ErrNoBlock, err)
+	}
 	if p.work == nil {
 		p.mu.Unlock()
 		return nil, ErrNoBlock
 	}
 	return &Batch{p: p, first: len(p.work.txs)}, nil
 }
+
+// Base returns the pre-confirmation the batch builds on: the newest one of the block in
+// progress, whatever the View shows meanwhile.
+func (b *Batch) Base() *Snapshot { return b.p.last }
 
 // Add executes tx on the block in progress. When tx cannot be included (invalid for the state,
 // or more gas than the block has left, or on an OP Stack chain more data-availability footprint
@@ -178,12 +188,16 @@ func (b *Batch) Commit(ctx context.Context) (*Snapshot, error) {
 // Seal assembles the block in progress from everything committed, writes it into the chain
 // with the state it was executed on (chain.WriteExecuted) and
 // clears the block in progress: `pending` means the new head until the next Open. Transactions
-// added by an uncommitted batch are not allowed (Seal waits for the writer lock).
+// added by an uncommitted batch are not allowed (Seal waits for the writer lock). The block is
+// durable when Seal returns; SealAsync (sealasync.go) leaves its write to another goroutine.
 func (p *Preconf) Seal(ctx context.Context) (*types.Block, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.work == nil {
 		return nil, ErrNoBlock
+	}
+	if err := p.settleLocked(true); err != nil {
+		return nil, err
 	}
 	return p.sealLocked(ctx)
 }
@@ -219,6 +233,7 @@ func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 func (p *Preconf) Discard() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.settleLocked(true) // a failed write discards too
 	p.work, p.last = nil, nil
 	p.publishView(nil)
 }
@@ -273,6 +288,7 @@ func (p *Preconf) publishCheckedLocked(ctx context.Context, firstNew int, check 
 // work is the mutable block in progress, owned by the Preconf's writer.
 type work struct {
 	chain    *chain.Chain
+	chainCtx core.ChainContext // the chain's; it knows parent even while the chain writes it
 	config   *params.ChainConfig
 	parent   *types.Header
 	attrs    Attributes
@@ -326,20 +342,21 @@ func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs A
 		header.ParentBeaconRoot = &root
 	}
 	w := &work{
-		chain:   c,
-		config:  config,
-		parent:  parent,
-		attrs:   attrs,
-		header:  header,
-		state:   st,
-		gasPool: core.NewGasPool(header.GasLimit),
-		signer:  types.MakeSigner(config, header.Number, header.Time),
-		txIndex: make(map[common.Hash]int),
+		chain:    c,
+		chainCtx: c.Context(),
+		config:   config,
+		parent:   parent,
+		attrs:    attrs,
+		header:   header,
+		state:    st,
+		gasPool:  core.NewGasPool(header.GasLimit),
+		signer:   types.MakeSigner(config, header.Number, header.Time),
+		txIndex:  make(map[common.Hash]int),
 	}
 	if w.da, err = newDABudget(w); err != nil {
 		return nil, err
 	}
-	w.evm = vm.NewEVM(core.NewEVMBlockContext(header, c.Context(), nil, config, st), st, config, oprollup.VMConfig(vm.Config{}))
+	w.evm = vm.NewEVM(core.NewEVMBlockContext(header, w.chainCtx, nil, config, st), st, config, oprollup.VMConfig(vm.Config{}))
 	// The pre-execution system calls, as op-geth's StateProcessor and miner make them.
 	if header.ParentBeaconRoot != nil {
 		core.ProcessBeaconBlockRoot(*header.ParentBeaconRoot, w.evm)

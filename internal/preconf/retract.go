@@ -58,10 +58,13 @@ func (p *Preconf) OnRetract(fn func(*Retraction)) {
 func (p *Preconf) SealWith(ctx context.Context, txs []*types.Transaction) (*types.Block, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	w := p.work
-	if w == nil {
+	if p.work == nil {
 		return nil, ErrNoBlock
 	}
+	if err := p.settleLocked(true); err != nil { // the parent must be written first
+		return nil, err
+	}
+	w := p.work
 	if sameHashes(w.txs[len(w.attrs.Transactions):], txs) {
 		return p.sealLocked(ctx)
 	}

@@ -26,7 +26,7 @@ func (p *Preconf) OpenChecked(ctx context.Context, attrs Attributes, check func(
 	if p.work != nil {
 		return nil, ErrBlockOpen
 	}
-	parent := p.chain.Head()
+	parent := p.headLocked()
 	if parent.Hash() != attrs.ParentHash {
 		return nil, fmt.Errorf("%w: block %d builds on %s, head is %s", ErrParentNotHead, attrs.Number, attrs.ParentHash.TerminalString(), parent.Hash().TerminalString())
 	}
@@ -114,6 +114,7 @@ func checked(check func(*types.Block) error) func(*types.Block) error {
 func (p *Preconf) ReplaceWith(ctx context.Context, block *types.Block) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.settleLocked(true) // a failed write has discarded the block in progress
 	w := p.work
 	var r *Retraction
 	if w != nil && w.header.Number.Uint64() == block.NumberU64() && w.parent.Hash() == block.ParentHash() {

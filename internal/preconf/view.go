@@ -1,6 +1,7 @@
 package preconf
 
 import (
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
@@ -27,6 +28,13 @@ import (
 // The documented exceptions are retraction (SealWith drops the block in progress, then
 // inserts a different block) and reorganisations of the sealed chain.
 //
+// While the chain writes a block SealAsync sealed, that block is Sealing: it is no longer in
+// progress (Pending is already the next block, built on it) and not yet sealed (Latest is
+// its parent until it is durable). The View that names it Latest is the one that drops it as
+// Sealing, so a transaction pre-confirmed in it is in Pending, then Sealing, then Latest,
+// without a gap; Latest, Sealing and Pending follow one another. On the standard endpoint
+// Sealing and Pending are both left out (internal/api).
+//
 // A View is immutable and small: requests copy it by value. The headers and the snapshot are
 // shared and must not be modified.
 type View struct {
@@ -36,10 +44,28 @@ type View struct {
 	Safe *types.Header
 	// Finalized is the finalized block as of the view, nil when none is set.
 	Finalized *types.Header
+	// Sealing is the last pre-confirmation of the block sealed after Latest, which the
+	// chain is writing (SealAsync): its Block is the sealed block, hash included. nil when
+	// no write is in flight. When it is set, Pending builds on it.
+	Sealing *Snapshot
 	// Pending is the newest pre-confirmation of the block in progress, which builds on
-	// Latest; nil when nothing is pre-confirmed on top of Latest (then `pending` means
-	// Latest).
+	// Sealing when set, else on Latest; nil when nothing is pre-confirmed on top of them
+	// (then `pending` means Latest).
 	Pending *Snapshot
+}
+
+// Preconfirmed returns the pre-confirmed block (Pending, else Sealing) that holds the
+// transaction with this hash, and its position; false when neither does.
+func (v *View) Preconfirmed(hash common.Hash) (*Snapshot, int, bool) {
+	for _, s := range [...]*Snapshot{v.Pending, v.Sealing} {
+		if s == nil {
+			continue
+		}
+		if i, ok := s.TxIndex(hash); ok {
+			return s, i, true
+		}
+	}
+	return nil, 0, false
 }
 
 // SealedView is the View of a chain without a block in progress (no pre-confirmations: serve
@@ -62,12 +88,27 @@ func buildsOn(snap *Snapshot, head *types.Header) bool {
 	return snap.Number() == head.Number.Uint64()+1 && snap.Block.ParentHash() == head.Hash()
 }
 
-// publishViewLocked publishes the chain's current Heads paired with snap, or with no block in
-// progress when snap is nil or does not build on the sealed head. p.viewMu must be held.
+// publishViewLocked publishes the chain's current Heads paired with the block being written
+// (p.sealing, until the Heads name it) and snap, or with no block in progress when snap is
+// nil or does not build on them. Until the next block opens, the block being written stays
+// the Pending it was (snap is then that block). p.viewMu must be held.
 func (p *Preconf) publishViewLocked(snap *Snapshot) {
 	heads := p.chain.Heads()
 	v := SealedView(heads)
-	if buildsOn(snap, heads.Latest) {
+	base := heads.Latest
+	if s := p.sealing; s != nil {
+		switch {
+		case !buildsOn(s, heads.Latest):
+			p.sealing = nil // written (the Heads name it), or the write failed
+		case snap == s:
+			v.Pending = s // the next block has not opened yet
+			p.view.Store(&v)
+			return
+		default:
+			v.Sealing, base = s, s.Block.Header()
+		}
+	}
+	if buildsOn(snap, base) {
 		v.Pending = snap
 	}
 	p.view.Store(&v)
@@ -81,10 +122,11 @@ func (p *Preconf) publishView(snap *Snapshot) {
 }
 
 // onHeads pairs new sealed Heads with the block in progress: kept while it still builds on
-// the sealed head (the safe or finalized block changed), dropped once its block is sealed
-// (or the head moved elsewhere). It runs on the chain's writing goroutine, before anyone is
-// told of the change, and possibly while the Preconf's writer holds p.mu (Seal inserts the
-// block): it takes p.viewMu only.
+// the sealed head (the safe or finalized block changed) or on the block being written, which
+// the new Heads name sealed (SealAsync), dropped once its own block is sealed (or the head
+// moved elsewhere). It runs on the chain's writing goroutine (SealAsync's writer, or the
+// Preconf's writer while Seal holds p.mu), before anyone is told of the change: it takes
+// p.viewMu only.
 func (p *Preconf) onHeads(*chain.Heads) {
 	p.viewMu.Lock()
 	defer p.viewMu.Unlock()

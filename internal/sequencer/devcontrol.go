@@ -90,7 +90,7 @@ func (s *Sequencer) Mine(ctx context.Context, n, interval uint64) ([]*types.Bloc
 			s.clock.next = snap.Block.Time() + interval
 			s.clock.offset = int64(s.clock.next) - s.cfg.Now().Unix()
 		}
-		block, err := s.sealLocked(ctx)
+		block, err := s.sealLocked(ctx, false)
 		if block != nil {
 			blocks = append(blocks, block)
 		}
@@ -106,6 +106,9 @@ func (s *Sequencer) Mine(ctx context.Context, n, interval uint64) ([]*types.Bloc
 func (s *Sequencer) SetNextTimestamp(ctx context.Context, ts uint64) (*preconf.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.settleLocked(); err != nil {
+		return nil, err
+	}
 	head := s.chain.Head()
 	if ts <= head.Time {
 		return nil, fmt.Errorf("%w: %d is not after block %d's %d", ErrTimestamp, ts, head.Number.Uint64(), head.Time)
@@ -120,6 +123,9 @@ func (s *Sequencer) SetNextTimestamp(ctx context.Context, ts uint64) (*preconf.S
 func (s *Sequencer) IncreaseTime(ctx context.Context, seconds uint64) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.settleLocked(); err != nil {
+		return s.clock.offset, err
+	}
 	s.clock.offset += int64(seconds)
 	if seconds == 0 {
 		return s.clock.offset, nil
@@ -188,6 +194,9 @@ func (s *Sequencer) rebuildWithLocked(ctx context.Context, edit func(*preconf.At
 // that base fee (otherwise the protocol's for ts, unless the block had a chosen one). s.mu
 // must be held.
 func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.Int) (*preconf.Snapshot, error) {
+	if err := s.settleLocked(); err != nil {
+		return nil, err
+	}
 	attrs, ok := s.preconf.Attributes()
 	if !ok {
 		return nil, preconf.ErrNoBlock
@@ -243,6 +252,9 @@ func (s *Sequencer) Cheat(ctx context.Context, fn func(*state.StateDB)) (*precon
 func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.settleLocked(); err != nil {
+		s.log.Error("writing the last sealed block failed", "err", err) // the head is the block before
+	}
 	if number > s.chain.Head().Number.Uint64() {
 		return fmt.Errorf("rewind to block %d: the head is %d", number, s.chain.Head().Number.Uint64())
 	}

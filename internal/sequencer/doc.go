@@ -17,6 +17,11 @@
 // (dev_deposit), and transactions whose data-availability footprint no longer fits wait for a
 // later block, as op-geth's miner does (opstack.go).
 //
+// The timer's seals do not wait for the chain write (preconf.SealAsync): the next block opens
+// on the sealed block's committed state and its pre-confirmations keep their interval while
+// the chain writes the sealed block. On-request seals (dev_seal, evm_mine) and the dev
+// controls wait for it, so what they return is on the standard endpoint.
+//
 // Concurrency: one mutex serialises the timer loop and the on-request calls; readers of the block
 // in progress go through preconf and never wait for it.
 //

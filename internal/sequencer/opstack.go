@@ -45,7 +45,7 @@ func (s *Sequencer) Deposit(d oprollup.Deposit) (common.Hash, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	head := s.chain.Head()
+	head := s.preconf.Head()
 	if room := head.GasLimit - min(head.GasLimit, l1InfoGas); d.Gas > room {
 		return common.Hash{}, fmt.Errorf("%w: gas %d, block room %d", ErrDepositGas, d.Gas, room)
 	}

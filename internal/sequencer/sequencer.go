@@ -90,11 +90,15 @@ func (s *Sequencer) Start(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the timer loop and waits for it. The block in progress is not sealed: its
-// transactions stay pre-confirmed only, as after a crash.
+// Close stops the timer loop and waits for it, and for the chain write of the block it sealed
+// last (the chain may be closed next). The block in progress is not sealed: its transactions
+// stay pre-confirmed only, as after a crash.
 func (s *Sequencer) Close() {
 	close(s.stop)
 	<-s.done
+	if err := s.preconf.WaitWritten(); err != nil {
+		s.log.Error("writing the last sealed block failed", "err", err)
+	}
 }
 
 // Preconfirm builds the next pre-confirmation now from the pool's executable transactions.
@@ -108,7 +112,7 @@ func (s *Sequencer) Preconfirm(ctx context.Context) (*preconf.Snapshot, error) {
 func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.sealLocked(ctx)
+	return s.sealLocked(ctx, false)
 }
 
 // loop drives the timers. A block lasts BlockTime; pre-confirmations come every
@@ -171,13 +175,13 @@ func (s *Sequencer) tick(seal bool) {
 	if !seal {
 		return
 	}
-	if _, err := s.sealLocked(ctx); err != nil {
+	if _, err := s.sealLocked(ctx, true); err != nil {
 		s.log.Error("sealing failed", "err", err)
 	}
 }
 
 func (s *Sequencer) openLocked(ctx context.Context) error {
-	head := s.chain.Head()
+	head := s.preconf.Head()     // the block sealed last, while the chain may still write it
 	ts := s.nextTimeLocked(head) // devcontrol.go
 	attrs := preconf.NextAttributes(s.chain.Config(), head, ts, s.cfg.FeeRecipient, s.cfg.ExtraData)
 	var taken []queuedDeposit
@@ -196,9 +200,17 @@ func (s *Sequencer) openLocked(ctx context.Context) error {
 	return nil
 }
 
-func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
+// sealLocked seals the block in progress and opens the next one. With async (the timer's
+// seals) the chain writes the sealed block while the next one pre-confirms
+// (preconf.SealAsync); otherwise (the on-request seals) the block is durable and readable
+// on the standard endpoint when sealLocked returns.
+func (s *Sequencer) sealLocked(ctx context.Context, async bool) (*types.Block, error) {
 	start := time.Now()
-	block, err := s.preconf.Seal(ctx)
+	seal := s.preconf.Seal
+	if async {
+		seal = s.preconf.SealAsync
+	}
+	block, err := seal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +221,11 @@ func (s *Sequencer) sealLocked(ctx context.Context) (*types.Block, error) {
 	}
 	return block, nil
 }
+
+// settleLocked waits for the chain write of the block the timer sealed last, if still in
+// flight: the dev controls read the chain's head and expect it to be that block. s.mu must be
+// held.
+func (s *Sequencer) settleLocked() error { return s.preconf.WaitWritten() }
 
 // preconfirmLocked adds the pool's executable transactions to the block in progress, in
 // inclusion order, and publishes them as the next pre-confirmation. Transactions that can never
@@ -231,7 +248,11 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 	if err != nil {
 		return nil, err
 	}
-	current := s.preconf.Current()
+	current := batch.Base()
+	if current == nil { // a rebuild (devcontrol.go) that failed half-way: open the block again
+		batch.Abort()
+		return nil, preconf.ErrNoBlock
+	}
 	block := current.Block
 	budget, used := s.gasBudget(current), block.GasUsed()
 	queue := newPriceQueue(s.pool.Pending(), block.BaseFee())

@@ -54,6 +54,7 @@ func main() {
 	duration := flag.Duration("duration", 15*time.Second, "measured time per rate")
 	warmup := flag.Duration("warmup", 3*time.Second, "time per rate before measuring")
 	interval := flag.Duration("interval", 200*time.Millisecond, "the node's pre-confirmation interval")
+	flag.IntVar(&slowest, "slowest", 0, "print each window's N longest intervals and the flashblock (block/index) that ended each, to stderr")
 	mixFlag := flag.String("mix", "transfers", "transfers: ETH transfers; realistic: internal/benchmix's mix")
 	flag.Parse()
 	var rates []int
@@ -478,6 +479,7 @@ func (f *feedWatch) reset() {
 // between flashblocks of index 1 and above, and a gap under half the interval (two timers at
 // one instant) is not an interval.
 func (f *feedWatch) window(from, to time.Time, interval time.Duration) (txs int, gas uint64, gaps []time.Duration, flashblocks int) {
+	var ended []gapEnd
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var last time.Time
@@ -502,11 +504,27 @@ func (f *feedWatch) window(from, to time.Time, interval time.Duration) (txs int,
 		if !last.IsZero() {
 			if gap := e.at.Sub(last); gap >= interval/2 {
 				gaps = append(gaps, gap)
+				ended = append(ended, gapEnd{gap, e.block, e.index})
 			}
 		}
 		last = e.at
 	}
+	if slowest > 0 {
+		slices.SortFunc(ended, func(a, b gapEnd) int { return int(b.gap - a.gap) })
+		for _, g := range ended[:min(slowest, len(ended))] {
+			fmt.Fprintf(os.Stderr, "interval %v ended by block %d index %d\n", g.gap.Round(time.Millisecond), g.block, g.index)
+		}
+	}
 	return txs, gas, gaps, flashblocks
+}
+
+// slowest is the --slowest flag: how many of a window's longest intervals to print.
+var slowest int
+
+// gapEnd is an interval and the flashblock that ended it.
+type gapEnd struct {
+	gap          time.Duration
+	block, index uint64
 }
 
 // setupMix deploys the realistic mix's contracts from accs[0] and gives every account tokens

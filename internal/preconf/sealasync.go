@@ -1,0 +1,140 @@
+package preconf
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+)
+
+// Sealing off the writer's lock (doc.go, "Sealing while pre-confirming"). SealAsync commits the
+// sealed block's state, which makes it readable at the block's root, and hands the rest of the
+// chain write (block and receipts, trie flush, head, fsync, listeners) to a goroutine: the
+// next block opens on the committed state at once and pre-confirms while its parent is being
+// written (the chain's context knows the parent's header meanwhile, for BLOCKHASH). One write
+// is in flight at most: the next seal, and every operation that needs the chain's head to be
+// the sealed block, waits for it first (settleLocked).
+
+// sealWrite is the chain write of a sealed block, running on its own goroutine.
+type sealWrite struct {
+	snap *Snapshot     // the block's last pre-confirmation, whose block is the sealed one
+	head *types.Header // the sealed block's header: the next block's parent
+	done chan struct{} // closed when the write has ended
+	err  error         // the write's error, set before done is closed
+}
+
+// SealAsync seals the block in progress as Seal does, but returns once the sealed block's
+// state is committed: the chain writes the block on another goroutine, and its sealed part
+// reaches the View, the chain's Heads and its listeners when it is durable. Until then Head
+// returns it, Open builds on it, and the View carries it as Sealing, between Latest and
+// Pending. WaitWritten waits for the write; the next SealAsync (or Seal) waits for it before
+// it seals, so a writer that falls a whole block behind slows the sealing instead of queueing.
+//
+// A block whose last pre-confirmation is not the block sealed (the state cheated since, as
+// cheats.go does) and a fork's block are written before SealAsync returns, as Seal does.
+func (p *Preconf) SealAsync(ctx context.Context) (*types.Block, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.work == nil {
+		return nil, ErrNoBlock
+	}
+	if err := p.settleLocked(true); err != nil {
+		return nil, err
+	}
+	w, last := p.work, p.last
+	block := w.assembled.block
+	if last == nil || block == nil || last.Block != block || w.assembled.txs != len(w.txs) || w.cheated() {
+		return p.sealLocked(ctx)
+	}
+	e, err := p.chain.CommitExecuted(block, w.receipts, w.assembled.state)
+	if err != nil {
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	sw := &sealWrite{snap: last, head: block.Header(), done: make(chan struct{})}
+	p.write = sw
+	p.work, p.last = nil, nil
+	// The View keeps the block as its Pending until the next Open (Sealing beside the next
+	// block's Pending) or until it is durable (Latest), whichever comes first.
+	p.viewMu.Lock()
+	p.sealing = last
+	p.viewMu.Unlock()
+	go p.writeSealed(sw, e)
+	return block, nil
+}
+
+// writeSealed runs the chain write of a sealed block: the chain publishes its Heads, and
+// onHeads the View with the block sealed, before its listeners hear of it.
+func (p *Preconf) writeSealed(sw *sealWrite, e *chain.Executed) {
+	if hook := testHookBeforeWrite; hook != nil {
+		sw.err = hook(e.Block())
+	}
+	if sw.err == nil {
+		sw.err = e.Write()
+	}
+	if sw.err != nil {
+		// The block is not in the chain: drop it, and the block in progress that builds on
+		// it, from the View (settleLocked discards that block for the writer).
+		p.viewMu.Lock()
+		p.sealing = nil
+		p.publishViewLocked(nil)
+		p.viewMu.Unlock()
+	}
+	close(sw.done)
+}
+
+// testHookBeforeWrite, when set (tests only), runs on the writing goroutine before the chain
+// write of each block SealAsync sealed; an error it returns fails the write instead.
+var testHookBeforeWrite func(*types.Block) error
+
+// WaitWritten waits for the chain write of the block SealAsync sealed last, if one is in flight,
+// and returns its error: afterwards the chain's head is the last sealed block.
+func (p *Preconf) WaitWritten() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.settleLocked(true)
+}
+
+// settleLocked ends the bookkeeping of a finished chain write: when wait is set it waits for a
+// write in flight, otherwise it leaves one that has not finished. A failed write discards
+// the block in progress, which builds on the block that was not written, and returns the
+// write's error. p.mu must be held.
+func (p *Preconf) settleLocked(wait bool) error {
+	sw := p.write
+	if sw == nil {
+		return nil
+	}
+	if wait {
+		<-sw.done
+	} else {
+		select {
+		case <-sw.done:
+		default:
+			return nil
+		}
+	}
+	p.write = nil
+	if sw.err != nil {
+		p.work, p.last = nil, nil
+		p.publishView(nil)
+		return fmt.Errorf("write of sealed block %d: %w", sw.head.Number.Uint64(), sw.err)
+	}
+	return nil
+}
+
+// Head returns the block the next block builds on: the block SealAsync sealed last while the
+// chain writes it, otherwise the chain's head.
+func (p *Preconf) Head() *types.Header {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.headLocked()
+}
+
+// headLocked is Head; p.mu must be held.
+func (p *Preconf) headLocked() *types.Header {
+	if p.settleLocked(false) == nil && p.write != nil {
+		return p.write.head
+	}
+	return p.chain.Head()
+}
