@@ -135,22 +135,7 @@ func BenchmarkFullFlashblock(b *testing.B) {
 	const senders = 200
 	n, mix, nonces := mixNode(b, oprollup.DefaultGasLimit, senders)
 	ctx := context.Background()
-	var k uint64
-	fill := func(count int) {
-		view := n.view()
-		for range count {
-			s := int(k % senders)
-			tx, err := mix.Tx(n.keys[s], nonces[s], k)
-			if err != nil {
-				b.Fatal(err)
-			}
-			nonces[s]++
-			k++
-			if err := n.pool.Add(tx, view); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	fill := mixFiller(b, n, mix, nonces)
 	b.ReportAllocs()
 	var built time.Duration
 	var gas, txs uint64
@@ -184,4 +169,72 @@ func BenchmarkFullFlashblock(b *testing.B) {
 	b.ReportMetric(float64(gas)/float64(b.N)/1e6, "Mgas/flashblock")
 	b.ReportMetric(float64(txs)/float64(b.N), "txs/flashblock")
 	b.ReportMetric(float64(gas)/built.Seconds()/1e6, "Mgas/s")
+}
+
+// mixFiller returns a function that adds count transactions of the mix to n's pool, round
+// robin over the senders of nonces.
+func mixFiller(b *testing.B, n *opNode, mix *benchmix.Mix, nonces []uint64) func(count int) {
+	var k uint64
+	senders := uint64(len(nonces))
+	return func(count int) {
+		view := n.view()
+		for range count {
+			s := int(k % senders)
+			tx, err := mix.Tx(n.keys[s], nonces[s], k)
+			if err != nil {
+				b.Fatal(err)
+			}
+			nonces[s]++
+			k++
+			if err := n.pool.Add(tx, view); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkFullBlock measures building all ten flashblocks of a full block at Base's gas
+// limit with the mix (each flashblock i filling its budget up to i/10 of 187.5M): the mean
+// time per flashblock, and the first's and the last's. A pre-confirmation's state root should
+// cost what its own transactions changed, not what the whole block changed so far: the last
+// flashblock should not take much longer than the first.
+//
+//	go test -run '^$' -bench BenchmarkFullBlock -benchtime 5x ./internal/sequencer/
+func BenchmarkFullBlock(b *testing.B) {
+	const senders = 200
+	n, mix, nonces := mixNode(b, oprollup.DefaultGasLimit, senders)
+	ctx := context.Background()
+	fill := mixFiller(b, n, mix, nonces)
+	var all, first, last time.Duration
+	for b.Loop() {
+		for i := 1; i <= 10; i++ {
+			b.StopTimer()
+			fill(600 - n.pool.Len()) // more than a flashblock's 18.75M gas of the mix
+			b.StartTimer()
+			start := time.Now()
+			snap, err := n.seq.Preconfirm(ctx)
+			took := time.Since(start)
+			if err != nil || snap.Index != i {
+				b.Fatalf("pre-confirmation %d: %v, %v", i, snap, err)
+			}
+			all += took
+			switch i {
+			case 1:
+				first += took
+			case 10:
+				last += took
+			}
+		}
+		b.StopTimer()
+		n.now = n.now.Add(2 * time.Second)
+		if _, err := n.seq.Seal(ctx); err != nil {
+			b.Fatal(err)
+		}
+		n.snaps = n.snaps[:0]
+		b.StartTimer()
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(ms(all)/10, "ms/flashblock")
+	b.ReportMetric(ms(first), "ms/first")
+	b.ReportMetric(ms(last), "ms/last")
 }
