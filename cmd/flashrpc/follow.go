@@ -22,6 +22,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/metrics"
 	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
 // defaultMaxLag is --health.max-lag's default (decisions.md "Follow mode").
@@ -51,7 +52,7 @@ func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	fs.StringVar(&o.feedURL, "feed", "", "WebSocket URL of the sequencer's flashblocks feed (FlashblocksPayloadV1, JSON or brotli); without it pending is the sealed head")
 	fs.StringVar(&o.genesis, "genesis", "", "genesis file of the chain (flashrpc dev writes <datadir>/genesis.json); required unless --datadir holds the chain already")
 	fs.StringVar(&o.sequencer, "sequencer", "", "JSON-RPC URL eth_sendRawTransaction and eth_sendRawTransactionSync are forwarded to (default: --upstream)")
-	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis); remote is not available yet")
+	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis, needs --genesis) or remote (read from the upstream at each sealed block, for chains too large to replay; docs/deploy.md)")
 	fs.Uint64Var(&o.maxLag, "health.max-lag", defaultMaxLag, "blocks the replica may be behind its upstream before GET /health answers 503")
 	fs.DurationVar(&o.poll, "upstream.poll", follow.DefaultPollInterval, "how often the upstream's head is asked for when it cannot be subscribed to")
 	o.feed.register(fs)
@@ -79,8 +80,13 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "flashrpc follow: --upstream is required")
 		return errUsage
 	}
-	if o.state != "local" {
-		return fmt.Errorf("--state %q: only local is available (serving the upstream's state needs a chain mode that stores blocks without executing them; docs/deploy.md, \"Not yet\")", o.state)
+	switch {
+	case o.state != "local" && o.state != "remote":
+		fmt.Fprintf(stderr, "flashrpc follow: --state %q: want local or remote\n", o.state)
+		return errUsage
+	case o.state == "remote" && o.genesis != "":
+		fmt.Fprintln(stderr, "flashrpc follow: --genesis does not apply with --state remote: the state is the upstream's")
+		return errUsage
 	}
 	if err := o.check(); err != nil {
 		return err
@@ -201,6 +207,13 @@ func (n *followNode) close() error {
 // openFollowChain opens the replica's chain: the one stored in --datadir, or a new one from
 // --genesis (which must then match a stored one).
 func openFollowChain(o *followOptions, logger *slog.Logger) (*chain.Chain, error) {
+	if o.state == "remote" {
+		// A fork of the upstream at its head that follows it without executing its blocks
+		// (internal/chain fork_replica.go).
+		return chain.Open(chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger, Fork: &chain.ForkConfig{
+			URL: o.upstream, Retries: remote.DefaultRetries, Backoff: remote.DefaultBackoff, Replica: true,
+		}})
+	}
 	var g *core.Genesis
 	if o.genesis != "" {
 		data, err := os.ReadFile(o.genesis)

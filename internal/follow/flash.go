@@ -82,7 +82,7 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 		return errors.New("index 0 of block 0")
 	}
 	head := f.chain.Head()
-	if last := f.pre.Last(); last != nil && last.Block.Hash() == base.ParentHash && last.Block.ParentHash() == head.Hash() {
+	if last := f.pre.Last(); !f.remote && last != nil && last.Block.Hash() == base.ParentHash && last.Block.ParentHash() == head.Hash() {
 		sealed, err := f.pre.Seal(ctx)
 		if err != nil {
 			return fmt.Errorf("seal the pre-confirmed parent %d: %w", last.Number(), err)
@@ -125,7 +125,12 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 	if attrs.BaseFee == nil {
 		return errors.New("base without base_fee_per_gas")
 	}
-	if _, err := f.pre.OpenChecked(ctx, attrs, check(p)); err != nil {
+	if f.remote {
+		_, err = f.pre.OpenGiven(ctx, attrs, f.givenRoots(p), check(p))
+	} else {
+		_, err = f.pre.OpenChecked(ctx, attrs, check(p))
+	}
+	if err != nil {
 		return err
 	}
 	f.cur = &sequence{id: p.PayloadID, number: number}
@@ -192,7 +197,12 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
 			return fmt.Errorf("transaction %d (%s) does not apply: %w", i, tx.Hash().TerminalString(), err)
 		}
 	}
-	if _, err := batch.CommitChecked(ctx, check(p)); err != nil {
+	if f.remote {
+		_, err = batch.CommitGiven(ctx, f.givenRoots(p), check(p))
+	} else {
+		_, err = batch.CommitChecked(ctx, check(p))
+	}
+	if err != nil {
 		return err
 	}
 	c.index = p.Index

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
+)
+
+// storeInit is hand-assembled init code that stores 42 in slot 0 and whose runtime returns
+// slot 0:
+//
+//	init:    PUSH1 42 PUSH1 0 SSTORE PUSH1 11 PUSH1 17 PUSH1 0 CODECOPY PUSH1 11 PUSH1 0 RETURN  (17 bytes)
+//	runtime: PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN                             (11 bytes)
+var storeInit = common.FromHex("602a600055600b60116000396" + "00b6000f3" + "60005460005260206000f3")
+
+// remoteReplicaOptions returns the options of a replica of tn on the upstream's state
+// (--state remote, no genesis), reading its feed through feedURL.
+func remoteReplicaOptions(tn *testNode, dataDir, feedURL string) *followOptions {
+	o := replicaOptions(tn, dataDir)
+	o.state, o.genesis, o.feedURL = "remote", "", feedURL
+	return o
+}
+
+// TestFollowRemoteState runs a primary dev chain with some blocks and state, and a replica
+// started without its genesis (--state remote) behind a relay of the feed: its state at
+// latest (balances, nonces, code, storage, eth_call) is the primary's, and so are its sealed
+// blocks, receipts and logs, before and after it started; its pending block and a
+// pre-confirmed receipt are the primary's pre-confirmation byte for byte; it follows new
+// blocks; a flashblock whose transaction the relay replaced, or whose state root it changed,
+// never reaches its pending block.
+func TestFollowRemoteState(t *testing.T) {
+	ctx := context.Background()
+	tn := startTestNode(t, testOptions(t.TempDir()))
+	keys := testOptionsAccounts(t)
+	chainID := tn.chain.Config().ChainID
+	recipient := common.HexToAddress("0x00000000000000000000000000000000000c0ffe")
+	from := addressOf(keys[0])
+	emitter, store := crypto.CreateAddress(from, 0), crypto.CreateAddress(from, 1)
+	nonce := uint64(0)
+	sign := func(to *common.Address, data []byte, gas uint64) *types.Transaction {
+		tx := signTx(t, keys[0], chainID, nonce, to, big.NewInt(1), gas, data)
+		nonce++
+		return tx
+	}
+	send := func(tx *types.Transaction) *types.Transaction {
+		if err := tn.pre.SendTransaction(ctx, tx); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+		return tx
+	}
+	// Blocks and state before the replica starts: it forks the upstream's head.
+	txs := []*types.Transaction{send(sign(nil, logInit, 200_000)), send(sign(nil, storeInit, 200_000))}
+	tn.preconfirm(t)
+	tn.seal(t)
+	txs = append(txs, send(sign(&emitter, nil, 100_000)), send(sign(&recipient, nil, params.TxGas)))
+	tn.preconfirm(t)
+	tn.seal(t)
+
+	rl := startRelay(t, tn.feed.url())
+	r := startTestReplica(t, remoteReplicaOptions(tn, t.TempDir(), rl.url()))
+	if r.chain.Fork() == nil || !r.chain.Fork().Replica() {
+		t.Fatal("the replica's chain is not a remote-state replica")
+	}
+	waitFor(t, "the replica at the primary's head", func() bool { return r.head() == tn.chain.Head().Number.Uint64() })
+	sameState := func() {
+		t.Helper()
+		for _, addr := range []common.Address{from, recipient, emitter, store} {
+			sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBalance", addr, "latest")
+			sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getTransactionCount", addr, "latest")
+			sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getCode", addr, "latest")
+		}
+		got := sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getStorageAt", store, "0x0", "latest")
+		if common.HexToHash(string(bytes.Trim(got, `"`))) != common.BigToHash(big.NewInt(42)) {
+			t.Fatalf("slot 0 of the store contract: %s", got)
+		}
+		sameJSON(t, tn.stdRaw, r.stdRaw, "eth_call", map[string]any{"to": store}, "latest")
+	}
+	sameState()
+
+	// Pre-confirmations while it follows: the replica's pending block is the primary's,
+	// re-executed on the upstream's state with the sequencer's state root.
+	inStep := func(what string) {
+		t.Helper()
+		want := rawCall(t, tn.preRaw, "eth_getBlockByNumber", "pending", true)
+		waitFor(t, what, func() bool {
+			return bytes.Equal(rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", true), want)
+		})
+	}
+	fellBack := func(what string) {
+		t.Helper()
+		waitFor(t, what, func() bool {
+			pending := rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", false)
+			latest := rawCall(t, r.preRaw, "eth_getBlockByNumber", "latest", false)
+			return bytes.Equal(pending, latest)
+		})
+	}
+	absent := func(tx common.Hash) {
+		t.Helper()
+		if res := rawCall(t, r.preRaw, "eth_getTransactionByHash", tx); string(res) != "null" {
+			t.Fatalf("the replica serves %s: %s", tx, res)
+		}
+	}
+	txs = append(txs, send(sign(&emitter, nil, 100_000)))
+	tn.preconfirm(t)
+	inStep("the pre-confirmation on the replica")
+	last := txs[len(txs)-1].Hash()
+	sameJSON(t, tn.preRaw, r.preRaw, "eth_getTransactionReceipt", last)
+	sameJSON(t, tn.preRaw, r.preRaw, "eth_getBalance", from, "pending")
+	txs = append(txs, send(sign(&recipient, nil, params.TxGas)))
+	tn.preconfirm(t)
+	inStep("the second pre-confirmation on the replica")
+
+	// New blocks are followed, and the state at latest moves with them.
+	tn.seal(t)
+	txs = append(txs, send(sign(&recipient, nil, params.TxGas)))
+	tn.preconfirm(t)
+	inStep("a pre-confirmation of the next block")
+	tn.seal(t)
+	waitFor(t, "the replica at the primary's new head", func() bool { return r.head() == tn.chain.Head().Number.Uint64() })
+	sameState()
+
+	// A flashblock whose transaction the relay replaced (the block hash kept): refused.
+	replaced := signTx(t, keys[1], chainID, 0, &recipient, big.NewInt(1_000_000), params.TxGas, nil)
+	enc, err := replaced.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl.once(func(p *flashblocks.Payload) *flashblocks.Payload {
+		p.Diff.Transactions[len(p.Diff.Transactions)-1] = hexutil.Bytes(enc)
+		return p
+	})
+	send(sign(&recipient, nil, params.TxGas))
+	tn.preconfirm(t)
+	fellBack("the fall-back after a replaced transaction")
+	absent(replaced.Hash())
+	tn.seal(t)
+	txs = append(txs, send(sign(&recipient, nil, params.TxGas)))
+	tn.preconfirm(t)
+	inStep("back in step after the replaced transaction")
+
+	// A flashblock whose state root the relay changed (the rest kept): the root is bound by
+	// the block hash, so it is refused too.
+	rl.once(func(p *flashblocks.Payload) *flashblocks.Payload {
+		p.Diff.StateRoot[0] ^= 1
+		return p
+	})
+	moved := send(sign(&recipient, nil, params.TxGas))
+	tn.preconfirm(t)
+	fellBack("the fall-back after a changed state root")
+	absent(moved.Hash())
+	tn.seal(t)
+	send(sign(&recipient, nil, params.TxGas))
+	tn.preconfirm(t)
+	inStep("back in step after the changed state root")
+	tn.seal(t)
+
+	// Everything sealed is the primary's, blocks before and after the replica started.
+	head := tn.chain.Head().Number.Uint64()
+	waitFor(t, "the replica at the primary's last head", func() bool { return r.head() == head })
+	for n := uint64(0); n <= head; n++ {
+		sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockByNumber", hexutil.Uint64(n), true)
+		sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockReceipts", hexutil.Uint64(n))
+	}
+	for _, tx := range txs {
+		sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getTransactionReceipt", tx.Hash())
+		sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getTransactionByHash", tx.Hash())
+	}
+	logs := sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getLogs", map[string]any{"fromBlock": "0x0", "toBlock": "latest"})
+	if bytes.Count(logs, []byte(logTopic.Hex())) < 2 {
+		t.Fatalf("want logs before and after the replica started: %s", logs)
+	}
+	sameState()
+}
