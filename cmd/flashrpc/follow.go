@@ -205,11 +205,11 @@ func (n *followNode) close() error {
 }
 
 // openFollowChain opens the replica's chain: the one stored in --datadir, or a new one from
-// --genesis (which must then match a stored one).
+// --genesis (which must then match a stored one). With --state remote it is a fork of the
+// upstream at its head that follows it without executing its blocks (chain.ForkConfig.Replica),
+// created in --datadir or resumed from it.
 func openFollowChain(o *followOptions, logger *slog.Logger) (*chain.Chain, error) {
 	if o.state == "remote" {
-		// A fork of the upstream at its head that follows it without executing its blocks
-		// (internal/chain fork_replica.go).
 		return chain.Open(chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger, Fork: &chain.ForkConfig{
 			URL: o.upstream, Retries: remote.DefaultRetries, Backoff: remote.DefaultBackoff, Replica: true,
 		}})
@@ -227,7 +227,11 @@ func openFollowChain(o *followOptions, logger *slog.Logger) (*chain.Chain, error
 	}
 	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: g, CacheMB: o.dbCache, Logger: logger})
 	if errors.Is(err, chain.ErrNoChain) || (err != nil && g == nil && strings.Contains(err.Error(), "no chain")) {
-		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json)")
+		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json), or --state remote to read the state from the upstream")
+	}
+	if err == nil && c.Fork() != nil {
+		err = fmt.Errorf("--datadir %s holds a fork (of %s), not a replica with local state: use another datadir, or --state remote for a remote-state replica's", o.dataDir, c.Fork().Info().URL)
+		return nil, errors.Join(err, c.Close())
 	}
 	return c, err
 }

@@ -3,7 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"math/big"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -66,7 +70,8 @@ func TestFollowRemoteState(t *testing.T) {
 	tn.seal(t)
 
 	rl := startRelay(t, tn.feed.url())
-	r := startTestReplica(t, remoteReplicaOptions(tn, t.TempDir(), rl.url()))
+	dataDir := t.TempDir()
+	r := startTestReplica(t, remoteReplicaOptions(tn, dataDir, rl.url()))
 	if r.chain.Fork() == nil || !r.chain.Fork().Replica() {
 		t.Fatal("the replica's chain is not a remote-state replica")
 	}
@@ -179,4 +184,51 @@ func TestFollowRemoteState(t *testing.T) {
 		t.Fatalf("want logs before and after the replica started: %s", logs)
 	}
 	sameState()
+
+	// A restart on the datadir resumes the replica, and it catches up with a block it missed.
+	r.stop()
+	txs = append(txs, send(sign(&emitter, nil, 100_000)))
+	tn.preconfirm(t)
+	tn.seal(t)
+	r = startTestReplica(t, remoteReplicaOptions(tn, dataDir, rl.url()))
+	head = tn.chain.Head().Number.Uint64()
+	waitFor(t, "the restarted replica at the primary's head", func() bool { return r.head() == head })
+	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockByNumber", hexutil.Uint64(head), true)
+	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getTransactionReceipt", txs[len(txs)-1].Hash())
+	sameState()
+}
+
+// TestFollowStateFlags refuses --state values and datadirs that cannot work, before anything
+// starts, with a message that says what to change.
+func TestFollowStateFlags(t *testing.T) {
+	tn := startTestNode(t, testOptions(t.TempDir()))
+	remoteDir, localDir := t.TempDir(), t.TempDir()
+	r := startTestReplica(t, remoteReplicaOptions(tn, remoteDir, ""))
+	r.stop()
+	l := startTestReplica(t, replicaOptions(tn, localDir))
+	l.stop()
+	genesis := filepath.Join(tn.chain.DataDir(), genesisFileName)
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string // "" : a usage error (the reason printed on stderr)
+	}{
+		{"unknown state", []string{"--state", "archive"}, ""},
+		{"genesis with remote state", []string{"--state", "remote", "--genesis", genesis}, ""},
+		{"no genesis for local state", []string{"--datadir", t.TempDir()}, "--state remote"},
+		{"local state on a remote replica's datadir", []string{"--datadir", remoteDir}, "--state remote for a remote-state replica"},
+		{"remote state on a local replica's datadir", []string{"--datadir", localDir, "--state", "remote"}, "not a fork"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--upstream", tn.stdURL, "--http.port", "0", "--preconf.port", "0", "--feed.port", "0"}, tt.args...)
+			err := runFollow(args, io.Discard, io.Discard)
+			switch {
+			case tt.wantErr == "" && !errors.Is(err, errUsage):
+				t.Fatalf("error %v, want the usage error", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
 }

@@ -110,6 +110,9 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 		return err
 	}
 	senders.waitAll() // index 0 is executed in one go
+	if f.remote {
+		f.prefetchState(ctx, f.chain.Head(), base.FeeRecipient, txs, f.signerFor(number, uint64(base.Timestamp)))
+	}
 	attrs := preconf.Attributes{
 		ParentHash:       base.ParentHash,
 		Number:           number,
@@ -185,6 +188,10 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
 	txs, senders, err := decodeTxs(p, f.signerFor(c.number, last.Block.Time()))
 	if err != nil {
 		return err
+	}
+	if f.remote {
+		senders.waitAll()
+		f.prefetchState(ctx, last.Parent, last.Block.Coinbase(), txs, f.signerFor(c.number, last.Block.Time()))
 	}
 	batch, err := f.pre.Begin()
 	if err != nil {
