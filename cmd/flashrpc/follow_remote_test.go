@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"math/big"
@@ -184,6 +185,10 @@ func TestFollowRemoteState(t *testing.T) {
 		t.Fatalf("want logs before and after the replica started: %s", logs)
 	}
 	sameState()
+	var proof json.RawMessage
+	if err := r.stdRaw.Call(&proof, "eth_getProof", store, []string{}, "latest"); err == nil || !strings.Contains(err.Error(), "remote-state replica") {
+		t.Fatalf("eth_getProof at the head of a remote-state replica: %s, %v; want it refused", proof, err)
+	}
 
 	// A restart on the datadir resumes the replica, and it catches up with a block it missed.
 	r.stop()

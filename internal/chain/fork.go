@@ -266,8 +266,12 @@ func (f *Fork) rootNumber(root common.Hash) (uint64, bool) {
 }
 
 // provable refuses proofs, at a local block, of accounts that existed at the upstream's fork
-// block: their state is partly the upstream's, which the local trie does not hold.
+// block: their state is partly the upstream's, which the local trie does not hold. A
+// replica's blocks hold no state of their own: every proof at them is refused.
 func (f *Fork) provable(ctx context.Context, h *types.Header, addr common.Address) error {
+	if f.info.Replica {
+		return fmt.Errorf("%w: block %d's state is the upstream's, read without its trie (a remote-state replica): ask the upstream for the proof", ErrNotProvable, h.Number.Uint64())
+	}
 	up, err := f.up.Account(ctx, addr)
 	if err != nil {
 		return err
