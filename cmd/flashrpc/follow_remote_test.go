@@ -236,4 +236,10 @@ func TestFollowStateFlags(t *testing.T) {
 			}
 		})
 	}
+	t.Run("dev on a remote replica's datadir", func(t *testing.T) {
+		err := runDev([]string{"--datadir", remoteDir, "--http.port", "0", "--preconf.port", "0", "--feed.port", "0"}, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "remote-state replica") {
+			t.Fatalf("error %v, want the datadir refused as a remote-state replica's", err)
+		}
+	})
 }

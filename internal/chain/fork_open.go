@@ -89,8 +89,12 @@ func checkResume(fc *ForkConfig, info *ForkInfo) error {
 	if fc.Kind != "" && string(fc.Kind) != info.Kind {
 		return fmt.Errorf("fork: --chain-type %s, but this datadir's fork of %s runs %s rules (%s)", fc.Kind, info.URL, kindName(info.Kind), info.Network)
 	}
-	if fc.Replica != info.Replica && fc.URL != "" {
-		return fmt.Errorf("fork: this datadir holds %s of %s; use another datadir", map[bool]string{true: "a remote-state replica", false: "a dev fork"}[info.Replica], info.URL)
+	if fc.Replica != info.Replica {
+		what := "a dev fork"
+		if info.Replica {
+			what = "a remote-state replica"
+		}
+		return fmt.Errorf("fork: this datadir holds %s of %s; use another datadir", what, info.URL)
 	}
 	if fc.ChainID != 0 && fc.ChainID != info.ChainID {
 		return fmt.Errorf("fork: --chain-id %d, but this datadir's fork runs chain id %d", fc.ChainID, info.ChainID)
