@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -40,6 +41,9 @@ func BenchmarkReplicaLag(b *testing.B) {
 func benchReplicaLag(b *testing.B, state string) {
 	ctx := context.Background()
 	logger := slog.New(slog.DiscardHandler)
+	if os.Getenv("FLASHRPC_TEST_LOG") != "" {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
 	o := testOptions(b.TempDir())
 	primary, err := startDev(o, logger)
 	if err != nil {

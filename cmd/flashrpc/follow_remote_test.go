@@ -243,3 +243,31 @@ func TestFollowStateFlags(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowRemoteStateFromGenesis starts a remote-state replica of a primary that has sealed
+// nothing yet: block 0 carries no L1-attributes deposit, and the replica tells the OP Stack
+// rules from the upstream's L1Block predeploy; its pre-confirmations and blocks are then the
+// primary's.
+func TestFollowRemoteStateFromGenesis(t *testing.T) {
+	ctx := context.Background()
+	tn := startTestNode(t, testOptions(t.TempDir()))
+	r := startTestReplica(t, remoteReplicaOptions(tn, t.TempDir(), tn.feed.url()))
+	if r.chain.Fork().Number() != 0 || !r.chain.Config().IsOptimism() {
+		t.Fatalf("replica forked block %d, OP Stack rules %v; want block 0 and OP Stack rules", r.chain.Fork().Number(), r.chain.Config().IsOptimism())
+	}
+	keys := testOptionsAccounts(t)
+	tx := signTx(t, keys[3], tn.chain.Config().ChainID, 0, &common.Address{0xc0}, big.NewInt(7), params.TxGas, nil)
+	if err := tn.pre.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	tn.preconfirm(t)
+	want := rawCall(t, tn.preRaw, "eth_getBlockByNumber", "pending", true)
+	waitFor(t, "the pre-confirmation on the replica", func() bool {
+		return bytes.Equal(rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", true), want)
+	})
+	tn.seal(t)
+	waitFor(t, "block 1 on the replica", func() bool { return r.head() == 1 })
+	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockByNumber", "0x1", true)
+	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getTransactionReceipt", tx.Hash())
+	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBalance", common.Address{0xc0}, "latest")
+}

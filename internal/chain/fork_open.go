@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/big"
 	"time"
 
@@ -151,12 +152,27 @@ func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *Fo
 	kind := fc.Kind
 	if kind == "" {
 		kind = forkKind(upID, bN) // fork_op.go
+		if kind == "" && fc.Replica {
+			if kind, err = replicaKind(ctx, probe, upID, number); err != nil {
+				return nil, err
+			}
+		}
 	}
-	config, network, err := networks.ForkRules(upID, chainID, kind, number, bN.Time())
+	// Forks scheduled after N are turned off for a dev fork, whose local blocks carry wall-clock
+	// times; a replica's blocks are the upstream's and keep its schedule.
+	ruleNumber, ruleTime := number, bN.Time()
+	if fc.Replica {
+		ruleNumber, ruleTime = math.MaxUint64, math.MaxUint64
+	}
+	config, network, err := networks.ForkRules(upID, chainID, kind, ruleNumber, ruleTime)
 	if err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
 	}
-	if err := checkForkBlock(config, network, bN); err != nil {
+	check := checkForkBlock
+	if fc.Replica {
+		check = checkReplicaBlock // fork_replica.go: no local block continues N
+	}
+	if err := check(config, network, bN); err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
 	}
 	info := ForkInfo{

@@ -2,13 +2,18 @@ package chain
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/trie"
 
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
@@ -106,6 +111,40 @@ func checkReceipts(block *types.Block, receipts types.Receipts) error {
 	}
 	if gas != h.GasUsed {
 		return fmt.Errorf("receipts: gas used %d, the header says %d", gas, h.GasUsed)
+	}
+	return nil
+}
+
+// replicaKind returns the rules kind of an unknown chain whose block N does not tell (block 0,
+// which has no L1-attributes deposit): OP Stack when the upstream has the L1Block predeploy's
+// code at N, else Ethereum's. A replica may start at a chain's genesis; a dev fork never
+// starts there on an OP Stack chain (its first block continues N's L1 attributes).
+func replicaKind(ctx context.Context, c *remote.Client, upID, number uint64) (networks.Kind, error) {
+	if _, known := networks.Lookup(upID); known {
+		return "", nil
+	}
+	raw, err := c.Call(ctx, "eth_getCode", opL1Block, hexutil.Uint64(number))
+	if err != nil {
+		return "", fmt.Errorf("fork: code of the L1Block predeploy at block %d: %w", number, err)
+	}
+	var code hexutil.Bytes
+	if err := json.Unmarshal(raw, &code); err != nil {
+		return "", fmt.Errorf("fork: code of the L1Block predeploy at block %d: %w", number, err)
+	}
+	if len(code) > 0 {
+		return networks.OPStack, nil
+	}
+	return "", nil
+}
+
+// opL1Block is the OP Stack's L1Block predeploy, present from every OP Stack chain's genesis.
+var opL1Block = common.HexToAddress("0x4200000000000000000000000000000000000015")
+
+// checkReplicaBlock refuses a replica's fork block whose shape contradicts the rules: a block
+// that opens with a deposit on Ethereum rules.
+func checkReplicaBlock(config *params.ChainConfig, network networks.Network, b *types.Block) error {
+	if !config.IsOptimism() && isOPBlock(b) {
+		return fmt.Errorf("block %d opens with a deposit transaction, but %s runs Ethereum rules", b.NumberU64(), network.Name)
 	}
 	return nil
 }
