@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
@@ -270,4 +273,77 @@ func TestFollowRemoteStateFromGenesis(t *testing.T) {
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockByNumber", "0x1", true)
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getTransactionReceipt", tx.Hash())
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBalance", common.Address{0xc0}, "latest")
+}
+
+// TestFollowRemoteStateReorg has a remote-state replica follow chain A from its genesis, then
+// its upstream switch to chain B, which shares only the genesis with A and is longer: the
+// replica rewinds to the genesis (its fork block), tells its log subscribers that A's log is
+// removed, and serves B's blocks, receipts and state.
+func TestFollowRemoteStateReorg(t *testing.T) {
+	ctx := context.Background()
+	a := startTestNode(t, testOptions(t.TempDir()))
+	b := startTestNode(t, testOptions(t.TempDir()))
+	keys := testOptionsAccounts(t)
+	chainID := a.chain.Config().ChainID
+	proxy, switchTo := switchProxy(t, a.stdURL)
+	o := remoteReplicaOptions(a, t.TempDir(), "")
+	o.upstream, o.upstreamWS = proxy.URL, "off"
+	r := startTestReplica(t, o)
+
+	contract := crypto.CreateAddress(addressOf(keys[0]), 0)
+	for i, tx := range []*types.Transaction{
+		signTx(t, keys[0], chainID, 0, nil, new(big.Int), 200_000, logInit),
+		signTx(t, keys[0], chainID, 1, &contract, new(big.Int), 100_000, nil),
+	} {
+		if err := a.pre.SendTransaction(ctx, tx); err != nil {
+			t.Fatalf("A tx %d: %v", i, err)
+		}
+		a.preconfirm(t)
+		a.seal(t)
+	}
+	waitFor(t, "the replica on chain A", func() bool { return r.head() == 2 })
+	ws, err := ethclient.Dial("ws" + strings.TrimPrefix(r.stdURL, "http"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	logs := make(chan types.Log, 16)
+	sub, err := ws.SubscribeFilterLogs(ctx, ethereum.FilterQuery{}, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+
+	recipient := common.HexToAddress("0x00000000000000000000000000000000000c0ffe")
+	var bTxs []*types.Transaction
+	for i := range 3 {
+		tx := signTx(t, keys[1], chainID, uint64(i), &recipient, big.NewInt(1), params.TxGas, nil)
+		if err := b.pre.SendTransaction(ctx, tx); err != nil {
+			t.Fatalf("B tx %d: %v", i, err)
+		}
+		bTxs = append(bTxs, tx)
+		b.preconfirm(t)
+		b.seal(t)
+	}
+	switchTo(b.stdURL)
+	waitFor(t, "the replica on chain B", func() bool { return r.head() == 3 && r.chain.CanonicalHash(3) == b.chain.CanonicalHash(3) })
+	for n := uint64(0); n <= 3; n++ {
+		sameJSON(t, b.stdRaw, r.stdRaw, "eth_getBlockByNumber", hexutil.Uint64(n), true)
+	}
+	for _, tx := range bTxs {
+		sameJSON(t, b.stdRaw, r.stdRaw, "eth_getTransactionReceipt", tx.Hash())
+	}
+	sameJSON(t, b.stdRaw, r.stdRaw, "eth_getLogs", map[string]any{"fromBlock": "0x0", "toBlock": "latest"})
+	sameJSON(t, b.stdRaw, r.stdRaw, "eth_getCode", contract, "latest")
+	sameJSON(t, b.stdRaw, r.stdRaw, "eth_getBalance", recipient, "latest")
+	select {
+	case l := <-logs:
+		if !l.Removed || l.Address != contract || l.Topics[0] != logTopic {
+			t.Fatalf("log after the reorg: %+v, want chain A's log removed", l)
+		}
+	case err := <-sub.Err():
+		t.Fatal(err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no removed log after the reorg")
+	}
 }
