@@ -143,7 +143,11 @@ func startFollow(o *followOptions, logger *slog.Logger) (n *followNode, err erro
 		return nil, err
 	}
 	closers = append(closers, n.ops.close)
-	if n.chain, err = openFollowChain(o, logger); err != nil {
+	var obs remote.Observer // --state remote: the upstream state reads, in the metrics
+	if n.ops.reg != nil && o.state == "remote" {
+		obs = newUpstreamObserver(metrics.NewUpstream(n.ops.reg))
+	}
+	if n.chain, err = openFollowChain(o, obs, logger); err != nil {
 		return nil, err
 	}
 	closers = append(closers, func() { n.chain.Close() })
@@ -207,11 +211,11 @@ func (n *followNode) close() error {
 // openFollowChain opens the replica's chain: the one stored in --datadir, or a new one from
 // --genesis (which must then match a stored one). With --state remote it is a fork of the
 // upstream at its head that follows it without executing its blocks (chain.ForkConfig.Replica),
-// created in --datadir or resumed from it.
-func openFollowChain(o *followOptions, logger *slog.Logger) (*chain.Chain, error) {
+// created in --datadir or resumed from it; obs (nil: none) is told of its upstream requests.
+func openFollowChain(o *followOptions, obs remote.Observer, logger *slog.Logger) (*chain.Chain, error) {
 	if o.state == "remote" {
 		return chain.Open(chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger, Fork: &chain.ForkConfig{
-			URL: o.upstream, Retries: remote.DefaultRetries, Backoff: remote.DefaultBackoff, Replica: true,
+			URL: o.upstream, Retries: remote.DefaultRetries, Backoff: remote.DefaultBackoff, Replica: true, Observer: obs,
 		}})
 	}
 	var g *core.Genesis

@@ -242,5 +242,5 @@ func BenchmarkCatchUp(b *testing.B) {
 func openGenesisChain(dir, genesis string) (*chain.Chain, error) {
 	o := &followOptions{genesis: genesis}
 	o.dataDir = dir
-	return openFollowChain(o, slog.New(slog.DiscardHandler))
+	return openFollowChain(o, nil, slog.New(slog.DiscardHandler))
 }

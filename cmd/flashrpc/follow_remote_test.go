@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math/big"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -254,7 +255,9 @@ func TestFollowStateFlags(t *testing.T) {
 func TestFollowRemoteStateFromGenesis(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	r := startTestReplica(t, remoteReplicaOptions(tn, t.TempDir(), tn.feed.url()))
+	o := remoteReplicaOptions(tn, t.TempDir(), tn.feed.url())
+	o.metricsPort = optionalPort{port: 0, set: true}
+	r := startTestReplica(t, o)
 	if r.chain.Fork().Number() != 0 || !r.chain.Config().IsOptimism() {
 		t.Fatalf("replica forked block %d, OP Stack rules %v; want block 0 and OP Stack rules", r.chain.Fork().Number(), r.chain.Config().IsOptimism())
 	}
@@ -273,6 +276,19 @@ func TestFollowRemoteStateFromGenesis(t *testing.T) {
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockByNumber", "0x1", true)
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getTransactionReceipt", tx.Hash())
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBalance", common.Address{0xc0}, "latest")
+	// The upstream state reads are in the replica's metrics.
+	res, err := http.Get(r.ops.metricsURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(body, []byte(`flashrpc_upstream_requests_total{method="eth_getBalance"}`)) {
+		t.Fatalf("no upstream state reads in the metrics:\n%s", body)
+	}
 }
 
 // TestFollowRemoteStateReorg has a remote-state replica follow chain A from its genesis, then
