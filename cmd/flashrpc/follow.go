@@ -22,6 +22,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/metrics"
 	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
 // defaultMaxLag is --health.max-lag's default (decisions.md "Follow mode").
@@ -51,12 +52,12 @@ func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	fs.StringVar(&o.feedURL, "feed", "", "WebSocket URL of the sequencer's flashblocks feed (FlashblocksPayloadV1, JSON or brotli); without it pending is the sealed head")
 	fs.StringVar(&o.genesis, "genesis", "", "genesis file of the chain (flashrpc dev writes <datadir>/genesis.json); required unless --datadir holds the chain already")
 	fs.StringVar(&o.sequencer, "sequencer", "", "JSON-RPC URL eth_sendRawTransaction and eth_sendRawTransactionSync are forwarded to (default: --upstream)")
-	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis); remote is not available yet")
+	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis, needs --genesis) or remote (read from the upstream at each sealed block, for chains too large to replay; docs/deploy.md)")
 	fs.Uint64Var(&o.maxLag, "health.max-lag", defaultMaxLag, "blocks the replica may be behind its upstream before GET /health answers 503")
 	fs.DurationVar(&o.poll, "upstream.poll", follow.DefaultPollInterval, "how often the upstream's head is asked for when it cannot be subscribed to")
 	o.feed.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(out, "Usage: flashrpc follow --upstream URL [--feed WSURL] [--genesis FILE] [--sequencer URL] [flags]\n\nRuns a replica: sealed blocks from the upstream, each executed and checked against its header's\nroots before it is served; pre-confirmations from the feed, each re-executed and served only when\nit gives what the sequencer published; transactions forwarded to the sequencer. The verified feed\nis published again on --feed.port.\n\nFlags:\n")
+		fmt.Fprintf(out, "Usage: flashrpc follow --upstream URL [--feed WSURL] [--genesis FILE | --state remote] [--sequencer URL] [flags]\n\nRuns a replica: sealed blocks from the upstream, each executed and checked against its header's\nroots before it is served; pre-confirmations from the feed, each re-executed and served only when\nit gives what the sequencer published; transactions forwarded to the sequencer. The verified feed\nis published again on --feed.port. With --state remote the state is read from the upstream at each\nsealed block instead (no genesis, no replay; docs/deploy.md says what is then verified).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return fs, o
@@ -79,8 +80,13 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "flashrpc follow: --upstream is required")
 		return errUsage
 	}
-	if o.state != "local" {
-		return fmt.Errorf("--state %q: only local is available (serving the upstream's state needs a chain mode that stores blocks without executing them; docs/deploy.md, \"Not yet\")", o.state)
+	switch {
+	case o.state != "local" && o.state != "remote":
+		fmt.Fprintf(stderr, "flashrpc follow: --state %q: want local or remote\n", o.state)
+		return errUsage
+	case o.state == "remote" && o.genesis != "":
+		fmt.Fprintln(stderr, "flashrpc follow: --genesis does not apply with --state remote: the state is the upstream's")
+		return errUsage
 	}
 	if err := o.check(); err != nil {
 		return err
@@ -137,7 +143,11 @@ func startFollow(o *followOptions, logger *slog.Logger) (n *followNode, err erro
 		return nil, err
 	}
 	closers = append(closers, n.ops.close)
-	if n.chain, err = openFollowChain(o, logger); err != nil {
+	var obs remote.Observer // --state remote: the upstream state reads, in the metrics
+	if n.ops.reg != nil && o.state == "remote" {
+		obs = newUpstreamObserver(metrics.NewUpstream(n.ops.reg))
+	}
+	if n.chain, err = openFollowChain(o, obs, logger); err != nil {
 		return nil, err
 	}
 	closers = append(closers, func() { n.chain.Close() })
@@ -199,8 +209,15 @@ func (n *followNode) close() error {
 }
 
 // openFollowChain opens the replica's chain: the one stored in --datadir, or a new one from
-// --genesis (which must then match a stored one).
-func openFollowChain(o *followOptions, logger *slog.Logger) (*chain.Chain, error) {
+// --genesis (which must then match a stored one). With --state remote it is a fork of the
+// upstream at its head that follows it without executing its blocks (chain.ForkConfig.Replica),
+// created in --datadir or resumed from it; obs (nil: none) is told of its upstream requests.
+func openFollowChain(o *followOptions, obs remote.Observer, logger *slog.Logger) (*chain.Chain, error) {
+	if o.state == "remote" {
+		return chain.Open(chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger, Fork: &chain.ForkConfig{
+			URL: o.upstream, Retries: remote.DefaultRetries, Backoff: remote.DefaultBackoff, Replica: true, Observer: obs,
+		}})
+	}
 	var g *core.Genesis
 	if o.genesis != "" {
 		data, err := os.ReadFile(o.genesis)
@@ -214,7 +231,11 @@ func openFollowChain(o *followOptions, logger *slog.Logger) (*chain.Chain, error
 	}
 	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: g, CacheMB: o.dbCache, Logger: logger})
 	if errors.Is(err, chain.ErrNoChain) || (err != nil && g == nil && strings.Contains(err.Error(), "no chain")) {
-		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json)")
+		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json), or --state remote to read the state from the upstream")
+	}
+	if err == nil && c.Fork() != nil {
+		err = fmt.Errorf("--datadir %s holds a fork (of %s), not a replica with local state: use another datadir, or --state remote for a remote-state replica's", o.dataDir, c.Fork().Info().URL)
+		return nil, errors.Join(err, c.Close())
 	}
 	return c, err
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -28,10 +29,21 @@ import (
 // (WebSocket on loopback), decoding, re-execution and verification. Each iteration sends a
 // transfer, pre-confirms it on the primary (dev_preconfirm) and waits for the replica; every
 // tenth seals the block (the next index 0 then follows the replica's own seal of the block).
-// Primary and replica run in this process and share its CPUs.
+// Primary and replica run in this process and share its CPUs. state=remote runs the replica
+// on the primary's state (--state remote): each flashblock's accounts are read from the
+// primary, and index 0 waits for the primary's RPC to show its parent.
 func BenchmarkReplicaLag(b *testing.B) {
+	for _, state := range []string{"local", "remote"} {
+		b.Run("state="+state, func(b *testing.B) { benchReplicaLag(b, state) })
+	}
+}
+
+func benchReplicaLag(b *testing.B, state string) {
 	ctx := context.Background()
 	logger := slog.New(slog.DiscardHandler)
+	if os.Getenv("FLASHRPC_TEST_LOG") != "" {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
 	o := testOptions(b.TempDir())
 	primary, err := startDev(o, logger)
 	if err != nil {
@@ -46,6 +58,9 @@ func BenchmarkReplicaLag(b *testing.B) {
 	ro.httpPort, ro.preconfPort, ro.feed.port = 0, 0, -1
 	ro.upstream, ro.feedURL = primary.endpoints[0].url(), primary.feed.url()
 	ro.genesis = filepath.Join(primary.chain.DataDir(), genesisFileName)
+	if ro.state = state; state == "remote" {
+		ro.genesis = ""
+	}
 	ro.poll = 20 * time.Millisecond
 	replica, err := startFollow(ro, logger)
 	if err != nil {
@@ -227,5 +242,5 @@ func BenchmarkCatchUp(b *testing.B) {
 func openGenesisChain(dir, genesis string) (*chain.Chain, error) {
 	o := &followOptions{genesis: genesis}
 	o.dataDir = dir
-	return openFollowChain(o, slog.New(slog.DiscardHandler))
+	return openFollowChain(o, nil, slog.New(slog.DiscardHandler))
 }

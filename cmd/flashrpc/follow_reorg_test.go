@@ -141,11 +141,23 @@ func TestFollowReorg(t *testing.T) {
 // TestFollowRetraction has the primary seal a block without a transaction it pre-confirmed
 // (dev_seal with a chosen list): the replica, which pre-confirmed it from the feed, replaces
 // its block in progress with the sealed block and tells its logs subscribers that the
-// transaction's pre-confirmed log is removed (pendingLogs).
+// transaction's pre-confirmed log is removed (pendingLogs). It runs with local and with remote
+// state (--state remote: the sealed block is inserted without execution, the retraction found
+// by executing it on the upstream's state).
 func TestFollowRetraction(t *testing.T) {
+	for _, state := range []string{"local", "remote"} {
+		t.Run("state="+state, func(t *testing.T) { testFollowRetraction(t, state) })
+	}
+}
+
+func testFollowRetraction(t *testing.T, state string) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	r := startTestReplica(t, replicaOptions(tn, t.TempDir()))
+	o := replicaOptions(tn, t.TempDir())
+	if state == "remote" {
+		o = remoteReplicaOptions(tn, t.TempDir(), tn.feed.url())
+	}
+	r := startTestReplica(t, o)
 	key := testOptionsAccounts(t)[0]
 	chainID := tn.chain.Config().ChainID
 	contract := crypto.CreateAddress(addressOf(key), 0)

@@ -171,6 +171,8 @@ func adoptStoredFork(c *chain.Chain, o *devOptions) error {
 	}
 	describe := fmt.Sprintf("the fork of %s at block %d in %s (chain id %d, %s)", info.URL, info.Number, o.dataDir, cfg.ChainID, chainTypeName(stored))
 	switch {
+	case info.Replica:
+		return fmt.Errorf("%s is a remote-state replica's (flashrpc follow --state remote), not a dev chain; use another --datadir", o.dataDir)
 	case o.given["chain-type"] && o.chainType != stored:
 		return fmt.Errorf("--chain-type %s conflicts with %s; use another --datadir", o.chainType, describe)
 	case o.given["chain-id"] && o.chainID != cfg.ChainID.Uint64():

@@ -22,6 +22,12 @@
 // on, for the next block to build on) and Executed.Write, which may run on another goroutine,
 // does the rest; the next write of the chain waits for it.
 //
+// Fork mode (fork.go, Config.Fork) continues an upstream chain from its block N, reading what
+// the local chain never wrote from the upstream. A fork made with ForkConfig.Replica is a
+// remote-state replica's (fork_replica.go): Insert stores the upstream's blocks without
+// executing them, their receipts checked against the header, and each block's state is read
+// from the upstream at that block.
+//
 // Merkle proofs (Proof, eth_getProof) are read from the sealed blocks' state tries themselves,
 // never rebuilt from other state: a block whose tries are missing is ErrStateUnavailable.
 //

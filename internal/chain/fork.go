@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb"
 
 	"github.com/flashrpc/flashrpc/internal/networks"
+	"github.com/flashrpc/flashrpc/internal/recent"
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
@@ -68,6 +69,11 @@ type ForkConfig struct {
 	Balance *big.Int
 	// Observer is told of upstream requests and cache reads (metrics); nil observes nothing.
 	Observer remote.Observer
+	// Replica makes the fork a remote-state replica (flashrpc follow --state remote,
+	// fork_replica.go): no first forked block is written (the head is N), and the blocks
+	// after N are the upstream's, inserted without executing them, each block's state read
+	// from the upstream at that block. Funded and Balance do not apply.
+	Replica bool
 }
 
 // ForkInfo is what a fork datadir remembers about its fork (the meta key).
@@ -90,6 +96,8 @@ type ForkInfo struct {
 	RootNode bool `json:"rootNode"`
 	// Created is when the fork was created (Unix seconds).
 	Created int64 `json:"created"`
+	// Replica marks a remote-state replica's chain (ForkConfig.Replica).
+	Replica bool `json:"replica,omitempty"`
 }
 
 // forkMetaKey holds the JSON ForkInfo in the fork table.
@@ -126,6 +134,9 @@ type Fork struct {
 
 	rootsMu sync.Mutex             // guards roots
 	roots   map[common.Hash]uint64 // local state root -> block number (also on disk)
+
+	// states are a replica's upstream states of recent blocks, by block hash (fork_replica.go).
+	states *recent.List[common.Hash, *remote.State]
 }
 
 // Info returns what the datadir remembers about the fork.
@@ -175,6 +186,7 @@ func newFork(db ethdb.Database, info ForkInfo, cfg *ForkConfig, logger *slog.Log
 		db:      db,
 		log:     logger,
 		roots:   make(map[common.Hash]uint64),
+		states:  recent.New[common.Hash, *remote.State](replicaStates),
 	}
 }
 
@@ -254,8 +266,12 @@ func (f *Fork) rootNumber(root common.Hash) (uint64, bool) {
 }
 
 // provable refuses proofs, at a local block, of accounts that existed at the upstream's fork
-// block: their state is partly the upstream's, which the local trie does not hold.
+// block: their state is partly the upstream's, which the local trie does not hold. A
+// replica's blocks hold no state of their own: every proof at them is refused.
 func (f *Fork) provable(ctx context.Context, h *types.Header, addr common.Address) error {
+	if f.info.Replica {
+		return fmt.Errorf("%w: block %d's state is the upstream's, read without its trie (a remote-state replica): ask the upstream for the proof", ErrNotProvable, h.Number.Uint64())
+	}
 	up, err := f.up.Account(ctx, addr)
 	if err != nil {
 		return err

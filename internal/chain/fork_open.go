@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/big"
 	"time"
 
@@ -40,7 +41,7 @@ const forkExtraData = "flashrpc fork"
 func (c *Chain) openFork(cfg Config, info *ForkInfo) error {
 	fc := cfg.Fork
 	if fc == nil {
-		fc = &ForkConfig{URL: info.URL, Retries: -1}
+		fc = &ForkConfig{URL: info.URL, Retries: -1, Replica: info.Replica}
 		c.log.Info("resuming the fork this datadir holds", "url", info.URL, "block", info.Number)
 	}
 	ctx := context.Background()
@@ -88,6 +89,13 @@ func checkResume(fc *ForkConfig, info *ForkInfo) error {
 	}
 	if fc.Kind != "" && string(fc.Kind) != info.Kind {
 		return fmt.Errorf("fork: --chain-type %s, but this datadir's fork of %s runs %s rules (%s)", fc.Kind, info.URL, kindName(info.Kind), info.Network)
+	}
+	if fc.Replica != info.Replica {
+		what := "a dev fork"
+		if info.Replica {
+			what = "a remote-state replica"
+		}
+		return fmt.Errorf("fork: this datadir holds %s of %s; use another datadir", what, info.URL)
 	}
 	if fc.ChainID != 0 && fc.ChainID != info.ChainID {
 		return fmt.Errorf("fork: --chain-id %d, but this datadir's fork runs chain id %d", fc.ChainID, info.ChainID)
@@ -144,17 +152,33 @@ func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *Fo
 	kind := fc.Kind
 	if kind == "" {
 		kind = forkKind(upID, bN) // fork_op.go
+		if kind == "" && fc.Replica {
+			if kind, err = replicaKind(ctx, probe, upID, number); err != nil {
+				return nil, err
+			}
+		}
 	}
-	config, network, err := networks.ForkRules(upID, chainID, kind, number, bN.Time())
+	// Forks scheduled after N are turned off for a dev fork, whose local blocks carry wall-clock
+	// times; a replica's blocks are the upstream's and keep its schedule.
+	ruleNumber, ruleTime := number, bN.Time()
+	if fc.Replica {
+		ruleNumber, ruleTime = math.MaxUint64, math.MaxUint64
+	}
+	config, network, err := networks.ForkRules(upID, chainID, kind, ruleNumber, ruleTime)
 	if err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
 	}
-	if err := checkForkBlock(config, network, bN); err != nil {
+	check := checkForkBlock
+	if fc.Replica {
+		check = checkReplicaBlock // fork_replica.go: no local block continues N
+	}
+	if err := check(config, network, bN); err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
 	}
 	info := ForkInfo{
 		URL: fc.URL, UpstreamChainID: upID, ChainID: chainID, Number: number, Hash: bN.Hash(),
 		GenesisHash: h0.Hash(), Network: network.Name + " (" + network.Source + ")", Kind: string(network.Kind),
+		Replica: fc.Replica,
 	}
 	f := newFork(db, info, fc, logger)
 	if prev != nil {
@@ -176,6 +200,8 @@ func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *Fo
 	if node, err := probe.RootNode(ctx, number, bN.Root()); err == nil {
 		rawdb.WriteLegacyTrieNode(db, bN.Root(), node)
 		f.info.RootNode = true
+	} else if fc.Replica {
+		return nil, fmt.Errorf("fork: a remote-state replica needs an upstream that proves its state roots (eth_getProof): %w", err)
 	} else {
 		logger.Info("fork: the upstream does not prove its state root; the chain cannot be rewound below the first forked block", "reason", err)
 	}
@@ -184,9 +210,11 @@ func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *Fo
 			return nil, fmt.Errorf("fork: headers below block %d: %w", number, err)
 		}
 	}
-	first, err := f.writeFirstBlock(bN, config, fc)
-	if err != nil {
-		return nil, fmt.Errorf("fork: first forked block: %w", err)
+	first := bN // a replica's head is N: the blocks after it are the upstream's
+	if !fc.Replica {
+		if first, err = f.writeFirstBlock(bN, config, fc); err != nil {
+			return nil, fmt.Errorf("fork: first forked block: %w", err)
+		}
 	}
 	genesis := genesisStandIn(h0)
 	f.info.Created = time.Now().Unix()
@@ -196,7 +224,9 @@ func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *Fo
 	rawdb.WriteChainConfig(batch, genesis.Hash(), config)
 	rawdb.WriteCanonicalHash(batch, bN.Hash(), number)
 	rawdb.WriteCanonicalHash(batch, first.Hash(), first.NumberU64())
-	rawdb.WriteTxLookupEntriesByBlock(batch, first)
+	if first != bN { // N's transactions are the upstream's (asked there, with its receipts)
+		rawdb.WriteTxLookupEntriesByBlock(batch, first)
+	}
 	rawdb.WriteHeadHeaderHash(batch, first.Hash())
 	rawdb.WriteHeadFastBlockHash(batch, first.Hash())
 	rawdb.WriteHeadBlockHash(batch, first.Hash())

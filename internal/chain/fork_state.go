@@ -45,6 +45,7 @@ func (d *forkDB) Reader(root common.Hash) (state.Reader, error) {
 // of one key).
 type forkReader struct {
 	fork   *Fork
+	up     *remote.State // the upstream's state this reader falls back to (Fork.StateOf)
 	root   common.Hash
 	number uint64
 
@@ -63,13 +64,35 @@ func newForkReaders() *recent.List[common.Hash, *forkReader] {
 
 // forkReaderAt returns the shared reader of a local state.
 func (c *Chain) forkReaderAt(root common.Hash, number uint64) (*forkReader, error) {
-	return c.forkReaders.Get(root, func() (*forkReader, error) {
+	return c.sharedForkReader(root, root, number, c.fork.up)
+}
+
+// forkReaderOf returns the local root of the state after the block with header h and its
+// shared reader. A replica's blocks all have the empty local trie: their readers are told
+// apart by block hash, each with the upstream's state at its block (fork_replica.go).
+func (c *Chain) forkReaderOf(h *types.Header) (common.Hash, *forkReader, error) {
+	root, err := c.localRoot(h)
+	if err != nil {
+		return common.Hash{}, nil, err
+	}
+	if !c.fork.info.Replica {
+		r, err := c.forkReaderAt(root, h.Number.Uint64())
+		return root, r, err
+	}
+	r, err := c.sharedForkReader(h.Hash(), root, h.Number.Uint64(), c.fork.StateOf(h))
+	return root, r, err
+}
+
+// sharedForkReader returns the shared reader under key of the local state root at block
+// number, over the upstream state up.
+func (c *Chain) sharedForkReader(key, root common.Hash, number uint64, up *remote.State) (*forkReader, error) {
+	return c.forkReaders.Get(key, func() (*forkReader, error) {
 		local, err := c.forkDB.CachingDB.Reader(root)
 		if err != nil {
 			return nil, err
 		}
 		return &forkReader{
-			fork: c.fork, root: root, number: number, local: local,
+			fork: c.fork, up: up, root: root, number: number, local: local,
 			accounts: make(map[common.Address]*types.StateAccount),
 			slots:    make(map[slotKey]common.Hash),
 		}, nil
@@ -90,21 +113,21 @@ func (r *forkReader) Storage(addr common.Address, slot common.Hash) (common.Hash
 // account (it stays in the upstream cache; a local block that changes such an account keeps
 // its code hash without storing the code again).
 func (r *forkReader) Has(addr common.Address, codeHash common.Hash) bool {
-	return r.local.Has(addr, codeHash) || len(r.fork.up.Code(codeHash)) > 0
+	return r.local.Has(addr, codeHash) || len(r.up.Code(codeHash)) > 0
 }
 
 func (r *forkReader) Code(addr common.Address, codeHash common.Hash) []byte {
 	if code := r.local.Code(addr, codeHash); len(code) > 0 {
 		return code
 	}
-	return r.fork.up.Code(codeHash)
+	return r.up.Code(codeHash)
 }
 
 func (r *forkReader) CodeSize(addr common.Address, codeHash common.Hash) int {
 	if n := r.local.CodeSize(addr, codeHash); n > 0 {
 		return n
 	}
-	return len(r.fork.up.Code(codeHash))
+	return len(r.up.Code(codeHash))
 }
 
 // account resolves an account. With disc set an upstream read that is not cached is recorded
@@ -128,7 +151,7 @@ func (r *forkReader) account(addr common.Address, disc *remote.Discovery) (*type
 		// Deleted locally and not created again.
 	default:
 		if disc != nil {
-			up, ok := r.fork.up.PeekAccount(addr)
+			up, ok := r.up.PeekAccount(addr)
 			if !ok {
 				disc.MissAccount(addr)
 				return nil, nil
@@ -136,7 +159,7 @@ func (r *forkReader) account(addr common.Address, disc *remote.Discovery) (*type
 			acct = up
 			break
 		}
-		if acct, err = r.fork.up.Account(context.Background(), addr); err != nil {
+		if acct, err = r.up.Account(context.Background(), addr); err != nil {
 			return nil, err
 		}
 	}
@@ -189,14 +212,14 @@ func (r *forkReader) resolveStorage(addr common.Address, slot common.Hash, disc 
 	}
 	// An account that has no code and has never sent a transaction or authorised one at the
 	// upstream has no storage there (created locally, or an untouched address): no request.
-	up, known := r.fork.up.PeekAccount(addr)
+	up, known := r.up.PeekAccount(addr)
 	if !known {
 		if disc != nil {
 			disc.MissAccount(addr)
 			disc.MissStorage(addr, slot)
 			return nil, nil
 		}
-		if up, err = r.fork.up.Account(context.Background(), addr); err != nil {
+		if up, err = r.up.Account(context.Background(), addr); err != nil {
 			return nil, err
 		}
 	}
@@ -204,13 +227,13 @@ func (r *forkReader) resolveStorage(addr common.Address, slot common.Hash, disc 
 		return &v, nil
 	}
 	if disc != nil {
-		if uv, ok := r.fork.up.PeekStorage(addr, slot); ok {
+		if uv, ok := r.up.PeekStorage(addr, slot); ok {
 			return &uv, nil
 		}
 		disc.MissStorage(addr, slot)
 		return nil, nil
 	}
-	uv, err := r.fork.up.Storage(context.Background(), addr, slot)
+	uv, err := r.up.Storage(context.Background(), addr, slot)
 	if err != nil {
 		return nil, err
 	}
@@ -306,11 +329,7 @@ func (c *Chain) BlockStateAt(parent *types.Header, number, time uint64) (*state.
 
 // forkBlockState is BlockStateAt's fork state with config's rules.
 func (c *Chain) forkBlockState(parent *types.Header, config *params.ChainConfig, number, time uint64) (*state.StateDB, error) {
-	root, err := c.localRoot(parent)
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.forkReaderAt(root, parent.Number.Uint64())
+	root, r, err := c.forkReaderOf(parent)
 	if err != nil {
 		return nil, err
 	}
@@ -318,13 +337,13 @@ func (c *Chain) forkBlockState(parent *types.Header, config *params.ChainConfig,
 }
 
 // localRoot returns the root of a block's state in the local trie: the empty trie at the fork
-// block, the header's root above it.
+// block (and at every block of a replica), the header's root above it.
 func (c *Chain) localRoot(h *types.Header) (common.Hash, error) {
 	n := h.Number.Uint64()
 	switch {
 	case n < c.fork.info.Number:
 		return common.Hash{}, fmt.Errorf("%w: the state of block %d is the upstream's (the fork is at block %d)", ErrBeforeFork, n, c.fork.info.Number)
-	case n == c.fork.info.Number:
+	case n == c.fork.info.Number, c.fork.info.Replica: // a replica writes no state
 		return types.EmptyRootHash, nil
 	}
 	return h.Root, nil
@@ -332,11 +351,7 @@ func (c *Chain) localRoot(h *types.Header) (common.Hash, error) {
 
 // forkStateAt opens the fork state after the block with header h.
 func (c *Chain) forkStateAt(h *types.Header, disc *remote.Discovery) (*state.StateDB, error) {
-	root, err := c.localRoot(h)
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.forkReaderAt(root, h.Number.Uint64())
+	root, r, err := c.forkReaderOf(h)
 	if err != nil {
 		return nil, err
 	}
@@ -368,11 +383,7 @@ func (c *Chain) PrefetchState(ctx context.Context, h *types.Header, accounts []c
 	if c.fork == nil {
 		return nil
 	}
-	root, err := c.localRoot(h)
-	if err != nil {
-		return err
-	}
-	r, err := c.forkReaderAt(root, h.Number.Uint64())
+	_, r, err := c.forkReaderOf(h)
 	if err != nil {
 		return err
 	}
@@ -390,5 +401,5 @@ func (c *Chain) PrefetchState(ctx context.Context, h *types.Header, accounts []c
 	if disc.Missed() == 0 {
 		return nil
 	}
-	return disc.Fetch(ctx, c.fork.up)
+	return disc.Fetch(ctx, r.up)
 }

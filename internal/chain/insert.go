@@ -67,8 +67,12 @@ func (c *Chain) insertChain(blocks types.Blocks) (int, error) {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	insert := c.forkInsert
+	if c.fork.info.Replica {
+		insert = c.replicaInsert // fork_replica.go: the upstream's blocks, not executed
+	}
 	for i, b := range blocks {
-		if err := c.forkInsert(b); err != nil {
+		if err := insert(b); err != nil {
 			return i, err
 		}
 	}

@@ -40,7 +40,11 @@ func (c *Chain) setHead(number uint64) error {
 	if c.fork != nil {
 		c.writeMu.Lock()
 		defer c.writeMu.Unlock()
-		if first := c.fork.info.Number + 1; number < first {
+		first := c.fork.info.Number + 1
+		if c.fork.info.Replica {
+			first-- // a replica's blocks from N on are all the upstream's, each with its root node
+		}
+		if number < first {
 			return fmt.Errorf("fork: rewind to block %d: %w %d (forks rewind no further; start a new fork instead)", number, ErrBeforeFork, first)
 		}
 	}

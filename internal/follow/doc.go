@@ -33,6 +33,16 @@
 // difference. A dropped feed is redialled with backoff
 // (feed.go) while sealed blocks keep coming.
 //
+// # Remote state
+//
+// On a remote-state replica's chain (chain.Fork.Replica, flashrpc follow --state remote,
+// remote.go) the same loop runs with three differences: inserting a block stores the
+// upstream's block with its checked receipts instead of executing it; flashblocks are executed
+// on the upstream's state at their parent, their accounts prefetched in one batch, and take the
+// sequencer's state root (preconf's OpenGiven and CommitGiven), the check still demanding the
+// published block hash; and the replica never seals a block itself: index 0 of N+1 waits for the
+// upstream's N.
+//
 // # Writes and health
 //
 // SendRawTransaction forwards signed transactions to the sequencer (forward.go; the API's

@@ -82,7 +82,7 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 		return errors.New("index 0 of block 0")
 	}
 	head := f.chain.Head()
-	if last := f.pre.Last(); last != nil && last.Block.Hash() == base.ParentHash && last.Block.ParentHash() == head.Hash() {
+	if last := f.pre.Last(); !f.remote && last != nil && last.Block.Hash() == base.ParentHash && last.Block.ParentHash() == head.Hash() {
 		sealed, err := f.pre.Seal(ctx)
 		if err != nil {
 			return fmt.Errorf("seal the pre-confirmed parent %d: %w", last.Number(), err)
@@ -110,6 +110,9 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 		return err
 	}
 	senders.waitAll() // index 0 is executed in one go
+	if f.remote {
+		f.prefetchState(ctx, f.chain.Head(), base.FeeRecipient, txs, f.signerFor(number, uint64(base.Timestamp)))
+	}
 	attrs := preconf.Attributes{
 		ParentHash:       base.ParentHash,
 		Number:           number,
@@ -125,7 +128,12 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 	if attrs.BaseFee == nil {
 		return errors.New("base without base_fee_per_gas")
 	}
-	if _, err := f.pre.OpenChecked(ctx, attrs, check(p)); err != nil {
+	if f.remote {
+		_, err = f.pre.OpenGiven(ctx, attrs, f.givenRoots(p), check(p))
+	} else {
+		_, err = f.pre.OpenChecked(ctx, attrs, check(p))
+	}
+	if err != nil {
 		return err
 	}
 	f.cur = &sequence{id: p.PayloadID, number: number}
@@ -181,6 +189,10 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
 	if err != nil {
 		return err
 	}
+	if f.remote {
+		senders.waitAll()
+		f.prefetchState(ctx, last.Parent, last.Block.Coinbase(), txs, f.signerFor(c.number, last.Block.Time()))
+	}
 	batch, err := f.pre.Begin()
 	if err != nil {
 		return err
@@ -192,7 +204,12 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
 			return fmt.Errorf("transaction %d (%s) does not apply: %w", i, tx.Hash().TerminalString(), err)
 		}
 	}
-	if _, err := batch.CommitChecked(ctx, check(p)); err != nil {
+	if f.remote {
+		_, err = batch.CommitGiven(ctx, f.givenRoots(p), check(p))
+	} else {
+		_, err = batch.CommitChecked(ctx, check(p))
+	}
+	if err != nil {
 		return err
 	}
 	c.index = p.Index

@@ -78,6 +78,10 @@ type Follower struct {
 	wsURL string // "" : polling only
 	log   *slog.Logger
 	m     *metrics.Follow // nil: no metrics
+	// remote: the chain is a remote-state replica's (chain.Fork.Replica, remote.go): sealed
+	// blocks are the upstream's, never sealed here, and flashblocks take the sequencer's
+	// state root.
+	remote bool
 
 	upHead     atomic.Uint64 // the upstream's newest head, valid while upKnown
 	upKnown    atomic.Bool
@@ -127,6 +131,7 @@ func New(cfg Config, c *chain.Chain, p *preconf.Preconf) (*Follower, error) {
 		nudge:    make(chan struct{}, 1),
 	}
 	f.seq = f.up
+	f.remote = c.Fork() != nil && c.Fork().Replica()
 	switch cfg.UpstreamWS {
 	case "":
 		f.wsURL = remote.WebSocketURL(cfg.Upstream)
@@ -152,6 +157,10 @@ func (f *Follower) Start(ctx context.Context) error {
 		return fmt.Errorf("follow: upstream %s serves another chain: its genesis is %s, the local genesis %s (is --genesis the upstream's?)", f.cfg.Upstream, hashes[0], g)
 	}
 	f.checkedTo = 0 // the local head is checked against the upstream's before it is built on
+	if f.remote {
+		// Blocks up to the fork block are the upstream's: the chain checked its hash.
+		f.checkedTo = f.chain.Fork().Number()
+	}
 	run, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
 	f.wg.Add(2)

@@ -177,7 +177,12 @@ func (f *Follower) rewind(ctx context.Context, from uint64) bool {
 // never goes back to the parent in between. It returns false when a block does not verify.
 func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
 	if last := f.pre.Last(); last != nil {
-		if last.Block.Hash() == blocks[0].Hash() {
+		if f.remote && last.Block.Hash() == blocks[0].Hash() {
+			// A replica on remote state does not seal: the upstream's block, the one
+			// pre-confirmed, becomes the head, and the View drops the block in progress with
+			// it; it is discarded after.
+			defer f.discard()
+		} else if last.Block.Hash() == blocks[0].Hash() {
 			sealed, err := f.pre.Seal(ctx)
 			if err != nil {
 				f.refuseBlock(blocks[0].NumberU64(), err)

@@ -79,6 +79,7 @@ func (w *work) finalizeAndAssemble(ctx context.Context, header *types.Header, st
 		hash := types.DeriveSha(types.Withdrawals(body.Withdrawals), trie.NewStackTrie(nil))
 		header.WithdrawalsHash = &hash
 	}
+	w.given.apply(header) // given.go: a replica on remote state takes the sequencer's roots
 	if w.config.IsJovian(header.Time) && (header.BlobGasUsed == nil || *header.BlobGasUsed == 0) {
 		footprint := w.da.used
 		header.BlobGasUsed = &footprint

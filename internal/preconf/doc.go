@@ -53,7 +53,10 @@
 // A writer that publishes what someone else built (a replica following a remote feed,
 // internal/follow) uses OpenChecked and Batch.CommitChecked (verify.go): each partial block is
 // handed to a check before any reader or listener sees it, and a refused one discards the
-// whole block in progress, so `pending` falls back to the sealed head. ReplaceWith ends the
+// whole block in progress, so `pending` falls back to the sealed head. A writer that
+// executes on state it cannot compute a root for (a replica reading the upstream's state) uses
+// OpenGiven and CommitGiven (given.go): the partial block takes the published state root and
+// computes the rest. ReplaceWith ends the
 // block in progress with a sealed block built elsewhere that differs from it, with a
 // retraction as SealWith's.
 //

@@ -313,6 +313,7 @@ type work struct {
 		block *types.Block
 		state *state.StateDB
 	}
+	given    *Roots       // roots the next assembly takes instead of computing them (given.go)
 	cheats   []stateCheat // the dev chain's state changes outside transactions (cheats.go)
 	unreplay bool         // a transaction a re-execution would refuse was applied (cheats.go)
 }

@@ -21,6 +21,12 @@ var ErrCheckFailed = errors.New("pre-confirmation refused")
 // OpenChecked is Open with check run on pre-confirmation 0's partial block before it is
 // published. When check fails nothing is published and no block is in progress.
 func (p *Preconf) OpenChecked(ctx context.Context, attrs Attributes, check func(*types.Block) error) (*Snapshot, error) {
+	return p.openChecked(ctx, attrs, nil, check)
+}
+
+// openChecked is OpenChecked; given, when set, are the roots pre-confirmation 0 takes
+// (given.go).
+func (p *Preconf) openChecked(ctx context.Context, attrs Attributes, given *Roots, check func(*types.Block) error) (*Snapshot, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.work != nil {
@@ -38,7 +44,9 @@ func (p *Preconf) OpenChecked(ctx context.Context, attrs Attributes, check func(
 		return nil, fmt.Errorf("open block %d: %w", attrs.Number, err)
 	}
 	p.work = w
+	w.given = given
 	snap, err := p.publishCheckedLocked(ctx, 0, checked(check))
+	w.given = nil
 	if err != nil {
 		p.discardLocked()
 	}

@@ -136,6 +136,25 @@ func (c *Client) BlockByNumber(ctx context.Context, number uint64) (*types.Block
 	return b, nil
 }
 
+// BlockReceipts returns the receipts of the upstream's block with this hash
+// (eth_getBlockReceipts), in their consensus fields; the caller checks them against the
+// block's header (receipts root, bloom, gas used). A block the upstream does not have is an
+// *UpstreamError.
+func (c *Client) BlockReceipts(ctx context.Context, hash common.Hash) (types.Receipts, error) {
+	raw, err := c.Call(ctx, "eth_getBlockReceipts", hash)
+	if err != nil {
+		return nil, c.wrap("eth_getBlockReceipts", err)
+	}
+	if isNull(raw) {
+		return nil, c.fail("eth_getBlockReceipts", fmt.Sprintf("the upstream has no block %s", hash), nil)
+	}
+	var receipts types.Receipts
+	if err := json.Unmarshal(raw, &receipts); err != nil {
+		return nil, c.fail("eth_getBlockReceipts", fmt.Sprintf("block %s: undecodable receipts: %v", hash, err), err)
+	}
+	return receipts, nil
+}
+
 // RootNode returns the upstream's root node of the state at block number, whose hash is root:
 // the first node of an eth_getProof account proof. It fails when the upstream cannot prove
 // its state (anvil's state roots, for one, are not those of a real trie).

@@ -7,7 +7,8 @@
 //     rate-limit errors with exponential backoff (anvil's --fork-retries and
 //     --fork-retry-backoff). When it gives up the error is an [UpstreamError] naming the URL,
 //     the method and the reason; a JSON-RPC error answer is an [RPCError]. It also reads the
-//     upstream's blocks and headers, checked against their hashes and roots (blocks.go).
+//     upstream's blocks and headers, checked against their hashes and roots, a block's
+//     receipts and its state's root node (blocks.go).
 //   - [State] is the upstream's state at one pinned block: accounts (eth_getBalance,
 //     eth_getTransactionCount and eth_getCode in one batch) and storage slots
 //     (eth_getStorageAt), cached in memory and, unless --no-storage-caching, in a store the
