@@ -10,8 +10,8 @@
 // the last pre-confirmed transaction. A batch may wait between its assembly and its
 // publication (Batch.PublishAfter): the dev sequencer builds ahead and publishes on fixed
 // deadlines. Seal assembles the final block from everything committed; its hash equals the
-// last snapshot's. The chain writes it with the state and receipts it was
-// built with (chain.WriteExecuted): a sealed block is executed once, not again at the seal.
+// last snapshot's. The chain writes it with the state and receipts it was built with
+// (chain.WriteExecuted): a sealed block is executed once, not again at the seal.
 //
 // # The View
 //
