@@ -77,7 +77,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		}),
 		build: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: namespace, Subsystem: "flashblock", Name: "build_seconds",
-			Help:    "Time the sequencer took to build one pre-confirmation: select and execute the pool's transactions and publish them.",
+			Help:    "Time the sequencer took to build one pre-confirmation: select and execute the pool's transactions and publish them (without the wait for the publication deadline).",
 			Buckets: latencyBuckets,
 		}),
 		apply: prometheus.NewHistogram(prometheus.HistogramOpts{

@@ -7,9 +7,11 @@
 // transaction, Commit. Every Commit publishes an immutable Snapshot: the partial block as if it
 // were sealed now (cumulative gas used, state root, receipts root, bloom, requests hash, hence a
 // block hash that changes with every pre-confirmation), its receipts and logs, and the state after
-// the last pre-confirmed transaction. Seal assembles the final block from everything committed;
-// its hash equals the last snapshot's. The chain writes it with the state and receipts it was
-// built with (chain.WriteExecuted): a sealed block is executed once, not again at the seal.
+// the last pre-confirmed transaction. A batch may wait between its assembly and its
+// publication (Batch.PublishAfter): the dev sequencer builds ahead and publishes on fixed
+// deadlines. Seal assembles the final block from everything committed; its hash equals the
+// last snapshot's. The chain writes it with the state and receipts it was built with
+// (chain.WriteExecuted): a sealed block is executed once, not again at the seal.
 //
 // # The View
 //

@@ -138,6 +138,7 @@ type Batch struct {
 	p     *Preconf
 	first int // position of the batch's first transaction
 	done  bool
+	wait  func() // PublishAfter's; nil publishes as soon as the batch is assembled
 }
 
 // Begin starts the next pre-confirmation of the block in progress.
@@ -174,6 +175,13 @@ func (b *Batch) GasUsed() uint64 { return b.p.work.gasPool.Used() }
 // Len returns the number of transactions the batch has added.
 func (b *Batch) Len() int { return len(b.p.work.txs) - b.first }
 
+// PublishAfter makes Commit call wait between assembling the batch's partial block and
+// publishing it: the snapshot reaches the View, the OnSnapshot listeners (the feed) and
+// Snapshot.Published when wait returns. A writer that publishes on a schedule (the dev
+// sequencer's deadlines) assembles ahead and waits there for the publication time. The writer
+// lock stays held while wait runs; readers do not wait for it.
+func (b *Batch) PublishAfter(wait func()) { b.wait = wait }
+
 // Commit publishes the batch as the next pre-confirmation, even when it added nothing (an empty
 // pre-confirmation still advances the index), and releases the writer lock.
 func (b *Batch) Commit(ctx context.Context) (*Snapshot, error) {
@@ -182,7 +190,7 @@ func (b *Batch) Commit(ctx context.Context) (*Snapshot, error) {
 	}
 	b.done = true
 	defer b.p.mu.Unlock()
-	return b.p.publishLocked(ctx, b.first)
+	return b.p.publishAfterLocked(ctx, b.first, nil, b.wait)
 }
 
 // Seal assembles the block in progress from everything committed, writes it into the chain
@@ -247,6 +255,12 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, e
 // it (verify.go): when check fails nothing is published and the error is returned. A nil
 // check accepts every block. p.mu must be held.
 func (p *Preconf) publishCheckedLocked(ctx context.Context, firstNew int, check func(*types.Block) error) (*Snapshot, error) {
+	return p.publishAfterLocked(ctx, firstNew, check, nil)
+}
+
+// publishAfterLocked is publishCheckedLocked that calls wait, when not nil, once the snapshot
+// is assembled and before it is published (Batch.PublishAfter). p.mu must be held.
+func (p *Preconf) publishAfterLocked(ctx context.Context, firstNew int, check func(*types.Block) error, wait func()) (*Snapshot, error) {
 	start := time.Now()
 	w := p.work
 	assembled := w.state.Copy()
@@ -274,8 +288,11 @@ func (p *Preconf) publishCheckedLocked(ctx context.Context, firstNew int, check 
 		txIndex:  maps.Clone(w.txIndex), // the writer keeps adding to its own
 		state:    w.state.Copy(),
 	}
+	snap.Assembly = time.Since(start)
+	if wait != nil {
+		wait()
+	}
 	snap.Published = time.Now()
-	snap.Assembly = snap.Published.Sub(start)
 	w.index++
 	p.last = snap
 	p.publishView(snap)

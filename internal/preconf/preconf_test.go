@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -100,5 +101,68 @@ func TestSealedBlockIsLastPreconfirmation(t *testing.T) {
 	}
 	if c.Head().Hash() != sealed.Hash() || p.Current() != nil {
 		t.Fatal("after sealing the head must be the sealed block and nothing in progress")
+	}
+}
+
+// TestPublishAfter checks that a batch with a wait is assembled before the wait and published
+// after it: while it waits, readers and listeners still see the previous pre-confirmation, and
+// its Published time is taken after the wait.
+func TestPublishAfter(t *testing.T) {
+	ctx := context.Background()
+	c := openChain(t)
+	p := preconf.New(c)
+	head := c.Head()
+	snap0, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{0xfe}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heard []*preconf.Snapshot
+	p.OnSnapshot(func(s *preconf.Snapshot) { heard = append(heard, s) })
+	b, err := p.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := transfer(t, c, 0, common.Address{0xaa})
+	if err := b.Add(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	var waited bool
+	var whileWaiting time.Time
+	b.PublishAfter(func() {
+		waited = true
+		if cur := p.Current(); cur != snap0 {
+			t.Errorf("while waiting: the View's pending is index %d, want the previous one (0)", cur.Index)
+		}
+		if _, _, ok := p.View().Preconfirmed(tx.Hash()); ok {
+			t.Error("while waiting: the batch's transaction is visible")
+		}
+		if len(heard) != 0 {
+			t.Errorf("while waiting: listeners heard %d snapshots, want none", len(heard))
+		}
+		whileWaiting = time.Now()
+	})
+	snap1, err := b.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !waited {
+		t.Fatal("Commit did not call the wait")
+	}
+	if p.Current() != snap1 || len(heard) != 1 || heard[0] != snap1 {
+		t.Fatalf("after Commit: pending %v, heard %d, want the new snapshot published once", p.Current() == snap1, len(heard))
+	}
+	if _, i, ok := p.View().Preconfirmed(tx.Hash()); !ok || i != 0 {
+		t.Fatalf("after Commit: transaction at %d, %v; want 0, true", i, ok)
+	}
+	if snap1.Published.Before(whileWaiting) {
+		t.Fatalf("Published %v is before the wait ended (%v)", snap1.Published, whileWaiting)
+	}
+	// A batch without a wait publishes as Commit always did.
+	b, err = p.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap2, err := b.Commit(ctx); err != nil || p.Current() != snap2 || snap2.Index != 2 {
+		t.Fatalf("a batch without a wait: %v, published %v", err, p.Current() == snap2)
 	}
 }

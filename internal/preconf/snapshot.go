@@ -27,11 +27,13 @@ type Snapshot struct {
 	// FirstNew is the position of the first transaction this pre-confirmation added; the
 	// transactions from FirstNew on are this pre-confirmation's own.
 	FirstNew int
-	// Published is when the snapshot was built, just before readers could see it: the
-	// moment latency measurements start from (docs/benchmarks.md).
+	// Published is when the snapshot was published, just before readers could see it: the
+	// moment latency measurements start from (docs/benchmarks.md). A batch published on a
+	// schedule (Batch.PublishAfter) is published after its wait, not when it was built.
 	Published time.Time
-	// Assembly is how long publishing took: assembling the partial block (roots, hash) and
-	// copying its state (the flashblock apply time of internal/metrics).
+	// Assembly is how long assembling took: the partial block (roots, hash) and the copy of
+	// its state (the flashblock apply time of internal/metrics), not the wait before
+	// publishing.
 	Assembly time.Duration
 
 	txIndex map[common.Hash]int // transaction hash → position

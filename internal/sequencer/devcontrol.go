@@ -82,7 +82,7 @@ func (s *Sequencer) Mine(ctx context.Context, n, interval uint64) ([]*types.Bloc
 		if err := ctx.Err(); err != nil {
 			return blocks, err
 		}
-		snap, err := s.preconfirmLocked(ctx)
+		snap, err := s.preconfirmLocked(ctx, nil)
 		if err != nil {
 			return blocks, err
 		}

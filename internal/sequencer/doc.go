@@ -17,6 +17,27 @@
 // (dev_deposit), and transactions whose data-availability footprint no longer fits wait for a
 // later block, as op-geth's miner does (opstack.go).
 //
+// # The cadence
+//
+// When the block time is a whole number of intervals (the default 2 s / 200 ms) or zero, the
+// timer publishes on fixed deadlines, as production flashblock builders do (schedule.go):
+// flashblock k is published at start + k × interval. Its build starts lead before that
+// deadline, and a build done early waits for it (preconf.Batch.PublishAfter), so the interval
+// between two publications no longer varies with build times. A late build is published as
+// soon as it is done; a deadline passed by more than an interval is skipped, as a
+// time.Ticker drops ticks (the block then lasts longer: a block is BlockTime / interval
+// flashblocks built). The lead follows the builds: 1.5 × the longest of the last 20 plus 2
+// ms, at least 1 ms and at most half an interval: a few milliseconds when the chain is quiet,
+// the slowest recent build under load. A transaction arriving after a build's start goes into
+// the next flashblock: it waits interval/2 + lead on average to be pre-confirmed, where it
+// used to wait interval/2 + the build time. The last flashblock of a block is sealed right
+// after its publication, and the next block's index 0 is published right after the seal.
+// On-request pre-confirmations (Preconfirm, dev_preconfirm, the dev controls) are published
+// as soon as they are built. While the timer waits for a deadline it holds the sequencer's
+// lock: an on-request call meanwhile waits up to the lead. Config.ObserveBuild measures the
+// build, not the wait. When the block time is not a whole number of intervals, two tickers
+// drive pre-confirmations and seals, and each pre-confirmation is published when built.
+//
 // The timer's seals do not wait for the chain write (preconf.SealAsync): the next block opens
 // on the sealed block's committed state and its pre-confirmations keep their interval while
 // the chain writes the sealed block. On-request seals (dev_seal, evm_mine) and the dev

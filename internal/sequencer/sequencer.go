@@ -45,7 +45,8 @@ type Config struct {
 	// Logger receives one line per sealed block; nil discards.
 	Logger *slog.Logger
 	// ObserveBuild, when set, is called after each pre-confirmation built (on request or by
-	// the timer) with the time it took, from taking the block in progress to publishing it.
+	// the timer) with the time it took, from taking the block in progress to publishing it,
+	// without the wait for its deadline (schedule.go).
 	ObserveBuild func(took time.Duration)
 }
 
@@ -62,12 +63,18 @@ type Sequencer struct {
 	sealed   *types.Block // the block the last seal wrote, guarded by mu: the next block's parent
 	clock    devClock     // guarded by mu (devcontrol.go)
 
-	stop chan struct{}
-	done chan struct{}
+	ticks loopClock // the timer loop's time source (schedule.go)
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 // New returns a sequencer over c, building into p with transactions from pool. Start runs it.
 func New(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.Pool) *Sequencer {
+	return newWithClock(cfg, c, p, pool, wallClock{})
+}
+
+// newWithClock is New with the timer loop's time source.
+func newWithClock(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.Pool, ticks loopClock) *Sequencer {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -75,7 +82,7 @@ func New(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.Pool) *Seq
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sequencer{cfg: cfg, chain: c, preconf: p, pool: pool, log: logger, stop: make(chan struct{}), done: make(chan struct{})}
+	return &Sequencer{cfg: cfg, chain: c, preconf: p, pool: pool, log: logger, ticks: ticks, stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 // Start opens the first block and, when timing is configured, starts the timer loop.
@@ -105,7 +112,7 @@ func (s *Sequencer) Close() {
 func (s *Sequencer) Preconfirm(ctx context.Context) (*preconf.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.preconfirmLocked(ctx)
+	return s.preconfirmLocked(ctx, nil)
 }
 
 // Seal seals the block in progress now, with what it has pre-confirmed, and opens the next one.
@@ -117,13 +124,14 @@ func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
 
 // loop drives the timers. A block lasts BlockTime; pre-confirmations come every
 // PreconfInterval inside it, and the last one before sealing coincides with the seal. When the
-// block time is a whole number of intervals, one ticker drives both (tickLoop), so that the
-// first pre-confirmation of the next block comes one interval after the seal, not at the
-// same instant, waiting for it.
+// block time is a whole number of intervals (or zero), one schedule drives both (cadenceLoop):
+// pre-confirmations are published on fixed deadlines, and the first pre-confirmation of the
+// next block comes one interval after the seal, not at the same instant, waiting for it.
+// Otherwise two tickers do, and each pre-confirmation is published when built.
 func (s *Sequencer) loop() {
 	defer close(s.done)
-	if i, b := s.cfg.PreconfInterval, s.cfg.BlockTime; i > 0 && b > 0 && b%i == 0 {
-		s.tickLoop(int(b / i))
+	if i, b := s.cfg.PreconfInterval, s.cfg.BlockTime; i > 0 && b%i == 0 {
+		s.cadenceLoop(int(b / i))
 		return
 	}
 	var preconfTick, sealTick <-chan time.Time
@@ -142,42 +150,78 @@ func (s *Sequencer) loop() {
 		case <-s.stop:
 			return
 		case <-preconfTick:
-			s.tick(false)
+			s.tick(false, nil)
 		case <-sealTick:
-			s.tick(true)
+			s.tick(true, nil)
 		}
 	}
 }
 
-// tickLoop pre-confirms every PreconfInterval and seals on every perBlock-th tick.
-func (s *Sequencer) tickLoop(perBlock int) {
-	t := time.NewTicker(s.cfg.PreconfInterval)
-	defer t.Stop()
+// cadenceLoop publishes flashblock k at its deadline, start + k × PreconfInterval, building it
+// ahead by the schedule's lead (schedule.go), and seals on every perBlock-th flashblock built
+// (never when perBlock is 0), right after publishing it. A build done early waits for the
+// deadline; a late one is published at once; deadlines passed by more than an interval are
+// skipped, and the block then lasts longer, as with a ticker.
+func (s *Sequencer) cadenceLoop(perBlock int) {
+	sched := newSchedule(s.cfg.PreconfInterval, s.ticks.Now())
+	var late, skipped int // in the current block, for the debug log
 	for n := 1; ; n++ {
-		select {
-		case <-s.stop:
+		free := s.ticks.Now()
+		deadline, begin, skip := sched.plan(free)
+		if !s.ticks.SleepUntil(begin, s.stop) {
 			return
-		case <-t.C:
-			s.tick(n%perBlock == 0)
+		}
+		// The build is measured from its planned start (the timer waking late counts), or from
+		// when the loop got to it when that was later.
+		from := begin
+		if free.After(begin) {
+			from = free
+		}
+		seal := perBlock > 0 && n%perBlock == 0
+		ready := s.tick(seal, func() (ready time.Time) {
+			if ready = s.ticks.Now(); ready.Before(deadline) {
+				s.ticks.SleepUntil(deadline, s.stop) // stopping publishes at once
+			}
+			return ready
+		})
+		if ready.IsZero() { // the pre-confirmation failed before it was ready
+			ready = s.ticks.Now()
+		}
+		sched.observe(ready.Sub(from))
+		skipped += int(skip)
+		if ready.After(deadline) {
+			late++
+		}
+		if seal {
+			s.log.Debug("flashblock schedule", "lead", sched.lead(), "late", late, "skipped", skipped)
+			late, skipped = 0, 0
 		}
 	}
 }
 
-// tick builds the next pre-confirmation and, when seal is set, seals the block with it.
-func (s *Sequencer) tick(seal bool) {
+// tick builds the next pre-confirmation and, when seal is set, seals the block with it. When
+// wait is set, the pre-confirmation calls it once assembled and is published when it returns;
+// tick returns what wait returned (the moment the pre-confirmation was ready), the zero time
+// when wait was not called.
+func (s *Sequencer) tick(seal bool, wait func() time.Time) (ready time.Time) {
 	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var publishWait func()
+	if wait != nil {
+		publishWait = func() { ready = wait() }
+	}
 	// Transactions that arrived since the last tick still make this block.
-	if _, err := s.preconfirmLocked(ctx); err != nil {
+	if _, err := s.preconfirmLocked(ctx, publishWait); err != nil {
 		s.log.Error("pre-confirmation failed", "err", err)
 	}
 	if !seal {
-		return
+		return ready
 	}
 	if _, err := s.sealLocked(ctx, true); err != nil {
 		s.log.Error("sealing failed", "err", err)
 	}
+	return ready
 }
 
 func (s *Sequencer) openLocked(ctx context.Context) error {
@@ -230,11 +274,14 @@ func (s *Sequencer) settleLocked() error { return s.preconf.WaitWritten() }
 // preconfirmLocked adds the pool's executable transactions to the block in progress, in
 // inclusion order, and publishes them as the next pre-confirmation. Transactions that can never
 // be included leave the pool; those that may later (a nonce gap, a full block, a fee cap below
-// the base fee, too little balance for now) wait, with their sender's later ones.
-func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, error) {
+// the base fee, too little balance for now) wait, with their sender's later ones. When wait is
+// set it runs between the assembly and the publication (preconf.Batch.PublishAfter: the timer
+// loop waits there for the deadline); nil publishes at once.
+func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf.Snapshot, error) {
+	var waited time.Duration // not part of the build
 	if s.cfg.ObserveBuild != nil {
 		start := time.Now()
-		defer func() { s.cfg.ObserveBuild(time.Since(start)) }()
+		defer func() { s.cfg.ObserveBuild(time.Since(start) - waited) }()
 	}
 	batch, err := s.preconf.Begin()
 	if errors.Is(err, preconf.ErrNoBlock) {
@@ -284,6 +331,13 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context) (*preconf.Snapshot, er
 		default:
 			queue.dropSender()
 		}
+	}
+	if wait != nil {
+		batch.PublishAfter(func() {
+			start := time.Now()
+			wait()
+			waited = time.Since(start)
+		})
 	}
 	snap, err := batch.Commit(ctx)
 	// The pool holds what is not pre-confirmed yet; a pre-confirmed transaction is found in the

@@ -34,6 +34,13 @@ type testSeq struct {
 
 func newTestSeq(t *testing.T, limits txpool.Config) *testSeq {
 	t.Helper()
+	return newTestSeqTimed(t, limits, Config{}, wallClock{})
+}
+
+// newTestSeqTimed is newTestSeq with the timing of cfg (its Now is the test's) and the timer
+// loop's clock.
+func newTestSeqTimed(t *testing.T, limits txpool.Config, cfg Config, ticks loopClock) *testSeq {
+	t.Helper()
 	ts := &testSeq{now: genesisTime}
 	var funded []common.Address
 	for i := range 4 {
@@ -50,7 +57,8 @@ func newTestSeq(t *testing.T, limits txpool.Config) *testSeq {
 	}
 	ts.chain, ts.pre = c, preconf.New(c)
 	ts.pool = txpool.New(c.Config(), limits)
-	ts.Sequencer = New(Config{Now: func() time.Time { return ts.now }}, c, ts.pre, ts.pool)
+	cfg.Now = func() time.Time { return ts.now }
+	ts.Sequencer = newWithClock(cfg, c, ts.pre, ts.pool, ticks)
 	if err := ts.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

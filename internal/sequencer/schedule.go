@@ -1,0 +1,106 @@
+package sequencer
+
+import "time"
+
+// Deadline scheduling (doc.go, "The cadence"). The timer used to start building a
+// pre-confirmation at each tick and publish it when the build was done, so every change of
+// build time (20-80 ms under load, the first flashblock after a block boundary the slowest)
+// showed in the interval between two publications. Now flashblock k is due at
+// start + k × interval, its build starts lead earlier, and an early build waits for its
+// deadline before it is published (preconf.Batch.PublishAfter). The lead follows the recent
+// builds: a few milliseconds when they are quick, so that a transaction waits no longer than it
+// did, and enough for the slowest recent one under load, up to half an interval.
+
+const (
+	// buildHistory is how many recent builds set the lead: two blocks at the default timing,
+	// so that the slow first flashblock after a boundary is always among them.
+	buildHistory = 20
+	// leadMargin is added to 1.5 × the longest recent build for what varies between builds
+	// (the timer waking late, a core taken by another goroutine).
+	leadMargin = 2 * time.Millisecond
+	// minLead is the least lead.
+	minLead = time.Millisecond
+)
+
+// schedule plans the timer loop's flashblocks: flashblock k (from 1) is due at
+// start + k × interval and its build starts lead before. It is the loop's own: not safe for
+// concurrent use.
+type schedule struct {
+	interval time.Duration
+	start    time.Time
+	next     int64                       // the number of the next flashblock to plan
+	builds   [buildHistory]time.Duration // the last builds, a ring
+	recorded int                         // builds recorded so far
+}
+
+// newSchedule returns the schedule of flashblocks every interval from start, the first one due
+// one interval after it.
+func newSchedule(interval time.Duration, start time.Time) *schedule {
+	return &schedule{interval: interval, start: start, next: 1}
+}
+
+// due returns the deadline of flashblock k.
+func (s *schedule) due(k int64) time.Time { return s.start.Add(time.Duration(k) * s.interval) }
+
+// lead returns how long before its deadline a build starts: 1.5 × the longest of the recent
+// builds plus leadMargin, within [minLead, interval/2].
+func (s *schedule) lead() time.Duration {
+	var longest time.Duration
+	for _, b := range s.builds {
+		longest = max(longest, b)
+	}
+	return min(max(longest*3/2+leadMargin, minLead), s.interval/2)
+}
+
+// plan returns the deadline of the next flashblock and when its build starts, for a loop that
+// is free at now. A deadline passed by more than an interval is skipped, as a time.Ticker
+// drops the ticks its reader missed; the next one is planned even when it has passed (the build
+// then starts at once and is published as soon as it is done). skipped counts the deadlines
+// left out.
+func (s *schedule) plan(now time.Time) (deadline, begin time.Time, skipped int64) {
+	k := s.next
+	if late := now.Sub(s.due(k)); late > s.interval {
+		// The first k' after k with due(k') >= now - interval.
+		skipped = int64((late - 1) / s.interval)
+		k += skipped
+	}
+	s.next = k + 1
+	deadline = s.due(k)
+	return deadline, deadline.Add(-s.lead()), skipped
+}
+
+// observe records how long a build took, from its start to the moment it could be published.
+func (s *schedule) observe(build time.Duration) {
+	s.builds[s.recorded%buildHistory] = build
+	s.recorded++
+}
+
+// loopClock is the timer loop's time source: the wall clock (wallClock), or a test's that
+// steps the loop deterministically.
+type loopClock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// SleepUntil returns at t, at once when t has passed, or earlier with false when stop is
+	// closed.
+	SleepUntil(t time.Time, stop <-chan struct{}) bool
+}
+
+// wallClock is the loopClock of time.Now and real timers.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+func (wallClock) SleepUntil(t time.Time, stop <-chan struct{}) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-stop:
+		return false
+	}
+}
