@@ -38,8 +38,9 @@ func (a *API) withView(m viewMethod) rpc.Method {
 
 // view returns this endpoint's view now: on the pre-confirmed endpoint preconf's newest View,
 // on the standard endpoint the same without the block in progress nor the sealed block the
-// chain is still writing (there `pending` is the sealed head, and a block shows once durable), and without a Preconf (serve mode) the chain's Heads. One atomic load; the
-// View is copied, not allocated.
+// chain is still writing (there `pending` is the sealed head, and a block shows once
+// durable), and without a Preconf (serve mode) the chain's Heads. One atomic load; the View
+// is copied, not allocated.
 func (a *API) view() preconf.View {
 	if a.pre == nil {
 		return preconf.SealedView(a.chain.Heads())
