@@ -81,7 +81,8 @@ type loopClock interface {
 	// Now returns the current time.
 	Now() time.Time
 	// SleepUntil returns at t, at once when t has passed, or earlier with false when stop is
-	// closed.
+	// closed; false also when t has passed but stop is closed (a loop whose builds always run
+	// late must still stop).
 	SleepUntil(t time.Time, stop <-chan struct{}) bool
 }
 
@@ -93,7 +94,12 @@ func (wallClock) Now() time.Time { return time.Now() }
 func (wallClock) SleepUntil(t time.Time, stop <-chan struct{}) bool {
 	d := time.Until(t)
 	if d <= 0 {
-		return true
+		select {
+		case <-stop:
+			return false
+		default:
+			return true
+		}
 	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()

@@ -118,7 +118,12 @@ func (c *stepClock) Now() time.Time {
 
 func (c *stepClock) SleepUntil(t time.Time, stop <-chan struct{}) bool {
 	if !t.After(c.Now()) {
-		return true
+		select {
+		case <-stop:
+			return false
+		default:
+			return true
+		}
 	}
 	call := sleepCall{until: t, wake: make(chan time.Time)}
 	select {
@@ -203,5 +208,22 @@ func TestCadence(t *testing.T) {
 	next("build of the flashblock due at 1,200 ms", 1100*ms)
 	if cur := ts.pre.Current(); cur.Number() != 3 || cur.Index != 0 {
 		t.Fatalf("after the stall: pending is block %d index %d, want 3, 0 (two flashblocks built, one skipped)", cur.Number(), cur.Index)
+	}
+}
+
+// TestWallClockStops: the real clock's SleepUntil reports a closed stop even when the time
+// slept to has passed. Under sustained load every build starts late, so the timer loop only
+// ever sleeps until past times: without this, Close would wait for it for ever.
+func TestWallClockStops(t *testing.T) {
+	stop := make(chan struct{})
+	if !(wallClock{}).SleepUntil(time.Now().Add(-time.Second), stop) {
+		t.Fatal("SleepUntil a past time, stop open: false, want true")
+	}
+	close(stop)
+	if (wallClock{}).SleepUntil(time.Now().Add(-time.Second), stop) {
+		t.Fatal("SleepUntil a past time, stop closed: true, want false (the loop would not stop)")
+	}
+	if (wallClock{}).SleepUntil(time.Now().Add(time.Hour), stop) {
+		t.Fatal("SleepUntil a future time, stop closed: true, want false")
 	}
 }
