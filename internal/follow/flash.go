@@ -147,8 +147,16 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 // the writer up for nothing.
 func (f *Follower) waitParent(ctx context.Context, p *flashblocks.Payload) error {
 	parent, height := p.Base.ParentHash, uint64(p.Base.BlockNumber)-1
-	if known, head, err := f.up.lookup(ctx, parent); err == nil && !known && (head >= height || height > head+parentAhead) {
-		return fmt.Errorf("%w: parent %s of block %d, the upstream's head is %d", errNotUpstreams, parent.TerminalString(), height+1, head)
+	foreign := func() (bool, uint64) {
+		known, head, err := f.up.lookup(ctx, parent)
+		return err == nil && !known && (head >= height || height > head+parentAhead), head
+	}
+	// Asked twice before refusing: an upstream that runs a batch's calls concurrently may
+	// import the parent between them and answer "unknown" with a head past it.
+	if refuse, _ := foreign(); refuse {
+		if refuse, head := foreign(); refuse {
+			return fmt.Errorf("%w: parent %s of block %d, the upstream's head is %d", errNotUpstreams, parent.TerminalString(), height+1, head)
+		}
 	}
 	deadline := time.Now().Add(f.cfg.ParentWait)
 	for {

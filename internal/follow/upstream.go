@@ -190,19 +190,22 @@ func (u *upstream) headerHashes(ctx context.Context, first, last uint64) ([]comm
 }
 
 // lookup returns, in one batch, whether the upstream knows block hash and its head number.
+// The head is asked first: an upstream that runs a batch in order (go-ethereum, flashrpc)
+// then cannot report a head at or past a block it says it does not know because it imported
+// the block between the two calls.
 func (u *upstream) lookup(ctx context.Context, hash common.Hash) (known bool, head uint64, err error) {
 	res, err := u.c.Batch(ctx, []remote.Call{
-		{Method: "eth_getBlockByHash", Params: []any{hash, false}},
 		{Method: "eth_blockNumber"},
+		{Method: "eth_getBlockByHash", Params: []any{hash, false}},
 	})
 	if err != nil {
 		return false, 0, err
 	}
 	var n hexutil.Uint64
-	if err := json.Unmarshal(res[1], &n); err != nil {
+	if err := json.Unmarshal(res[0], &n); err != nil {
 		return false, 0, fmt.Errorf("upstream eth_blockNumber: %w", err)
 	}
-	return !isNull(res[0]), uint64(n), nil
+	return !isNull(res[1]), uint64(n), nil
 }
 
 // marker returns the number and hash of the upstream's block under tag ("safe",
