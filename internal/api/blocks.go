@@ -145,8 +145,8 @@ func (a *API) getBlockByHash(ctx context.Context, v preconf.View, p rpc.Params) 
 	if err != nil {
 		return nil, err
 	}
-	if v.Sealing != nil && hash == v.Sealing.Block.Hash() { // being written (view.go)
-		return a.pendingBlockJSON(v.Sealing, fullTx), nil
+	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+		return a.pendingBlockJSON(snap, fullTx), nil
 	}
 	block := a.chain.BlockByHash(hash)
 	if block == nil {
@@ -213,8 +213,8 @@ func (a *API) countByHash(v preconf.View, p rpc.Params, count func(*types.Block)
 	if err != nil {
 		return nil, err
 	}
-	if v.Sealing != nil && hash == v.Sealing.Block.Hash() { // being written (view.go)
-		return quantity(uint64(count(v.Sealing.Block))), nil
+	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+		return quantity(uint64(count(snap.Block))), nil
 	}
 	block := a.chain.BlockByHash(hash)
 	if block == nil {

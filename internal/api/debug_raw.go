@@ -29,6 +29,9 @@ var emptyRaw = json.RawMessage(`"0x"`)
 // block in progress. Both nil means a number or tag without a block.
 func (a *API) rawBlock(v preconf.View, b gethrpc.BlockNumberOrHash) (*types.Block, *preconf.Snapshot, error) {
 	if hash, ok := b.Hash(); ok {
+		if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+			return nil, snap, nil
+		}
 		block := a.chain.BlockByHash(hash)
 		if block == nil {
 			return nil, nil, errRawBlockNotFound(hash)
@@ -175,6 +178,9 @@ func (a *API) getRawTransactionByBlockHashAndIndex(ctx context.Context, v precon
 	index, err := decodeIndex(p, 1)
 	if err != nil {
 		return nil, err
+	}
+	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+		return rawTxInBlock(snap.Block, index)
 	}
 	return rawTxInBlock(a.chain.BlockByHash(hash), index)
 }

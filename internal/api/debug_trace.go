@@ -172,11 +172,15 @@ func (a *API) traceBlockByHash(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, traceError(1, err)
 	}
 	defer release()
-	block := a.chain.BlockByHash(hash)
-	if block == nil {
+	var env *exec.BlockEnv
+	v := a.view()
+	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+		env, err = a.pendingBlockEnv(snap)
+	} else if block := a.chain.BlockByHash(hash); block != nil {
+		env, err = a.sealedBlockEnv(block)
+	} else {
 		return nil, errTraceBlockHashNotFound(hash)
 	}
-	env, err := a.sealedBlockEnv(block)
 	if err != nil {
 		return nil, err
 	}

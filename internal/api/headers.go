@@ -46,8 +46,8 @@ func (a *API) getHeaderByHash(ctx context.Context, v preconf.View, p rpc.Params)
 	if err != nil {
 		return nil, err
 	}
-	if v.Sealing != nil && hash == v.Sealing.Block.Hash() { // being written (view.go)
-		return json.RawMessage(ethjson.AppendHeader(nil, v.Sealing.Header())), nil
+	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+		return json.RawMessage(ethjson.AppendHeader(nil, snap.Header())), nil
 	}
 	h := a.chain.HeaderByHash(hash)
 	if h == nil {

@@ -73,8 +73,8 @@ func (a *API) headerByNumberOrHash(v preconf.View, b gethrpc.BlockNumberOrHash) 
 		return a.headerByNumber(v, n)
 	}
 	hash, _ := b.Hash()
-	if v.Sealing != nil && hash == v.Sealing.Block.Hash() {
-		return nil, v.Sealing, nil
+	if snap := v.SealingByHash(hash); snap != nil {
+		return nil, snap, nil
 	}
 	h := a.chain.HeaderByHash(hash)
 	if h == nil {

@@ -121,6 +121,12 @@ func (a *API) getTransactionByBlockHashAndIndex(ctx context.Context, v preconf.V
 	if err != nil {
 		return nil, err
 	}
+	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+		if index >= uint64(len(snap.Block.Transactions())) {
+			return nullResult, nil
+		}
+		return pendingTxJSON(snap, int(index), a), nil
+	}
 	return a.txInBlock(a.chain.BlockByHash(hash), index), nil
 }
 

@@ -3,9 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rlp"
 
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
@@ -82,6 +84,25 @@ func TestViewWhileSealing(t *testing.T) {
 			if txs, _ := r["transactions"].([]any); r == nil || r["hash"] != block.Hash().Hex() || len(txs) != 1 {
 				t.Fatalf("%s: %v, want block 2", m.name, r)
 			}
+		}
+		// By block hash as by number: answered as pre-confirmed (the chain of this test has
+		// already stored the block, so a look-up that skipped Sealing would answer the sealed
+		// shape, with a block hash, and differ).
+		byHash := call(t, sealing, n.api.getTransactionByBlockHashAndIndex, block.Hash(), "0x0")
+		byNumber := call(t, sealing, n.api.getTransactionByBlockNumberAndIndex, "0x2", "0x0")
+		if r, _ := byHash.(answer); r == nil || r["hash"] != hash.Hex() || !reflect.DeepEqual(byHash, byNumber) {
+			t.Fatalf("eth_getTransactionByBlockHashAndIndex: %v, want what by number answers: %v", byHash, byNumber)
+		}
+		rawTx, _ := tx.MarshalBinary()
+		if got := call(t, sealing, n.api.getRawTransactionByBlockHashAndIndex, block.Hash(), "0x0"); got != hexutil.Encode(rawTx) {
+			t.Fatalf("debug_getRawTransactionByBlockHashAndIndex: %v, want the transaction's encoding", got)
+		}
+		encoded, err := rlp.EncodeToBytes(block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := call(t, sealing, n.api.getRawBlock, block.Hash()); got != hexutil.Encode(encoded) {
+			t.Fatalf("debug_getRawBlock by hash: %v, want the block's encoding", got)
 		}
 		if r, _ := call(t, sealing, n.api.getBlockByNumber, "pending", false).(answer); r == nil || r["number"] != "0x3" {
 			t.Fatalf("pending block %v, want block 3", r)

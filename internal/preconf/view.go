@@ -68,6 +68,15 @@ func (v *View) Preconfirmed(hash common.Hash) (*Snapshot, int, bool) {
 	return nil, 0, false
 }
 
+// SealingByHash returns Sealing when hash is its block's hash, else nil: look-ups by block
+// hash on the pre-confirmed endpoint answer the block being written from it.
+func (v *View) SealingByHash(hash common.Hash) *Snapshot {
+	if v.Sealing != nil && v.Sealing.Block.Hash() == hash {
+		return v.Sealing
+	}
+	return nil
+}
+
 // SealedView is the View of a chain without a block in progress (no pre-confirmations: serve
 // mode).
 func SealedView(h *chain.Heads) View {
