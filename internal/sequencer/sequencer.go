@@ -285,8 +285,13 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf
 	}
 	batch, err := s.preconf.Begin()
 	if errors.Is(err, preconf.ErrNoBlock) {
+		if err != preconf.ErrNoBlock {
+			// The chain write of the last sealed block failed (preconf.SealAsync): that block
+			// and the one built on it are gone from the View; say so, once, here.
+			s.log.Error("writing a sealed block failed: it and the block built on it were dropped, building goes on from the chain's head", "err", err)
+		}
 		// Opening the block failed after the last seal (a fork's upstream did not answer
-		// the reads of its system calls): try again now.
+		// the reads of its system calls), or its parent's write failed: try again now.
 		if err := s.openLocked(ctx); err != nil {
 			return nil, err
 		}
