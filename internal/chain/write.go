@@ -69,6 +69,10 @@ func (e *Executed) Block() *types.Block { return e.block }
 // On a fork the state is written with the fork's records (Fork.write), which also store the
 // block: CommitExecuted then does all of WriteExecuted and Write does nothing.
 func (c *Chain) CommitExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB) (*Executed, error) {
+	if c.fork != nil {
+		c.writeMu.Lock() // as forkInsert: one writer of the fork's records at a time, from the head check on
+		defer c.writeMu.Unlock()
+	}
 	before := c.Head()
 	if block.ParentHash() != before.Hash() || block.NumberU64() != before.Number.Uint64()+1 {
 		return nil, fmt.Errorf("write block %d (%s): %w %d (%s)", block.NumberU64(), block.Hash().TerminalString(), ErrNotOnHead, before.Number.Uint64(), before.Hash().TerminalString())
@@ -77,8 +81,6 @@ func (c *Chain) CommitExecuted(block *types.Block, receipts types.Receipts, st *
 	cfg := c.Config()
 	cancun, eip158 := cfg.IsCancun(block.Number(), block.Time()), cfg.IsEIP158(block.Number())
 	if c.fork != nil {
-		c.writeMu.Lock() // as forkInsert: one writer of the fork's records at a time
-		defer c.writeMu.Unlock()
 		if err := c.fork.write(block, receipts, st, nil, c.bc.TrieDB(), cancun, eip158); err != nil {
 			return nil, fmt.Errorf("write block %d: %w", block.NumberU64(), err)
 		}
