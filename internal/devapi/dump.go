@@ -43,6 +43,10 @@ func (a *API) dumpState(ctx context.Context, p rpc.Params) (any, error) {
 	if err := wantParams(p, 0, 1); err != nil { // anvil takes an optional flag to keep history
 		return nil, err
 	}
+	// A sealed block still being written (preconf.SealAsync) is dumped once it is the head.
+	if err := a.b.Preconf.WaitWritten(); err != nil {
+		return nil, err
+	}
 	head := a.b.Chain.Head()
 	number := hexutil.Uint64(head.Number.Uint64())
 	out := dumpedState{BestBlockNumber: &number, Accounts: make(map[common.Address]dumpedAccount)}

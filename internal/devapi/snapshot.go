@@ -25,6 +25,10 @@ func (a *API) evmSnapshot(ctx context.Context, p rpc.Params) (any, error) {
 	if err := wantParams(p, 0, 0); err != nil {
 		return nil, err
 	}
+	// A sealed block still being written (preconf.SealAsync) is saved once it is the head.
+	if err := a.b.Preconf.WaitWritten(); err != nil {
+		return nil, err
+	}
 	head := a.b.Chain.Head()
 	offset := a.b.Sequencer.TimeOffset()
 	a.mu.Lock()
