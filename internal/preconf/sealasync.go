@@ -19,7 +19,6 @@ import (
 
 // sealWrite is the chain write of a sealed block, running on its own goroutine.
 type sealWrite struct {
-	snap *Snapshot     // the block's last pre-confirmation, whose block is the sealed one
 	head *types.Header // the sealed block's header: the next block's parent
 	done chan struct{} // closed when the write has ended
 	err  error         // the write's error, set before done is closed
@@ -52,7 +51,7 @@ func (p *Preconf) SealAsync(ctx context.Context) (*types.Block, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
-	sw := &sealWrite{snap: last, head: block.Header(), done: make(chan struct{})}
+	sw := &sealWrite{head: block.Header(), done: make(chan struct{})}
 	p.write = sw
 	p.work, p.last = nil, nil
 	// The View keeps the block as its Pending until the next Open (Sealing beside the next
