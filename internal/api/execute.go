@@ -115,7 +115,7 @@ func (a *API) discover(ctx context.Context, v preconf.View, b gethrpc.BlockNumbe
 		if disc.Missed() == 0 {
 			return exact && snap == nil, err
 		}
-		if err := disc.Fetch(ctx, a.fork.StateOf(base)); err != nil {
+		if err := a.chain.FetchDiscovered(ctx, base, disc); err != nil {
 			return true, upstreamError(err)
 		}
 	}

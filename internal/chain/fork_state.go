@@ -375,6 +375,20 @@ func (c *Chain) StateAtDiscover(h *types.Header, disc *remote.Discovery) (*state
 	return st, nil
 }
 
+// FetchDiscovered fetches what disc, filled by executions on StateAtDiscover(h, disc), found
+// missing, into the upstream reader that h's state reads through: the next StateAtDiscover of
+// h then finds it. On a chain that is not a fork there is nothing to fetch.
+func (c *Chain) FetchDiscovered(ctx context.Context, h *types.Header, disc *remote.Discovery) error {
+	if c.fork == nil || disc.Missed() == 0 {
+		return nil
+	}
+	_, r, err := c.forkReaderOf(h)
+	if err != nil {
+		return err
+	}
+	return disc.Fetch(ctx, r.up)
+}
+
 // PrefetchState makes the accounts and slots readable at the state after h without waiting
 // for the upstream: what the local chain never wrote is read from the upstream now, in one
 // go, with ctx's deadline, and an upstream failure is returned here instead of surfacing as a
