@@ -27,6 +27,18 @@ func (s *Sequencer) Automine() bool { return s.automine.Load() }
 // means the timer seals nothing. While automine is on the timer seals nothing whatever it is.
 func (s *Sequencer) BlockTime() time.Duration { return time.Duration(s.blockTime.Load()) }
 
+// Timer returns the block time the timer seals at now (0 when it seals nothing: a zero
+// block time or automine on) and when that took effect (the last restart of the timer loop),
+// for the dev chain's health rule (health.SealingTimer).
+func (s *Sequencer) Timer() (time.Duration, time.Time) {
+	s.loopMu.Lock()
+	defer s.loopMu.Unlock()
+	if s.automine.Load() {
+		return 0, s.timerSince
+	}
+	return s.BlockTime(), s.timerSince
+}
+
 // SetAutomine turns automine on or off (evm_setAutomine). On, each transaction the pool takes
 // as executable is pre-confirmed and its block sealed and written before the pool's Add
 // returns (so before eth_sendRawTransaction and eth_sendTransaction answer), and the timer
@@ -69,7 +81,7 @@ func (s *Sequencer) restartLoopLocked() {
 	if s.automine.Load() {
 		blockTime = 0
 	}
-	s.halt, s.halted = make(chan struct{}), make(chan struct{})
+	s.halt, s.halted, s.timerSince = make(chan struct{}), make(chan struct{}), time.Now()
 	go s.loop(blockTime, s.halt, s.halted)
 }
 

@@ -69,12 +69,13 @@ type Sequencer struct {
 	// Mining controls (mining.go). loopMu guards the timer loop's lifecycle: halt, halted,
 	// closed and the writes of blockTime and automine. It is never taken while mu is held
 	// (the loop takes mu and is waited for under loopMu).
-	loopMu    sync.Mutex
-	blockTime atomic.Int64  // the timer's block time in nanoseconds (interval mining); 0 = off
-	automine  atomic.Bool   // every transaction the pool takes is sealed at once; no timer seals
-	halt      chan struct{} // closed to stop the running loop; nil when none runs
-	halted    chan struct{} // closed by the running loop when it has stopped
-	closed    bool
+	loopMu     sync.Mutex
+	blockTime  atomic.Int64  // the timer's block time in nanoseconds (interval mining); 0 = off
+	automine   atomic.Bool   // every transaction the pool takes is sealed at once; no timer seals
+	halt       chan struct{} // closed to stop the running loop; nil when none runs
+	halted     chan struct{} // closed by the running loop when it has stopped
+	closed     bool
+	timerSince time.Time // when the running loop started
 }
 
 // New returns a sequencer over c, building into p with transactions from pool. Start runs it.
