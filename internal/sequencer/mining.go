@@ -85,15 +85,18 @@ func (s *Sequencer) restartLoopLocked() {
 	go s.loop(blockTime, s.halt, s.halted)
 }
 
-// stopLoopLocked stops the running timer loop, if any, and waits for it. s.loopMu must be
-// held, s.mu must not.
+// stopLoopLocked stops the running timer loop, if any, and waits for it and for the chain
+// write of the block it sealed last. s.loopMu must be held, s.mu must not.
 func (s *Sequencer) stopLoopLocked() {
-	if s.halt == nil {
-		return
+	if s.halt != nil {
+		close(s.halt)
+		<-s.halted
+		s.halt, s.halted = nil, nil
 	}
-	close(s.halt)
-	<-s.halted
-	s.halt, s.halted = nil, nil
+	// What the loop sealed last is on the chain when the control answers.
+	if err := s.preconf.WaitWritten(); err != nil {
+		s.log.Error("writing the last sealed block failed", "err", err)
+	}
 }
 
 // automineTx is the pool's hook for each transaction it takes (txpool.Pool.SetOnAdd): under

@@ -119,11 +119,8 @@ func (s *Sequencer) Close() {
 	s.pool.SetOnAdd(nil)
 	s.loopMu.Lock()
 	s.closed = true
-	s.stopLoopLocked()
+	s.stopLoopLocked() // and the last chain write
 	s.loopMu.Unlock()
-	if err := s.preconf.WaitWritten(); err != nil {
-		s.log.Error("writing the last sealed block failed", "err", err)
-	}
 }
 
 // Preconfirm builds the next pre-confirmation now from the pool's executable transactions.
