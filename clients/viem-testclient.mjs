@@ -120,6 +120,47 @@ async function scenario(n, mode) {
   await test.mine({ blocks: 1 });
   eq((await pub.getBlock()).baseFeePerGas, 7_000_000_000n, 'setNextBlockBaseFeePerGas (mined)');
 
+  // Automine: a send answers after its block is sealed, so the standard endpoint has the
+  // receipt at once, one transaction per block; off, the node's timer (none here) seals again.
+  const std = createPublicClient({ chain, transport: http(n.std, { retryCount: 0 }), cacheTime: 0 });
+  eq(await test.getAutomine(), false, 'getAutomine (default)');
+  await test.setAutomine(true);
+  eq(await test.getAutomine(), true, 'getAutomine after setAutomine(true)');
+  const h0 = await std.getBlockNumber();
+  for (const k of [1n, 2n]) {
+    const sent = await wallet.sendTransaction({ to: SINK, value: k });
+    const rk = await std.getTransactionReceipt({ hash: sent }); // throws when there is none
+    eq(rk.blockNumber, h0 + k, `automined transaction ${k}: its own block, sealed before the send answered`);
+  }
+  await test.setAutomine(false);
+  eq(await test.getAutomine(), false, 'getAutomine after setAutomine(false)');
+  const waiting = await wallet.sendTransaction({ to: SINK, value: 3n });
+  let sealed = true;
+  try {
+    await std.getTransactionReceipt({ hash: waiting });
+  } catch {
+    sealed = false;
+  }
+  assert(!sealed, 'automine off: the send was sealed on a manual node');
+  await test.mine({ blocks: 1 });
+  eq((await std.getTransactionReceipt({ hash: waiting })).status, 'success', 'mined after automine off');
+
+  // Interval mining: the timer seals again every second, then not at all. viem's mode `anvil`
+  // sends evm_setIntervalMining in seconds (anvil's unit), flashrpc takes Hardhat's
+  // milliseconds: anvil suites call anvil_setIntervalMining (docs/rpc.md).
+  const i0 = await std.getBlockNumber();
+  if (mode === 'hardhat') await test.setIntervalMining({ interval: 1 }); // 1,000 ms
+  else eq(await n.rpc(n.std, 'anvil_setIntervalMining', [1]), true, 'anvil_setIntervalMining(1)');
+  const until = Date.now() + 30_000;
+  while ((await std.getBlockNumber()) < i0 + 2n) {
+    assert(Date.now() < until, 'interval mining: no two blocks within 30 s of a 1 s block time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await test.setIntervalMining({ interval: 0 });
+  const i1 = await std.getBlockNumber();
+  await new Promise((r) => setTimeout(r, 2_500)); // more than two block times of the old timer
+  eq(await std.getBlockNumber(), i1, 'setIntervalMining(0): no block sealed');
+
   // reset: back to genesis.
   await test.reset();
   eq(await pub.getBlockNumber(), 0n, 'block number after reset');

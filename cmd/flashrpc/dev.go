@@ -205,12 +205,13 @@ func (n *devNode) buildCore(c *chain.Chain) (std, pre *api.API, err error) {
 		m.WatchPool(backend.Pool)
 		seqCfg.ObserveBuild = m.ObserveBuild
 	}
-	// Fit to serve while the sequencer seals (health.Sealing; docs/operations.md).
+	seq := sequencer.New(seqCfg, c, p, backend.Pool)
+	// Fit to serve while the sequencer's timer seals (health.SealingTimer; docs/operations.md):
+	// its block time changes with evm_setIntervalMining and evm_setAutomine.
 	x.health.Store(health.New(health.Config{
 		Probes: []health.Probe{health.Head(c), health.Pending(p)},
-		Rules:  []health.Rule{health.Sealing(c, o.blockTime, nil)},
+		Rules:  []health.Rule{health.SealingTimer(c, seq.Timer, nil)},
 	}))
-	seq := sequencer.New(seqCfg, c, p, backend.Pool)
 	// Every sealed block of a single-sequencer dev chain is final.
 	c.OnHead(func(ev chain.HeadEvent) {
 		c.SetSafe(ev.Block.Header())

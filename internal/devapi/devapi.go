@@ -103,6 +103,12 @@ func (a *API) Register(m map[string]rpc.Method) {
 	m["anvil_increaseTime"] = a.increaseTime
 	m["evm_setNextBlockTimestamp"] = a.setNextBlockTimestamp
 	m["anvil_setNextBlockTimestamp"] = a.setNextBlockTimestamp
+	m["evm_setAutomine"] = a.setAutomine
+	m["evm_getAutomine"] = a.getAutomine
+	m["anvil_getAutomine"] = a.getAutomine
+	m["hardhat_getAutomine"] = a.getAutomine
+	m["evm_setIntervalMining"] = a.setIntervalMiningMs
+	m["anvil_setIntervalMining"] = a.setIntervalMiningSeconds
 	m["txpool_status"] = a.txpoolStatus
 	m["txpool_content"] = a.txpoolContent
 	m["txpool_contentFrom"] = a.txpoolContentFrom

@@ -30,6 +30,7 @@ import (
 type devNode struct {
 	chain    *chain.Chain
 	seq      *sequencer.Sequencer
+	preconf  *preconf.Preconf
 	accounts []devaccounts.Account
 	std, pre *gethrpc.Client
 	stdEth   *ethclient.Client
@@ -40,6 +41,13 @@ type devNode struct {
 // newDevNode starts a dev node: an OP Stack chain when op is set, else a plain one.
 func newDevNode(t testing.TB, op bool) *devNode {
 	t.Helper()
+	return newDevNodeWith(t, op, sequencer.Config{})
+}
+
+// newDevNodeWith is newDevNode with the sequencer's timing from seqCfg (BlockTime,
+// PreconfInterval).
+func newDevNodeWith(t testing.TB, op bool, seqCfg sequencer.Config) *devNode {
+	t.Helper()
 	accs, err := devaccounts.Derive(devaccounts.TestMnemonic, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +57,6 @@ func newDevNode(t testing.TB, op bool) *devNode {
 		funded[i] = acc.Address
 	}
 	g := chain.DevGenesis(chain.DefaultChainID, funded)
-	var seqCfg sequencer.Config
 	if op {
 		g = oprollup.DevGenesis(chain.DefaultChainID, funded, chain.DevAccountBalance)
 		seqCfg.L1 = &oprollup.DevL1{GenesisTime: g.Timestamp}
@@ -63,7 +70,7 @@ func newDevNode(t testing.TB, op bool) *devNode {
 	seq := sequencer.New(seqCfg, c, pre, pool)
 	b := api.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq}
 	dev := devapi.New(devapi.Config{Accounts: accs}, devapi.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq})
-	n := &devNode{chain: c, seq: seq, accounts: accs}
+	n := &devNode{chain: c, seq: seq, accounts: accs, preconf: pre}
 	var servers []*httptest.Server
 	for _, pending := range []bool{false, true} {
 		a := api.New(api.Config{Dev: true, Pending: pending, Extend: dev.Register}, b)

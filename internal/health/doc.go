@@ -6,7 +6,7 @@
 // A [Checker] runs [Probe]s, which fill in what they know of the Status, then [Rule]s,
 // which each return why the Status is not fit, or nothing. A mode picks its probes and
 // rules: dev and serve report the sealed head ([Head]) and the block in progress
-// ([Pending]); dev adds [Sealing] (the sequencer has not sealed for several block times);
+// ([Pending]); dev adds [SealingTimer] (the sequencer has not sealed for several block times);
 // follow mode adds [Upstream] and [Feed] probes and the [MaxLag] and [FeedConnected] rules.
 // Fields no probe fills stay null: upstreamHead, lag and feed outside follow mode,
 // pendingIndex without a block in progress.

@@ -175,4 +175,22 @@ func TestDevRules(t *testing.T) {
 	if s, _ := chk.Check(); !slices.ContainsFunc(s.Problems, func(p string) bool { return strings.Contains(p, "no block sealed for 1h0m0s") }) {
 		t.Errorf("an hour later: problems %q", s.Problems)
 	}
+
+	// A block time changed at runtime (SealingTimer): off is never judged; a new block time
+	// counts from when it took effect.
+	blockTime, since := time.Duration(0), clk.Now()
+	timed := New(Config{Probes: []Probe{Head(c)}, Rules: []Rule{SealingTimer(c, func() (time.Duration, time.Time) { return blockTime, since }, clk.Now)}, Now: clk.Now})
+	clk.advance(time.Hour)
+	if _, ok := timed.Check(); !ok {
+		t.Error("timer off: unhealthy")
+	}
+	blockTime, since = time.Second, clk.Now()
+	clk.advance(5 * time.Second)
+	if _, ok := timed.Check(); !ok {
+		t.Error("five block times after the timer came back: unhealthy")
+	}
+	clk.advance(time.Millisecond)
+	if s, ok := timed.Check(); ok || !strings.Contains(strings.Join(s.Problems, ""), "no block sealed for 5.001s (block time 1s") {
+		t.Errorf("past five block times after the timer came back: ok %v, problems %q", ok, s.Problems)
+	}
 }

@@ -61,19 +61,31 @@ const SealingBlockTimes = 5
 // sequencer that seals on request only (blockTime 0) is never judged. It must be created
 // before sealing starts, since it learns of new heads from c.OnHead.
 func Sealing(c *chain.Chain, blockTime time.Duration, now func() time.Time) Rule {
-	if blockTime <= 0 {
-		return func(*Status, time.Time) string { return "" }
-	}
+	return SealingTimer(c, func() (time.Duration, time.Time) { return blockTime, time.Time{} }, now)
+}
+
+// SealingTimer is Sealing for a block time that changes at runtime (evm_setIntervalMining,
+// evm_setAutomine): timer returns the block time the sequencer's timer seals at now (0: it
+// does not) and when it took effect; the block times are counted from the later of that moment
+// and the last head.
+func SealingTimer(c *chain.Chain, timer func() (time.Duration, time.Time), now func() time.Time) Rule {
 	if now == nil {
 		now = time.Now
 	}
 	var last atomic.Int64 // Unix nanoseconds of the last head
 	last.Store(now().UnixNano())
 	c.OnHead(func(chain.HeadEvent) { last.Store(now().UnixNano()) })
-	limit := SealingBlockTimes * blockTime
 	return func(s *Status, at time.Time) string {
-		if since := at.Sub(time.Unix(0, last.Load())); since > limit {
-			return fmt.Sprintf("no block sealed for %s (block time %s; unhealthy after %d block times)", since.Round(time.Millisecond), blockTime, SealingBlockTimes)
+		blockTime, since := timer()
+		if blockTime <= 0 {
+			return ""
+		}
+		from := time.Unix(0, last.Load())
+		if since.After(from) {
+			from = since
+		}
+		if d := at.Sub(from); d > SealingBlockTimes*blockTime {
+			return fmt.Sprintf("no block sealed for %s (block time %s; unhealthy after %d block times)", d.Round(time.Millisecond), blockTime, SealingBlockTimes)
 		}
 		return ""
 	}

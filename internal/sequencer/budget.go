@@ -1,6 +1,10 @@
 package sequencer
 
-import "github.com/flashrpc/flashrpc/internal/preconf"
+import (
+	"time"
+
+	"github.com/flashrpc/flashrpc/internal/preconf"
+)
 
 // The per-flashblock gas budget, as Base builds blocks (decisions.md "Building blocks as Base
 // does"): a block has N flashblocks after index 0 (N = block time / pre-confirmation
@@ -15,22 +19,26 @@ import "github.com/flashrpc/flashrpc/internal/preconf"
 // over: Config.Flashblocks, else block time / pre-confirmation interval on an OP Stack chain;
 // 0 means no per-flashblock budget (the block's whole gas limit from the first
 // pre-confirmation on).
-func (c Config) flashblocks() int {
+func (c Config) flashblocks() int { return c.flashblocksAt(c.BlockTime) }
+
+// flashblocksAt is flashblocks with this block time (the one interval mining set, mining.go).
+func (c Config) flashblocksAt(blockTime time.Duration) int {
 	if c.Flashblocks != 0 || c.L1 == nil {
 		return max(c.Flashblocks, 0)
 	}
-	if c.PreconfInterval > 0 && c.BlockTime >= c.PreconfInterval {
-		return int(c.BlockTime / c.PreconfInterval)
+	if c.PreconfInterval > 0 && blockTime >= c.PreconfInterval {
+		return int(blockTime / c.PreconfInterval)
 	}
 	return 0
 }
 
 // gasBudget returns the cumulative gas the pre-confirmation after snap may bring its block to.
+// Under automine a block is one pre-confirmation: it has the whole gas limit.
 func (s *Sequencer) gasBudget(snap *preconf.Snapshot) uint64 {
 	limit := snap.Block.GasLimit()
-	n := s.cfg.flashblocks()
+	n := s.cfg.flashblocksAt(time.Duration(s.blockTime.Load()))
 	index := snap.Index + 1
-	if n == 0 || index >= n {
+	if n == 0 || index >= n || s.automine.Load() {
 		return limit
 	}
 	// limit·index/N without overflow: gas limits are far below 2^63, index below N.

@@ -50,6 +50,11 @@
 // Mine seals blocks now, SetNextTimestamp, IncreaseTime and SetNextBaseFee rebuild the block
 // in progress with new attributes, Cheat changes its state, and Rewind drops it and takes the
 // chain back. The block timestamps follow the wall clock plus an offset those controls move.
+// The mining controls (mining.go) change the timer at runtime: SetBlockTime (interval
+// mining) and SetAutomine, which seals each transaction the pool takes in a block of its own
+// from the pool's Add hook (txpool.Pool.SetOnAdd), through a pre-confirmation, before the send
+// answers. Either restarts the timer loop: the loop runs with a stop and a done channel of
+// its own, stopped and waited for under loopMu, which is never taken while mu is held.
 //
 // Imports: preconf, txpool, chain, oprollup and go-ethereum.
 package sequencer

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -64,8 +65,17 @@ type Sequencer struct {
 	clock    devClock     // guarded by mu (devcontrol.go)
 
 	ticks loopClock // the timer loop's time source (schedule.go)
-	stop  chan struct{}
-	done  chan struct{}
+
+	// Mining controls (mining.go). loopMu guards the timer loop's lifecycle: halt, halted,
+	// closed and the writes of blockTime and automine. It is never taken while mu is held
+	// (the loop takes mu and is waited for under loopMu).
+	loopMu     sync.Mutex
+	blockTime  atomic.Int64  // the timer's block time in nanoseconds (interval mining); 0 = off
+	automine   atomic.Bool   // every transaction the pool takes is sealed at once; no timer seals
+	halt       chan struct{} // closed to stop the running loop; nil when none runs
+	halted     chan struct{} // closed by the running loop when it has stopped
+	closed     bool
+	timerSince time.Time // when the running loop started
 }
 
 // New returns a sequencer over c, building into p with transactions from pool. Start runs it.
@@ -82,7 +92,9 @@ func newWithClock(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.P
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sequencer{cfg: cfg, chain: c, preconf: p, pool: pool, log: logger, ticks: ticks, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Sequencer{cfg: cfg, chain: c, preconf: p, pool: pool, log: logger, ticks: ticks}
+	s.blockTime.Store(int64(cfg.BlockTime))
+	return s
 }
 
 // Start opens the first block and, when timing is configured, starts the timer loop.
@@ -93,7 +105,10 @@ func (s *Sequencer) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	go s.loop()
+	s.pool.SetOnAdd(s.automineTx) // mining.go
+	s.loopMu.Lock()
+	defer s.loopMu.Unlock()
+	s.restartLoopLocked()
 	return nil
 }
 
@@ -101,11 +116,11 @@ func (s *Sequencer) Start(ctx context.Context) error {
 // last (the chain may be closed next). The block in progress is not sealed: its transactions
 // stay pre-confirmed only, as after a crash.
 func (s *Sequencer) Close() {
-	close(s.stop)
-	<-s.done
-	if err := s.preconf.WaitWritten(); err != nil {
-		s.log.Error("writing the last sealed block failed", "err", err)
-	}
+	s.pool.SetOnAdd(nil)
+	s.loopMu.Lock()
+	s.closed = true
+	s.stopLoopLocked() // and the last chain write
+	s.loopMu.Unlock()
 }
 
 // Preconfirm builds the next pre-confirmation now from the pool's executable transactions.
@@ -122,16 +137,17 @@ func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
 	return s.sealLocked(ctx, false)
 }
 
-// loop drives the timers. A block lasts BlockTime; pre-confirmations come every
+// loop drives the timers until stop is closed, then closes done. A block lasts blockTime
+// (Config.BlockTime, or what interval mining set: mining.go); pre-confirmations come every
 // PreconfInterval inside it, and the last one before sealing coincides with the seal. When the
 // block time is a whole number of intervals (or zero), one schedule drives both (cadenceLoop):
 // pre-confirmations are published on fixed deadlines, and the first pre-confirmation of the
 // next block comes one interval after the seal, not at the same instant, waiting for it.
 // Otherwise two tickers do, and each pre-confirmation is published when built.
-func (s *Sequencer) loop() {
-	defer close(s.done)
-	if i, b := s.cfg.PreconfInterval, s.cfg.BlockTime; i > 0 && b%i == 0 {
-		s.cadenceLoop(int(b / i))
+func (s *Sequencer) loop(blockTime time.Duration, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	if i, b := s.cfg.PreconfInterval, blockTime; i > 0 && b%i == 0 {
+		s.cadenceLoop(int(b/i), stop)
 		return
 	}
 	var preconfTick, sealTick <-chan time.Time
@@ -140,14 +156,14 @@ func (s *Sequencer) loop() {
 		defer t.Stop()
 		preconfTick = t.C
 	}
-	if s.cfg.BlockTime > 0 {
-		t := time.NewTicker(s.cfg.BlockTime)
+	if blockTime > 0 {
+		t := time.NewTicker(blockTime)
 		defer t.Stop()
 		sealTick = t.C
 	}
 	for {
 		select {
-		case <-s.stop:
+		case <-stop:
 			return
 		case <-preconfTick:
 			s.tick(false, nil)
@@ -162,13 +178,13 @@ func (s *Sequencer) loop() {
 // (never when perBlock is 0), right after publishing it. A build done early waits for the
 // deadline; a late one is published at once; deadlines passed by more than an interval are
 // skipped, and the block then lasts longer, as with a ticker.
-func (s *Sequencer) cadenceLoop(perBlock int) {
+func (s *Sequencer) cadenceLoop(perBlock int, stop <-chan struct{}) {
 	sched := newSchedule(s.cfg.PreconfInterval, s.ticks.Now())
 	var late, skipped int // in the current block, for the debug log
 	for n := 1; ; n++ {
 		free := s.ticks.Now()
 		deadline, begin, skip := sched.plan(free)
-		if !s.ticks.SleepUntil(begin, s.stop) {
+		if !s.ticks.SleepUntil(begin, stop) {
 			return
 		}
 		// The build is measured from its planned start (the timer waking late counts), or from
@@ -180,7 +196,7 @@ func (s *Sequencer) cadenceLoop(perBlock int) {
 		seal := perBlock > 0 && n%perBlock == 0
 		ready := s.tick(seal, func() (ready time.Time) {
 			if ready = s.ticks.Now(); ready.Before(deadline) {
-				s.ticks.SleepUntil(deadline, s.stop) // stopping publishes at once
+				s.ticks.SleepUntil(deadline, stop) // stopping publishes at once
 			}
 			return ready
 		})

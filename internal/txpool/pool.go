@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -29,6 +30,19 @@ type Pool struct {
 	pending  uint64                      // executable slots in use
 	queued   uint64                      // queued slots in use
 	baseFee  *big.Int                    // of the newest view: prices evictions
+
+	onAdd atomic.Pointer[func(*types.Transaction)] // SetOnAdd's hook
+}
+
+// SetOnAdd makes fn run after each transaction Add keeps, in Add's goroutine, after the pool's
+// lock is released and before Add returns (the dev chain's automine seals it there); nil
+// removes the hook.
+func (p *Pool) SetOnAdd(fn func(*types.Transaction)) {
+	if fn == nil {
+		p.onAdd.Store(nil)
+		return
+	}
+	p.onAdd.Store(&fn)
 }
 
 // New returns an empty pool for a chain with this configuration and these limits.
@@ -55,6 +69,16 @@ func (p *Pool) Limits() Config { return p.cfg }
 // leave no room, Add makes some as go-ethereum's pool does (see doc.go) or refuses tx with an
 // error that says why; a refused transaction changes nothing.
 func (p *Pool) Add(tx *types.Transaction, view View) error {
+	if err := p.add(tx, view); err != nil {
+		return err
+	}
+	if fn := p.onAdd.Load(); fn != nil {
+		(*fn)(tx)
+	}
+	return nil
+}
+
+func (p *Pool) add(tx *types.Transaction, view View) error {
 	from, stateNonce, err := p.validate(tx, view)
 	if err != nil {
 		return err
