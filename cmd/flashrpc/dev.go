@@ -235,7 +235,8 @@ func (n *devNode) buildCore(c *chain.Chain) (std, pre *api.API, err error) {
 		// Not the request's context: the new fork's sequencer outlives the request.
 		return n.Refork(context.WithoutCancel(ctx), ForkRequest{URL: url, Block: block})
 	}
-	dev := devapi.New(devapi.Config{Accounts: n.accounts, Refork: refork}, devapi.Backend{Chain: c, Preconf: p, Pool: backend.Pool, Sequencer: seq})
+	hardhat := strings.HasPrefix(o.clientVersion, "HardhatNetwork")
+	dev := devapi.New(devapi.Config{Accounts: n.accounts, Refork: refork, HardhatIntervalMining: hardhat}, devapi.Backend{Chain: c, Preconf: p, Pool: backend.Pool, Sequencer: seq})
 	stdCfg.Extend, preCfg.Extend = dev.Register, dev.Register
 	n.chain, n.pre, n.seq, n.logs = c, p, seq, ix
 	return api.New(stdCfg, backend), api.New(preCfg, backend), nil

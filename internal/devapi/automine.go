@@ -34,7 +34,7 @@ func (a *API) getAutomine(ctx context.Context, p rpc.Params) (any, error) {
 	return a.b.Sequencer.Automine(), nil
 }
 
-// setIntervalMiningMs is evm_setIntervalMining(ms), as Hardhat: the timer seals a block every
+// setIntervalMiningMs is evm_setIntervalMining(ms), as Hardhat (Config.HardhatIntervalMining): the timer seals a block every
 // ms milliseconds from now on; 0 turns the timer's seals off. Automine is left as it is (while
 // it is on the timer seals nothing). Pre-confirmations keep their interval. Hardhat's
 // [min, max] range form is refused.
@@ -48,7 +48,8 @@ func (a *API) setIntervalMiningMs(ctx context.Context, p rpc.Params) (any, error
 	return a.setBlockTime(p, "interval", time.Millisecond)
 }
 
-// setIntervalMiningSeconds is anvil_setIntervalMining(seconds), as anvil: automine goes off
+// setIntervalMiningSeconds is anvil_setIntervalMining(seconds), and evm_setIntervalMining but
+// on a node that presents itself as Hardhat, as anvil: automine goes off
 // and the timer seals a block every seconds from now on; 0 turns the timer's seals off too.
 func (a *API) setIntervalMiningSeconds(ctx context.Context, p rpc.Params) (any, error) {
 	if err := wantParams(p, 1, 1); err != nil {

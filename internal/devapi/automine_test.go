@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/devapi"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
@@ -209,13 +210,15 @@ func wantNoSeals(t *testing.T, n *devNode, ch <-chan *preconf.Snapshot, what str
 	}
 }
 
-// TestIntervalMining: evm_setIntervalMining(ms) and anvil_setIntervalMining(seconds) change the
+// TestIntervalMining, on a node that presents itself as Hardhat (HardhatIntervalMining):
+// evm_setIntervalMining(ms) and anvil_setIntervalMining(seconds) change the
 // timer's block time at runtime: 0 stops its seals while flashblocks go on, a block time
 // again (a multiple of the pre-confirmation interval or not) brings blocks back. Automine on
 // stops the timer's seals too, anvil_setIntervalMining turns it off, evm_setIntervalMining
 // leaves it. Bad parameters are -32602 naming the argument.
 func TestIntervalMining(t *testing.T) {
-	n := newDevNodeWith(t, false, sequencer.Config{BlockTime: 60 * time.Millisecond, PreconfInterval: 20 * time.Millisecond})
+	n := newDevNodeWith(t, false, sequencer.Config{BlockTime: 60 * time.Millisecond, PreconfInterval: 20 * time.Millisecond},
+		func(c *devapi.Config) { c.HardhatIntervalMining = true })
 	ch := flashblocks(n)
 	var ok bool
 	waitBlocks(t, n, ch, 2)
@@ -255,4 +258,22 @@ func TestIntervalMining(t *testing.T) {
 	wantError(t, n.std, rpc.CodeInvalidParams, []string{"invalid argument 0 (seconds)"}, "anvil_setIntervalMining", "soon")
 	wantError(t, n.std, rpc.CodeInvalidParams, []string{"seconds", "exceeds"}, "anvil_setIntervalMining", 1<<40)
 	wantError(t, n.std, rpc.CodeInvalidParams, nil, "evm_setIntervalMining")
+}
+
+// TestIntervalMiningAnvilUnits: by default evm_setIntervalMining is anvil's, the same as
+// anvil_setIntervalMining: seconds, and automine off.
+func TestIntervalMiningAnvilUnits(t *testing.T) {
+	n := newDevNodeWith(t, false, sequencer.Config{BlockTime: 60 * time.Millisecond, PreconfInterval: 20 * time.Millisecond})
+	var ok bool
+	mustCall(t, n.std, &ok, "evm_setAutomine", true)
+	mustCall(t, n.std, &ok, "evm_setIntervalMining", 2)
+	if got := n.seq.BlockTime(); got != 2*time.Second {
+		t.Fatalf("block time %s after evm_setIntervalMining(2), want 2s (anvil's seconds)", got)
+	}
+	wantAutomine(t, n, false)
+	mustCall(t, n.std, &ok, "evm_setIntervalMining", 0)
+	if got := n.seq.BlockTime(); got != 0 {
+		t.Fatalf("block time %s after evm_setIntervalMining(0)", got)
+	}
+	wantError(t, n.std, rpc.CodeInvalidParams, []string{"invalid argument 0 (seconds)"}, "evm_setIntervalMining", "soon")
 }

@@ -35,6 +35,12 @@ type Config struct {
 	// latest; url "": the current fork's upstream), for anvil_reset with forking options and a
 	// plain anvil_reset of a fork. Without it such a reset is refused.
 	Refork func(ctx context.Context, url string, block *int64) error
+	// HardhatIntervalMining makes evm_setIntervalMining take Hardhat's milliseconds and leave
+	// automine as it is; by default it is anvil's: seconds, and automine off (the same as
+	// anvil_setIntervalMining). The two nodes give one method two units: flashrpc answers as
+	// the node it presents itself as (flashrpc dev sets it when --client-version names
+	// HardhatNetwork).
+	HardhatIntervalMining bool
 }
 
 // API serves the dev methods of both endpoints. It is safe for concurrent use.
@@ -107,7 +113,10 @@ func (a *API) Register(m map[string]rpc.Method) {
 	m["evm_getAutomine"] = a.getAutomine
 	m["anvil_getAutomine"] = a.getAutomine
 	m["hardhat_getAutomine"] = a.getAutomine
-	m["evm_setIntervalMining"] = a.setIntervalMiningMs
+	m["evm_setIntervalMining"] = a.setIntervalMiningSeconds // anvil's
+	if a.cfg.HardhatIntervalMining {
+		m["evm_setIntervalMining"] = a.setIntervalMiningMs
+	}
 	m["anvil_setIntervalMining"] = a.setIntervalMiningSeconds
 	m["txpool_status"] = a.txpoolStatus
 	m["txpool_content"] = a.txpoolContent

@@ -5,8 +5,8 @@
 // the state cheats (setBalance, setCode, setNonce, setStorageAt, dropTransaction,
 // setNextBlockBaseFeePerGas, dumpState / loadState), mining and time (evm_mine, anvil_mine,
 // evm_increaseTime, evm_setNextBlockTimestamp, evm_setAutomine and the getAutomine methods,
-// evm_setIntervalMining in milliseconds as Hardhat, anvil_setIntervalMining in seconds as
-// anvil: automine.go), snapshots (evm_snapshot, evm_revert,
+// anvil_setIntervalMining in seconds as anvil, evm_setIntervalMining the same or, on a node
+// that presents itself as Hardhat, in milliseconds as Hardhat: automine.go), snapshots (evm_snapshot, evm_revert,
 // anvil_reset) and the txpool_ inspection methods. Every change goes through the sequencer,
 // which owns the block in progress: `pending` sees it at once, `latest` after the next seal. They exist on both endpoints of the dev chain only: `flashrpc serve` of an
 // imported chain has no keys and no sequencer, and answers -32601.

@@ -46,7 +46,7 @@ func newDevNode(t testing.TB, op bool) *devNode {
 
 // newDevNodeWith is newDevNode with the sequencer's timing from seqCfg (BlockTime,
 // PreconfInterval).
-func newDevNodeWith(t testing.TB, op bool, seqCfg sequencer.Config) *devNode {
+func newDevNodeWith(t testing.TB, op bool, seqCfg sequencer.Config, devOpts ...func(*devapi.Config)) *devNode {
 	t.Helper()
 	accs, err := devaccounts.Derive(devaccounts.TestMnemonic, 10)
 	if err != nil {
@@ -69,7 +69,11 @@ func newDevNodeWith(t testing.TB, op bool, seqCfg sequencer.Config) *devNode {
 	pool := txpool.New(c.Config(), txpool.Config{})
 	seq := sequencer.New(seqCfg, c, pre, pool)
 	b := api.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq}
-	dev := devapi.New(devapi.Config{Accounts: accs}, devapi.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq})
+	devCfg := devapi.Config{Accounts: accs}
+	for _, opt := range devOpts {
+		opt(&devCfg)
+	}
+	dev := devapi.New(devCfg, devapi.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq})
 	n := &devNode{chain: c, seq: seq, accounts: accs, preconf: pre}
 	var servers []*httptest.Server
 	for _, pending := range []bool{false, true} {
