@@ -192,6 +192,11 @@ func (n *devNode) buildCore(c *chain.Chain) (std, pre *api.API, err error) {
 		ExtraData:       []byte("flashrpc"),
 		Logger:          n.log,
 	}
+	if n.seq != nil {
+		// A re-fork replaces the sequencer: the mining controls set at runtime carry over
+		// (evm_setAutomine, evm_setIntervalMining), as anvil_reset keeps anvil's mining mode.
+		seqCfg.BlockTime, seqCfg.Automine = n.seq.BlockTime(), n.seq.Automine()
+	}
 	if oprollup.IsOP(c.Config()) {
 		l1, err := devL1(c, o)
 		if err != nil {

@@ -612,8 +612,26 @@ func TestRefork(t *testing.T) {
 	if err := tn.stdRaw.Call(&ok, "anvil_reset", map[string]any{"forking": map[string]any{"jsonRpcUrl": dead}}); err == nil || !strings.Contains(err.Error(), dead) {
 		t.Fatalf("anvil_reset to %s: %v, want an error naming it", dead, err)
 	}
+	// The mining controls set at runtime survive the re-fork, as anvil's mining mode survives
+	// anvil_reset (an hour's block time: no timer seal during this test).
+	if err := tn.stdRaw.Call(&ok, "evm_setIntervalMining", 3600); err != nil {
+		t.Fatal(err)
+	}
+	if err := tn.stdRaw.Call(&ok, "evm_setAutomine", true); err != nil {
+		t.Fatal(err)
+	}
 	if err := tn.stdRaw.Call(&ok, "anvil_reset", map[string]any{"forking": map[string]any{"jsonRpcUrl": other.proxy.url, "blockNumber": 2}}); err != nil || !ok {
 		t.Fatalf("anvil_reset to a fork of %s at block 2: %v %v", other.proxy.url, ok, err)
+	}
+	var automine bool
+	if err := tn.stdRaw.Call(&automine, "evm_getAutomine"); err != nil || !automine {
+		t.Fatalf("automine after the re-fork: %v %v, want true", automine, err)
+	}
+	if got := tn.seq.BlockTime(); got != time.Hour {
+		t.Fatalf("block time after the re-fork %s, want the 1h set before it", got)
+	}
+	if err := tn.stdRaw.Call(&ok, "evm_setAutomine", false); err != nil {
+		t.Fatal(err)
 	}
 	if id, err := tn.std.ChainID(ctx); err != nil || id.Uint64() != 4242 {
 		t.Fatalf("chain id after the re-fork %v %v, want 4242", id, err)

@@ -45,6 +45,8 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives one line per sealed block; nil discards.
 	Logger *slog.Logger
+	// Automine starts the sequencer with automine on (SetAutomine; mining.go).
+	Automine bool
 	// ObserveBuild, when set, is called after each pre-confirmation built (on request or by
 	// the timer) with the time it took, from taking the block in progress to publishing it,
 	// without the wait for its deadline (schedule.go).
@@ -93,6 +95,7 @@ func newWithClock(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.P
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Sequencer{cfg: cfg, chain: c, preconf: p, pool: pool, log: logger, ticks: ticks}
+	s.automine.Store(cfg.Automine)
 	s.blockTime.Store(int64(cfg.BlockTime))
 	return s
 }
