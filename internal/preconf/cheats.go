@@ -77,6 +77,12 @@ func (p *Preconf) Attributes() (attrs Attributes, ok bool) {
 func (p *Preconf) Rebuild(ctx context.Context, attrs Attributes) (*Snapshot, []*types.Transaction, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// The View it publishes on the way has no block in progress: with the parent still being
+	// written it would show Sealing without the Pending built on it (view.go). Its callers
+	// settle first today; settle here too, so it never depends on them.
+	if err := p.settleLocked(true); err != nil {
+		return nil, nil, err
+	}
 	w := p.work
 	if w == nil {
 		return nil, nil, ErrNoBlock
