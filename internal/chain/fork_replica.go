@@ -41,14 +41,14 @@ const replicaTimeout = 10 * time.Second
 func (f *Fork) Replica() bool { return f.info.Replica }
 
 // StateOf returns the upstream's state after the block with header h: a replica's own
-// remote.State of that block (read by number; kept for the replicaStates most recent blocks),
+// remote.State of that block (read by its hash, EIP-1898; kept for the replicaStates most recent blocks),
 // on any other fork the upstream's state at the fork block.
 func (f *Fork) StateOf(h *types.Header) *remote.State {
 	if !f.info.Replica || h.Number.Uint64() == f.info.Number {
 		return f.up
 	}
 	s, _ := f.states.Get(h.Hash(), func() (*remote.State, error) {
-		return remote.NewState(remote.StateConfig{Client: f.client, Block: h.Number.Uint64()}), nil
+		return remote.NewState(remote.StateConfig{Client: f.client, Block: h.Number.Uint64(), BlockHash: h.Hash()}), nil
 	})
 	return s
 }

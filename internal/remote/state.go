@@ -40,6 +40,10 @@ type StateConfig struct {
 	Client *Client
 	// Block is the block whose state is read (the fork block).
 	Block uint64
+	// BlockHash, when set, is Block's hash, and reads name the block by it (EIP-1898) rather
+	// than by number, so that an upstream reorganising after the caller learnt of the block
+	// cannot answer with the state of another block at that height (a replica's states).
+	BlockHash common.Hash
 	// Store keeps what was read across restarts; nil keeps it in memory only
 	// (--no-storage-caching). Its keys are the State's own (a table of the chain database).
 	Store ethdb.KeyValueStore
@@ -52,6 +56,7 @@ type StateConfig struct {
 type State struct {
 	client *Client
 	block  hexutil.Uint64
+	at     any // the block parameter of every read: block, or {"blockHash": BlockHash}
 	store  ethdb.KeyValueStore
 	obs    Observer
 
@@ -65,9 +70,14 @@ type State struct {
 
 // NewState returns the upstream state at cfg.Block.
 func NewState(cfg StateConfig) *State {
+	var at any = hexutil.Uint64(cfg.Block)
+	if cfg.BlockHash != (common.Hash{}) {
+		at = map[string]any{"blockHash": cfg.BlockHash}
+	}
 	return &State{
 		client:   cfg.Client,
 		block:    hexutil.Uint64(cfg.Block),
+		at:       at,
 		store:    cfg.Store,
 		obs:      cfg.Client.cfg.Observer,
 		accounts: make(map[common.Address]*types.StateAccount),
@@ -246,9 +256,9 @@ func (s *State) Fetch(ctx context.Context, accounts []common.Address, slots []Sl
 		}
 		needAccts = append(needAccts, a)
 		calls = append(calls,
-			Call{Method: "eth_getBalance", Params: []any{a, s.block}},
-			Call{Method: "eth_getTransactionCount", Params: []any{a, s.block}},
-			Call{Method: "eth_getCode", Params: []any{a, s.block}})
+			Call{Method: "eth_getBalance", Params: []any{a, s.at}},
+			Call{Method: "eth_getTransactionCount", Params: []any{a, s.at}},
+			Call{Method: "eth_getCode", Params: []any{a, s.at}})
 	}
 	for _, k := range slots {
 		if seenS[k] {
@@ -259,7 +269,7 @@ func (s *State) Fetch(ctx context.Context, accounts []common.Address, slots []Sl
 			continue
 		}
 		needSlots = append(needSlots, k)
-		calls = append(calls, Call{Method: "eth_getStorageAt", Params: []any{k.Addr, k.Slot, s.block}})
+		calls = append(calls, Call{Method: "eth_getStorageAt", Params: []any{k.Addr, k.Slot, s.at}})
 	}
 	if len(calls) == 0 {
 		return nil
