@@ -2,6 +2,7 @@ package remote_test
 
 import (
 	"context"
+	"encoding/json"
 	"math/big"
 	"net"
 	"net/http"
@@ -145,5 +146,34 @@ func TestBlocksChecked(t *testing.T) {
 	}
 	if id, err := c.ChainID(ctx); err != nil || id != 1337 {
 		t.Fatalf("chain id %d %v", id, err)
+	}
+}
+
+// TestStateByHash: a State given its block's hash reads by that hash (EIP-1898), so it answers
+// for that block only: the upstream's genesis by its hash gives its values, and a hash the
+// upstream does not have fails the read instead of answering for another block at that height.
+func TestStateByHash(t *testing.T) {
+	t.Parallel()
+	up := startUpstream(t)
+	ctx := context.Background()
+	client := remote.NewClient(remote.Config{URL: up.url, Retries: 1, Backoff: time.Millisecond})
+	raw, err := client.Call(ctx, "eth_getBlockByNumber", "0x0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var genesis struct {
+		Hash common.Hash `json:"hash"`
+	}
+	if err := json.Unmarshal(raw, &genesis); err != nil || genesis.Hash == (common.Hash{}) {
+		t.Fatalf("genesis %s: %v", raw, err)
+	}
+	slot := common.BigToHash(big.NewInt(3))
+	s := remote.NewState(remote.StateConfig{Client: client, Block: 0, BlockHash: genesis.Hash})
+	if v, err := s.Storage(ctx, contract, slot); err != nil || v != common.BigToHash(big.NewInt(4)) {
+		t.Fatalf("slot 3 at the genesis hash = %s %v, want 4", v, err)
+	}
+	other := remote.NewState(remote.StateConfig{Client: client, Block: 0, BlockHash: common.Hash{0x0b}})
+	if v, err := other.Storage(ctx, contract, slot); err == nil {
+		t.Fatalf("slot 3 at a block hash the upstream does not have = %s, want an error", v)
 	}
 }
