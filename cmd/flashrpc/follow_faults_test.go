@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 
@@ -122,32 +121,10 @@ func TestFollowFeedFaults(t *testing.T) {
 		}
 		return tx
 	}
-	inStep := func(what string) {
-		t.Helper()
-		want := rawCall(t, tn.preRaw, "eth_getBlockByNumber", "pending", false)
-		waitFor(t, what, func() bool {
-			return bytes.Equal(rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", false), want)
-		})
-	}
-	// fellBack waits for the replica's pending block to be its sealed head.
-	fellBack := func(what string) {
-		t.Helper()
-		waitFor(t, what, func() bool {
-			pending := rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", false)
-			latest := rawCall(t, r.preRaw, "eth_getBlockByNumber", "latest", false)
-			return bytes.Equal(pending, latest)
-		})
-	}
-	absent := func(tx common.Hash) {
-		t.Helper()
-		if res := rawCall(t, r.preRaw, "eth_getTransactionByHash", tx); string(res) != "null" {
-			t.Fatalf("the replica serves %s: %s", tx, res)
-		}
-	}
 
 	send()
 	tn.preconfirm(t)
-	inStep("the first pre-confirmation")
+	r.waitInStep(t, tn.preRaw, false, "the first pre-confirmation")
 
 	// A dropped flashblock: the next one is a gap.
 	rl.once(func(*flashblocks.Payload) *flashblocks.Payload { return nil })
@@ -155,13 +132,13 @@ func TestFollowFeedFaults(t *testing.T) {
 	tn.preconfirm(t)
 	after := send()
 	tn.preconfirm(t)
-	fellBack("the fall-back after a gap")
-	absent(dropped.Hash())
-	absent(after.Hash())
+	r.waitFellBack(t, "the fall-back after a gap")
+	r.wantAbsent(t, dropped.Hash())
+	r.wantAbsent(t, after.Hash())
 	tn.seal(t)
 	send()
 	tn.preconfirm(t)
-	inStep("back in step after the gap")
+	r.waitInStep(t, tn.preRaw, false, "back in step after the gap")
 
 	// A forged flashblock: a transaction the sequencer never published, the hash changed.
 	forged := signTx(t, keys[1], chainID, 0, &recipient, big.NewInt(1_000_000), params.TxGas, nil)
@@ -176,8 +153,8 @@ func TestFollowFeedFaults(t *testing.T) {
 	})
 	send()
 	tn.preconfirm(t)
-	fellBack("the fall-back after a forged flashblock")
-	absent(forged.Hash())
+	r.waitFellBack(t, "the fall-back after a forged flashblock")
+	r.wantAbsent(t, forged.Hash())
 	if bal, err := r.pre.BalanceAt(ctx, recipient, pendingTag); err != nil {
 		t.Fatal(err)
 	} else if want, _ := tn.std.BalanceAt(ctx, recipient, nil); bal.Cmp(want) != 0 {
@@ -186,8 +163,8 @@ func TestFollowFeedFaults(t *testing.T) {
 	tn.seal(t)
 	send()
 	tn.preconfirm(t)
-	inStep("back in step after the forgery")
-	absent(forged.Hash())
+	r.waitInStep(t, tn.preRaw, false, "back in step after the forgery")
+	r.wantAbsent(t, forged.Hash())
 
 	// A malformed message (a base after index 0) is logged and skipped; the sequence is broken.
 	rl.once(func(p *flashblocks.Payload) *flashblocks.Payload {
@@ -198,12 +175,12 @@ func TestFollowFeedFaults(t *testing.T) {
 	tn.preconfirm(t)
 	send()
 	tn.preconfirm(t)
-	fellBack("the fall-back after a malformed message")
-	absent(malformed.Hash())
+	r.waitFellBack(t, "the fall-back after a malformed message")
+	r.wantAbsent(t, malformed.Hash())
 	tn.seal(t)
 	send()
 	tn.preconfirm(t)
-	inStep("back in step after the malformed message")
+	r.waitInStep(t, tn.preRaw, false, "back in step after the malformed message")
 }
 
 // TestFollowHealth checks the replica's GET /health: 200 with its head, the upstream's, the lag,
@@ -284,15 +261,8 @@ func TestFollowFeedRedial(t *testing.T) {
 		jsonDecode(resp.Body, &body)
 		return resp.StatusCode, body.Feed
 	}
-	inStep := func(what string) {
-		t.Helper()
-		want := rawCall(t, tn.preRaw, "eth_getBlockByNumber", "pending", false)
-		waitFor(t, what, func() bool {
-			return bytes.Equal(rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", false), want)
-		})
-	}
 	step(false)
-	inStep("the first pre-confirmation")
+	r.waitInStep(t, tn.preRaw, false, "the first pre-confirmation")
 
 	addr := rl.ln.Addr().String()
 	rl.stop()
@@ -310,5 +280,5 @@ func TestFollowFeedRedial(t *testing.T) {
 	})
 	step(true) // a new block: its index 0 reaches the replica through the new relay
 	step(false)
-	inStep("back in step after the redial")
+	r.waitInStep(t, tn.preRaw, false, "back in step after the redial")
 }

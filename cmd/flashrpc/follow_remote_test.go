@@ -13,12 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
@@ -98,42 +96,21 @@ func TestFollowRemoteState(t *testing.T) {
 
 	// Pre-confirmations while it follows: the replica's pending block is the primary's,
 	// re-executed on the upstream's state with the sequencer's state root.
-	inStep := func(what string) {
-		t.Helper()
-		want := rawCall(t, tn.preRaw, "eth_getBlockByNumber", "pending", true)
-		waitFor(t, what, func() bool {
-			return bytes.Equal(rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", true), want)
-		})
-	}
-	fellBack := func(what string) {
-		t.Helper()
-		waitFor(t, what, func() bool {
-			pending := rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", false)
-			latest := rawCall(t, r.preRaw, "eth_getBlockByNumber", "latest", false)
-			return bytes.Equal(pending, latest)
-		})
-	}
-	absent := func(tx common.Hash) {
-		t.Helper()
-		if res := rawCall(t, r.preRaw, "eth_getTransactionByHash", tx); string(res) != "null" {
-			t.Fatalf("the replica serves %s: %s", tx, res)
-		}
-	}
 	txs = append(txs, send(sign(&emitter, nil, 100_000)))
 	tn.preconfirm(t)
-	inStep("the pre-confirmation on the replica")
+	r.waitInStep(t, tn.preRaw, true, "the pre-confirmation on the replica")
 	last := txs[len(txs)-1].Hash()
 	sameJSON(t, tn.preRaw, r.preRaw, "eth_getTransactionReceipt", last)
 	sameJSON(t, tn.preRaw, r.preRaw, "eth_getBalance", from, "pending")
 	txs = append(txs, send(sign(&recipient, nil, params.TxGas)))
 	tn.preconfirm(t)
-	inStep("the second pre-confirmation on the replica")
+	r.waitInStep(t, tn.preRaw, true, "the second pre-confirmation on the replica")
 
 	// New blocks are followed, and the state at latest moves with them.
 	tn.seal(t)
 	txs = append(txs, send(sign(&recipient, nil, params.TxGas)))
 	tn.preconfirm(t)
-	inStep("a pre-confirmation of the next block")
+	r.waitInStep(t, tn.preRaw, true, "a pre-confirmation of the next block")
 	tn.seal(t)
 	waitFor(t, "the replica at the primary's new head", func() bool { return r.head() == tn.chain.Head().Number.Uint64() })
 	sameState()
@@ -150,12 +127,12 @@ func TestFollowRemoteState(t *testing.T) {
 	})
 	send(sign(&recipient, nil, params.TxGas))
 	tn.preconfirm(t)
-	fellBack("the fall-back after a replaced transaction")
-	absent(replaced.Hash())
+	r.waitFellBack(t, "the fall-back after a replaced transaction")
+	r.wantAbsent(t, replaced.Hash())
 	tn.seal(t)
 	txs = append(txs, send(sign(&recipient, nil, params.TxGas)))
 	tn.preconfirm(t)
-	inStep("back in step after the replaced transaction")
+	r.waitInStep(t, tn.preRaw, true, "back in step after the replaced transaction")
 
 	// A flashblock whose state root the relay changed (the rest kept): the root is bound by
 	// the block hash, so it is refused too.
@@ -165,12 +142,12 @@ func TestFollowRemoteState(t *testing.T) {
 	})
 	moved := send(sign(&recipient, nil, params.TxGas))
 	tn.preconfirm(t)
-	fellBack("the fall-back after a changed state root")
-	absent(moved.Hash())
+	r.waitFellBack(t, "the fall-back after a changed state root")
+	r.wantAbsent(t, moved.Hash())
 	tn.seal(t)
 	send(sign(&recipient, nil, params.TxGas))
 	tn.preconfirm(t)
-	inStep("back in step after the changed state root")
+	r.waitInStep(t, tn.preRaw, true, "back in step after the changed state root")
 	tn.seal(t)
 
 	// Everything sealed is the primary's, blocks before and after the replica started.
@@ -318,17 +295,7 @@ func TestFollowRemoteStateReorg(t *testing.T) {
 		a.seal(t)
 	}
 	waitFor(t, "the replica on chain A", func() bool { return r.head() == 2 })
-	ws, err := ethclient.Dial("ws" + strings.TrimPrefix(r.stdURL, "http"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	logs := make(chan types.Log, 16)
-	sub, err := ws.SubscribeFilterLogs(ctx, ethereum.FilterQuery{}, logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
+	logs, subErr := subscribeLogs(t, r.stdURL)
 
 	recipient := common.HexToAddress("0x00000000000000000000000000000000000c0ffe")
 	var bTxs []*types.Transaction
@@ -357,7 +324,7 @@ func TestFollowRemoteStateReorg(t *testing.T) {
 		if !l.Removed || l.Address != contract || l.Topics[0] != logTopic {
 			t.Fatalf("log after the reorg: %+v, want chain A's log removed", l)
 		}
-	case err := <-sub.Err():
+	case err := <-subErr:
 		t.Fatal(err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("no removed log after the reorg")

@@ -11,12 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 )
@@ -102,17 +100,7 @@ func TestFollowReorg(t *testing.T) {
 	o.upstream, o.feedURL = proxy.URL, ""
 	r := startTestReplica(t, o)
 	waitFor(t, "the replica on chain A", func() bool { return r.head() == 2 })
-	ws, err := ethclient.Dial("ws" + strings.TrimPrefix(r.stdURL, "http"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	logs := make(chan types.Log, 16)
-	sub, err := ws.SubscribeFilterLogs(ctx, ethereum.FilterQuery{}, logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
+	logs, subErr := subscribeLogs(t, r.stdURL)
 	aLog := rawCall(t, r.stdRaw, "eth_getLogs", map[string]any{"fromBlock": "0x0", "toBlock": "latest"})
 	if !strings.Contains(string(aLog), logTopic.Hex()) {
 		t.Fatalf("chain A's log not on the replica: %s", aLog)
@@ -130,7 +118,7 @@ func TestFollowReorg(t *testing.T) {
 		if !l.Removed || l.Address != contract || l.Topics[0] != logTopic {
 			t.Fatalf("log after the reorg: %+v, want chain A's log removed", l)
 		}
-	case err := <-sub.Err():
+	case err := <-subErr:
 		t.Fatal(err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("no removed log after the reorg")

@@ -9,9 +9,11 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -245,4 +247,50 @@ func TestFollowChainOfReplicas(t *testing.T) {
 	if err == nil || werr == nil || err.Error() != werr.Error() || err.(gethrpc.Error).ErrorCode() != werr.(gethrpc.Error).ErrorCode() {
 		t.Fatalf("replayed transaction through two replicas: %v, the primary: %v", err, werr)
 	}
+}
+
+// waitInStep waits for the replica's pending block to be primary's (full: with the
+// transactions' objects, else their hashes).
+func (r *testReplica) waitInStep(t *testing.T, primary *gethrpc.Client, full bool, what string) {
+	t.Helper()
+	want := rawCall(t, primary, "eth_getBlockByNumber", "pending", full)
+	waitFor(t, what, func() bool {
+		return bytes.Equal(rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", full), want)
+	})
+}
+
+// waitFellBack waits for the replica's pending block to be its sealed head.
+func (r *testReplica) waitFellBack(t *testing.T, what string) {
+	t.Helper()
+	waitFor(t, what, func() bool {
+		pending := rawCall(t, r.preRaw, "eth_getBlockByNumber", "pending", false)
+		latest := rawCall(t, r.preRaw, "eth_getBlockByNumber", "latest", false)
+		return bytes.Equal(pending, latest)
+	})
+}
+
+// wantAbsent fails if the replica serves the transaction, pre-confirmed or sealed.
+func (r *testReplica) wantAbsent(t *testing.T, tx common.Hash) {
+	t.Helper()
+	if res := rawCall(t, r.preRaw, "eth_getTransactionByHash", tx); string(res) != "null" {
+		t.Fatalf("the replica serves %s: %s", tx, res)
+	}
+}
+
+// subscribeLogs subscribes to every log over the WebSocket of the endpoint at httpURL: the logs
+// and the subscription's error channel; the subscription ends with the test.
+func subscribeLogs(t *testing.T, httpURL string) (<-chan types.Log, <-chan error) {
+	t.Helper()
+	ws, err := ethclient.Dial("ws" + strings.TrimPrefix(httpURL, "http"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := make(chan types.Log, 16)
+	sub, err := ws.SubscribeFilterLogs(context.Background(), ethereum.FilterQuery{}, logs)
+	if err != nil {
+		ws.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sub.Unsubscribe(); ws.Close() })
+	return logs, sub.Err()
 }
