@@ -15,7 +15,6 @@ import (
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
-	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
 // Every JSON-RPC error the methods build, and every mapping of a domain error (exec,
@@ -205,26 +204,6 @@ func upstreamError(err error) error {
 	var failed *remote.UpstreamError
 	if errors.As(err, &failed) {
 		return &rpc.Error{Code: rpc.CodeServer, Message: failed.Error()}
-	}
-	return err
-}
-
-// Dev methods.
-
-// devSealError maps dev_seal's failures: a listed transaction that is not pre-confirmed is
-// an invalid argument 0; anything else is -32000 with its text.
-func devSealError(err error) error {
-	if errors.Is(err, sequencer.ErrNotPreconfirmed) {
-		return rpc.InvalidParams("invalid argument 0: %v", err)
-	}
-	return err
-}
-
-// devDepositError maps dev_deposit's failures: more gas than a block has room for is an
-// invalid argument 0 naming the field; anything else is -32000 with its text.
-func devDepositError(err error) error {
-	if errors.Is(err, sequencer.ErrDepositGas) {
-		return rpc.InvalidParams("invalid argument 0: gas: %v", err)
 	}
 	return err
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
-	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
 // errorCase is one branch of an error mapping: the error it builds, and the JSON-RPC error
@@ -152,19 +151,12 @@ func TestLogsErrors(t *testing.T) {
 func TestTransactionErrors(t *testing.T) {
 	t.Parallel()
 	hash := common.HexToHash("0x01")
-	other := errors.New("block in progress is full")
 	checkErrorCases(t, []errorCase{
 		{name: "no pool", got: errNoTxPool, want: &rpc.Error{Code: -32000, Message: "this node does not accept transactions"}},
 		{name: "sync timeout", got: syncTimeoutError(1500*time.Millisecond, hash), want: &rpc.Error{Code: 4,
 			Message: "The transaction was added to the transaction pool but wasn't processed in 1.5s", Data: hash.Hex()}},
 		{name: "sync timeout too long", got: errSyncTimeoutTooLong(1, 6001), want: &rpc.Error{Code: -32602,
 			Message: "invalid argument 1 (timeout): 6001 ms is over the maximum of 6000 ms"}},
-		{name: "dev_seal/not pre-confirmed", got: devSealError(fmt.Errorf("%w: 0x01", sequencer.ErrNotPreconfirmed)), want: &rpc.Error{Code: -32602,
-			Message: "invalid argument 0: " + sequencer.ErrNotPreconfirmed.Error() + ": 0x01"}},
-		{name: "dev_seal/other", got: devSealError(other), in: other},
-		{name: "dev_deposit/gas", got: devDepositError(fmt.Errorf("%w: gas 2, block room 1", sequencer.ErrDepositGas)), want: &rpc.Error{Code: -32602,
-			Message: "invalid argument 0: gas: " + sequencer.ErrDepositGas.Error() + ": gas 2, block room 1"}},
-		{name: "dev_deposit/other", got: devDepositError(other), in: other},
 	})
 }
 

@@ -68,7 +68,7 @@ func newDevNodeWith(t testing.TB, op bool, seqCfg sequencer.Config, devOpts ...f
 	pre := preconf.New(c)
 	pool := txpool.New(c.Config(), txpool.Config{})
 	seq := sequencer.New(seqCfg, c, pre, pool)
-	b := api.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq}
+	b := api.Backend{Chain: c, Preconf: pre, Pool: pool}
 	devCfg := devapi.Config{Accounts: accs}
 	for _, opt := range devOpts {
 		opt(&devCfg)
@@ -77,7 +77,7 @@ func newDevNodeWith(t testing.TB, op bool, seqCfg sequencer.Config, devOpts ...f
 	n := &devNode{chain: c, seq: seq, accounts: accs, preconf: pre}
 	var servers []*httptest.Server
 	for _, pending := range []bool{false, true} {
-		a := api.New(api.Config{Dev: true, Pending: pending, Extend: dev.Register}, b)
+		a := api.New(api.Config{Pending: pending, Extend: dev.Register}, b)
 		srv := httptest.NewServer(rpc.NewServer(rpc.Config{}, a.Service()))
 		servers = append(servers, srv)
 		cl, err := gethrpc.Dial(srv.URL)
