@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -150,6 +151,19 @@ func wantError(t testing.TB, cl *gethrpc.Client, code int, words []string, metho
 		if !strings.Contains(err.Error(), w) {
 			t.Fatalf("%s: error %q does not say %q", method, err, w)
 		}
+	}
+}
+
+// wantNoReceipt checks that cl has no receipt of hash: ethclient's NotFound, not a receipt
+// and not another error. what names the transaction for messages.
+func wantNoReceipt(t testing.TB, cl *ethclient.Client, hash common.Hash, what string) {
+	t.Helper()
+	r, err := cl.TransactionReceipt(context.Background(), hash)
+	if r != nil {
+		t.Fatalf("%s still has a receipt", what)
+	}
+	if !errors.Is(err, ethereum.NotFound) {
+		t.Fatalf("receipt of %s: %v, want not found", what, err)
 	}
 }
 
