@@ -27,6 +27,12 @@
 // rest of go-ethereum's eth_ namespace) are registered in surface.go; docs/rpc.md lists what
 // is served per endpoint and what is refused.
 //
+// In fork mode (chain.Fork: the chain continues an upstream chain from its block N) the
+// methods that name blocks, transactions, logs or state of the upstream's part answer with the
+// upstream's answer (fork.go says how each method routes). A replica (flashrpc follow)
+// forwards eth_sendRawTransaction and its Sync variant to its sequencer instead of a pool
+// (Backend.Forward, forward.go).
+//
 // Methods decode their parameters with typed decoders and answer with pre-encoded JSON
 // (internal/ethjson's appenders, no reflection); the latest and pending blocks are encoded once
 // per change and reused. Every JSON-RPC error the methods build, and every mapping of a domain
