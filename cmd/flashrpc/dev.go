@@ -230,9 +230,8 @@ func (n *devNode) buildCore(c *chain.Chain) (std, pre *api.API, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	backend.Preconf, backend.Sequencer, backend.Logs = p, seq, ix
+	backend.Preconf, backend.Logs = p, ix
 	stdCfg, preCfg := o.apiConfig(false, n.log), o.apiConfig(true, n.log)
-	stdCfg.Dev, preCfg.Dev = true, true
 	if o.clientVersion != "" {
 		stdCfg.ClientVersion, preCfg.ClientVersion = o.clientVersion, o.clientVersion
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/recent"
 	"github.com/flashrpc/flashrpc/internal/rpc"
-	"github.com/flashrpc/flashrpc/internal/sequencer"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
@@ -30,9 +29,6 @@ type Config struct {
 	// Pending makes this the pre-confirmed endpoint: `pending` is the block in progress and the
 	// pre-confirmation methods exist. Otherwise `pending` is the sealed head.
 	Pending bool
-	// Dev adds the dev_ methods (dev_preconfirm, dev_seal, and on an OP Stack chain
-	// dev_deposit); Backend.Sequencer must be set.
-	Dev bool
 	// ClientVersion is web3_clientVersion's answer.
 	ClientVersion string
 	// GasCap bounds the gas of eth_call and eth_estimateGas and is the shared budget of one
@@ -80,8 +76,6 @@ type Backend struct {
 	Preconf *preconf.Preconf
 	// Pool takes eth_sendRawTransaction's transactions.
 	Pool *txpool.Pool
-	// Sequencer drives dev_preconfirm and dev_seal; nil outside the dev chain.
-	Sequencer *sequencer.Sequencer
 	// Logs is the log index behind eth_getLogs; nil makes every query scan header blooms and
 	// receipts.
 	Logs *logs.Index
@@ -104,7 +98,6 @@ type API struct {
 	config *params.ChainConfig
 	pre    *preconf.Preconf
 	pool   *txpool.Pool
-	seq    *sequencer.Sequencer
 	index  *logs.Index
 	evm    *exec.Limiter
 	fwd    Forwarder // nil: transactions go to pool
@@ -137,7 +130,7 @@ func New(cfg Config, b Backend) *API {
 	if evm == nil {
 		evm = exec.NewLimiter(0, exec.DefaultEVMQueue)
 	}
-	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, evm: evm, log: logger, fwd: b.Forward, simBases: newSimBases(), fork: b.Chain.Fork()}
+	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, index: b.Logs, evm: evm, log: logger, fwd: b.Forward, simBases: newSimBases(), fork: b.Chain.Fork()}
 	a.filters = newFilterTable(cfg, b.Filters)
 	a.startStreams(b)
 	return a
@@ -188,13 +181,6 @@ func (a *API) Service() rpc.Service {
 		m["eth_simulateV1"] = a.simulateV1
 	}
 	a.addSurface(m) // surface.go
-	if a.cfg.Dev && a.seq != nil {
-		m["dev_preconfirm"] = a.devPreconfirm
-		m["dev_seal"] = a.devSeal
-		if a.config.IsOptimism() {
-			m["dev_deposit"] = a.devDeposit // deposit.go
-		}
-	}
 	if a.fork != nil {
 		a.routeFork(m)
 	}

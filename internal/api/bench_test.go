@@ -34,7 +34,7 @@ func BenchmarkMethods(b *testing.B) {
 	if _, err := seq.Seal(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	methods := api.New(api.Config{Pending: true}, api.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq}).Service().Methods
+	methods := api.New(api.Config{Pending: true}, api.Backend{Chain: c, Preconf: pre, Pool: pool}).Service().Methods
 	code := `"0x00000000219ab540356cbb839cbe05303d7705fa"` // a system contract from the genesis
 	cases := []struct{ name, method, params string }{
 		{"method=getBlockByNumber/tag=latest", "eth_getBlockByNumber", `["latest",false]`},

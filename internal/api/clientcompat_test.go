@@ -11,7 +11,7 @@ import (
 // standard endpoint and at a block number it is the sealed nonce (decisions.md "Nonces on the
 // pre-confirmed endpoint").
 func TestNonceAtLatest(t *testing.T) {
-	n := newSurfaceNode(t, 1, Config{Dev: true})
+	n := newSurfaceNode(t, 1, Config{})
 	addr := n.addr(0)
 	n.send(t, 0, echoAddr, nil)
 	n.send(t, 0, echoAddr, nil)

@@ -1,10 +1,14 @@
 package api
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/flashrpc/flashrpc/internal/devapi"
 )
 
 // TestDepositNonceEverywhere: a deposit's "nonce" is its receipt's depositNonce (deposits
@@ -14,11 +18,20 @@ import (
 // deposits from one sender in one block have nonces 0 and 1; without the receipt both would
 // read 0.
 func TestDepositNonceEverywhere(t *testing.T) {
-	n := newOPSurfaceNode(t, 1, Config{Dev: true})
+	n := newOPSurfaceNode(t, 1, Config{})
+	// The pre-confirmed endpoint's table with the dev methods, as flashrpc dev serves it.
+	dev := n.pre.Service().Methods
+	devapi.New(devapi.Config{}, devapi.Backend{Chain: n.chain, Preconf: n.preconf, Pool: n.pool, Sequencer: n.seq}).Register(dev)
 	from := common.HexToAddress("0x00000000000000000000000000000000000d3b05")
 	var deposits [2]common.Hash
 	for i := range deposits {
-		n.mustCall(t, n.pre, &deposits[i], "dev_deposit", map[string]any{"from": from, "to": echoAddr, "mint": "0x64"})
+		res, err := dev["dev_deposit"](context.Background(), encodeParams(t, map[string]any{"from": from, "to": echoAddr, "mint": "0x64"}))
+		if err != nil {
+			t.Fatalf("dev_deposit: %v", err)
+		}
+		if err := json.Unmarshal(resultJSON(t, res), &deposits[i]); err != nil {
+			t.Fatalf("dev_deposit: decode: %v", err)
+		}
 	}
 	n.seal(t) // block 1; block 2 opens with [L1-attributes deposit, deposits…]
 

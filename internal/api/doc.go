@@ -1,9 +1,10 @@
-// Package api implements the eth_, net_, web3_ and dev_ JSON-RPC methods; the JSON shapes of
+// Package api implements the eth_, net_, web3_ and debug_ JSON-RPC methods; the JSON shapes of
 // blocks, transactions, receipts and logs are internal/ethjson's. The standard and the
-// pre-confirmed endpoint are two
-// configurations of one API: on the pre-confirmed endpoint the `pending` tag means the block in
-// progress (the newest preconf snapshot), on the standard endpoint the sealed head
-// (decisions.md).
+// pre-confirmed endpoint are two configurations of one API: on the pre-confirmed endpoint the
+// `pending` tag means the block in progress (the newest preconf snapshot), on the standard
+// endpoint the sealed head (decisions.md). The dev chain's own methods (dev_, anvil_,
+// hardhat_, evm_, txpool_, the dev accounts) are internal/devapi's, added to an endpoint's
+// method table through Config.Extend.
 //
 // # One view per request
 //
@@ -26,10 +27,18 @@
 // rest of go-ethereum's eth_ namespace) are registered in surface.go; docs/rpc.md lists what
 // is served per endpoint and what is refused.
 //
+// In fork mode (chain.Fork: the chain continues an upstream chain from its block N) the
+// methods that name blocks, transactions, logs or state of the upstream's part answer with the
+// upstream's answer (fork.go says how each method routes). A replica (flashrpc follow)
+// forwards eth_sendRawTransaction and its Sync variant to its sequencer instead of a pool
+// (Backend.Forward, forward.go).
+//
 // Methods decode their parameters with typed decoders and answer with pre-encoded JSON
-// (internal/ethjson's appenders, no reflection); the latest and pending blocks are encoded once per change
-// and reused. Every JSON-RPC error, and every mapping of a domain error from chain, exec,
-// txpool, preconf or sequencer to a code, is built in one place, errors.go.
+// (internal/ethjson's appenders, no reflection); the latest and pending blocks are encoded once
+// per change and reused. Every JSON-RPC error the methods build, and every mapping of a domain
+// error (chain, exec, the log search, the upstream of fork mode) to a code, is in one place,
+// errors.go; params.go's decoders build the generic invalid-argument errors. An error no
+// mapping claims (a pool's rejection, for one) reaches the client as -32000 with its text.
 //
 // # Streams
 //
@@ -45,12 +54,11 @@
 // On an OP Stack chain (op-geth's rules, internal/oprollup) deposits carry their OP fields
 // (ethjson; a deposit's nonce is its receipt's depositNonce, so blocks and transactions pass
 // receipts where deposits are encoded), receipts the L1 fee fields, eth_simulateV1 runs on
-// its base block's L1 attributes, the tip suggestion skips deposits, and the dev chain adds
-// dev_deposit (deposit.go).
+// its base block's L1 attributes and the tip suggestion skips deposits.
 //
 // Concurrency: an *API is safe for concurrent use. Readers never block the writer: a request
 // holds its View, immutable, from start to end.
 //
-// Imports: rpc, ethjson, exec, preconf, chain, txpool, logs, recent, sequencer, oprollup and
-// go-ethereum.
+// Imports: rpc, ethjson, exec, preconf, chain, txpool, logs, recent, remote (fork mode:
+// fork.go) and go-ethereum.
 package api

@@ -15,15 +15,33 @@ import (
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
-	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
-// Every JSON-RPC error the methods build, and every mapping of a domain error (exec,
-// sequencer, the log search) to a code, is here (STYLE.md rule 4), one function per kind;
-// errors_test.go has a table per function. Errors that reach the transport unmapped are
-// written as -32000 with their text, which is go-ethereum's default too. The generic
-// parameter errors (-32602 "invalid argument i: …", "missing value …", "too many arguments
-// …") are built by the decoders of params.go.
+// Every error the methods build, and every mapping of a domain error (chain, exec, the log
+// search, the upstream of fork mode) to a code, is here (STYLE.md rule 4), one function or
+// sentinel per kind; errors_test.go has a table per function. Plain errors, and errors that
+// reach the transport unmapped (a pool's rejection), are written as -32000 with their text,
+// which is go-ethereum's default too. The generic parameter errors (-32602 "invalid argument
+// i: …", "missing value …", "too many arguments …") are built by the decoders of params.go.
+
+// Block resolution (resolve.go): plain errors, -32000 with go-ethereum's texts.
+
+var (
+	errSafeNotFound      = errors.New("safe block not found")
+	errFinalizedNotFound = errors.New("finalized block not found")
+	errHeaderNotFound    = errors.New("header not found")
+	errBlockNotFound     = errors.New("block not found")
+	// errHashNotFound answers a block hash the chain does not have.
+	errHashNotFound = errors.New("header for hash not found")
+	// errHashNotCanonical answers a block hash with requireCanonical that is not on the
+	// canonical chain (EIP-1898).
+	errHashNotCanonical = errors.New("hash is not currently canonical")
+)
+
+// errInvalidBlockNumber refuses a negative block number that is no tag.
+func errInvalidBlockNumber(n gethrpc.BlockNumber) error {
+	return fmt.Errorf("invalid block number %d", n)
+}
 
 // Execution: eth_call, eth_estimateGas.
 
@@ -105,6 +123,16 @@ func simCallError(err error) (code int, data []byte, withData bool) {
 
 // eth_getLogs.
 
+// The bounds of a range and a blockHash filter (logs.go): plain errors, -32000 with
+// go-ethereum's texts.
+var (
+	// errLogsUnknownBlock answers a blockHash filter naming a block the chain does not have.
+	errLogsUnknownBlock      = errors.New("unknown block")
+	errLogsSafeNotFound      = errors.New("safe header not found")
+	errLogsFinalizedNotFound = errors.New("finalized header not found")
+	errLogsNegativeBlock     = errors.New("negative block number")
+)
+
 // errLogsRangeReversed is go-ethereum's answer to a range whose start is after its end.
 func errLogsRangeReversed() error { return rpc.InvalidParams("invalid block range params") }
 
@@ -171,6 +199,22 @@ func errTooManyPercentiles(n int) error {
 	return rpc.InvalidParams("invalid reward percentiles: %d given, at most %d", n, maxRewardPercentiles)
 }
 
+// errRewardPercentile refuses an eth_feeHistory reward percentile outside [0, 100], with
+// go-ethereum's text (-32000, as go-ethereum answers it).
+func errRewardPercentile(pct float64) error {
+	return fmt.Errorf("invalid reward percentile: %f", pct)
+}
+
+// errRewardPercentileOrder refuses reward percentile i that is not above percentile i-1
+// (prev), with go-ethereum's text (-32000).
+func errRewardPercentileOrder(i int, prev, pct float64) error {
+	return fmt.Errorf("invalid reward percentile: #%d:%f >= #%d:%f", i-1, prev, i, pct)
+}
+
+// errFeeBlockUnavailable answers an eth_feeHistory whose newest block the view does not
+// have, with go-ethereum's text (-32000).
+var errFeeBlockUnavailable = errors.New("requested block is not available")
+
 // Transactions.
 
 // errNoTxPool answers a transaction sent to a node without a pool.
@@ -209,31 +253,17 @@ func upstreamError(err error) error {
 	return err
 }
 
-// Dev methods.
-
-// devSealError maps dev_seal's failures: a listed transaction that is not pre-confirmed is
-// an invalid argument 0; anything else is -32000 with its text.
-func devSealError(err error) error {
-	if errors.Is(err, sequencer.ErrNotPreconfirmed) {
-		return rpc.InvalidParams("invalid argument 0: %v", err)
-	}
-	return err
-}
-
-// devDepositError maps dev_deposit's failures: more gas than a block has room for is an
-// invalid argument 0 naming the field; anything else is -32000 with its text.
-func devDepositError(err error) error {
-	if errors.Is(err, sequencer.ErrDepositGas) {
-		return rpc.InvalidParams("invalid argument 0: gas: %v", err)
-	}
-	return err
-}
-
 // eth_getProof.
 
 // errTooManyProofKeys refuses more storage keys than go-ethereum's limit.
 func errTooManyProofKeys(n int) error {
 	return rpc.InvalidParams("too many storage keys requested (max %d, got %d)", maxProofKeys, n)
+}
+
+// errProofKey refuses storage key k of eth_getProof's parameter i (storageKeys), the string
+// s, for the reason err.
+func errProofKey(i, k int, s string, err error) error {
+	return namedArgError(i, "storageKeys", fmt.Errorf("key %d: %w: %q", k, err, s))
 }
 
 // errProofOfPending refuses a proof of the block in progress: its state has no trie until it

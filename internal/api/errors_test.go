@@ -13,7 +13,6 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/rpc"
-	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
 // errorCase is one branch of an error mapping: the error it builds, and the JSON-RPC error
@@ -152,19 +151,12 @@ func TestLogsErrors(t *testing.T) {
 func TestTransactionErrors(t *testing.T) {
 	t.Parallel()
 	hash := common.HexToHash("0x01")
-	other := errors.New("block in progress is full")
 	checkErrorCases(t, []errorCase{
 		{name: "no pool", got: errNoTxPool, want: &rpc.Error{Code: -32000, Message: "this node does not accept transactions"}},
 		{name: "sync timeout", got: syncTimeoutError(1500*time.Millisecond, hash), want: &rpc.Error{Code: 4,
 			Message: "The transaction was added to the transaction pool but wasn't processed in 1.5s", Data: hash.Hex()}},
 		{name: "sync timeout too long", got: errSyncTimeoutTooLong(1, 6001), want: &rpc.Error{Code: -32602,
 			Message: "invalid argument 1 (timeout): 6001 ms is over the maximum of 6000 ms"}},
-		{name: "dev_seal/not pre-confirmed", got: devSealError(fmt.Errorf("%w: 0x01", sequencer.ErrNotPreconfirmed)), want: &rpc.Error{Code: -32602,
-			Message: "invalid argument 0: " + sequencer.ErrNotPreconfirmed.Error() + ": 0x01"}},
-		{name: "dev_seal/other", got: devSealError(other), in: other},
-		{name: "dev_deposit/gas", got: devDepositError(fmt.Errorf("%w: gas 2, block room 1", sequencer.ErrDepositGas)), want: &rpc.Error{Code: -32602,
-			Message: "invalid argument 0: gas: " + sequencer.ErrDepositGas.Error() + ": gas 2, block room 1"}},
-		{name: "dev_deposit/other", got: devDepositError(other), in: other},
 	})
 }
 
@@ -172,5 +164,43 @@ func TestParamErrors(t *testing.T) {
 	t.Parallel()
 	checkErrorCases(t, []errorCase{
 		{name: "percentiles", got: errTooManyPercentiles(101), want: &rpc.Error{Code: -32602, Message: "invalid reward percentiles: 101 given, at most 100"}},
+		{name: "proof key", got: errProofKey(1, 2, "0xzz", errors.New("invalid hex in storage key")), want: &rpc.Error{Code: -32602,
+			Message: `invalid argument 1 (storageKeys): key 2: invalid hex in storage key: "0xzz"`}},
 	})
+}
+
+// TestPlainErrors: the errors built as plain errors, which the transport answers as -32000
+// with their text (go-ethereum's texts, which clients match).
+func TestPlainErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		got  error
+		want string
+	}{
+		{"safe block", errSafeNotFound, "safe block not found"},
+		{"finalized block", errFinalizedNotFound, "finalized block not found"},
+		{"header", errHeaderNotFound, "header not found"},
+		{"block", errBlockNotFound, "block not found"},
+		{"hash", errHashNotFound, "header for hash not found"},
+		{"hash not canonical", errHashNotCanonical, "hash is not currently canonical"},
+		{"invalid block number", errInvalidBlockNumber(-9), "invalid block number -9"},
+		{"logs/unknown block", errLogsUnknownBlock, "unknown block"},
+		{"logs/safe", errLogsSafeNotFound, "safe header not found"},
+		{"logs/finalized", errLogsFinalizedNotFound, "finalized header not found"},
+		{"logs/negative", errLogsNegativeBlock, "negative block number"},
+		{"fees/percentile", errRewardPercentile(101), "invalid reward percentile: 101.000000"},
+		{"fees/percentile order", errRewardPercentileOrder(2, 50, 40), "invalid reward percentile: #1:50.000000 >= #2:40.000000"},
+		{"fees/block", errFeeBlockUnavailable, "requested block is not available"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var coded *rpc.Error
+			if errors.As(tc.got, &coded) {
+				t.Fatalf("got a coded error %+v, want a plain one", coded)
+			}
+			if tc.got.Error() != tc.want {
+				t.Fatalf("got %q, want %q", tc.got.Error(), tc.want)
+			}
+		})
+	}
 }

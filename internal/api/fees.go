@@ -3,8 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"math/big"
 	"slices"
 
@@ -141,10 +139,10 @@ func (a *API) feeHistory(ctx context.Context, v preconf.View, p rpc.Params) (any
 	}
 	for i, pct := range percentiles {
 		if pct < 0 || pct > 100 {
-			return nil, fmt.Errorf("invalid reward percentile: %f", pct)
+			return nil, errRewardPercentile(pct)
 		}
 		if i > 0 && pct <= percentiles[i-1] {
-			return nil, fmt.Errorf("invalid reward percentile: #%d:%f >= #%d:%f", i-1, percentiles[i-1], i, pct)
+			return nil, errRewardPercentileOrder(i, percentiles[i-1], pct)
 		}
 	}
 	if count == 0 {
@@ -207,7 +205,7 @@ func (a *API) feeHistoryBlocks(v preconf.View, newest gethrpc.BlockNumber, count
 		}
 	}
 	if h == nil {
-		return nil, errors.New("requested block is not available")
+		return nil, errFeeBlockUnavailable
 	}
 	for n := h.Number.Uint64(); count > 0; n-- {
 		if a.fork != nil && n <= a.fork.Number() {

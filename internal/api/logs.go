@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
@@ -53,7 +52,7 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 		}
 		h := a.chain.HeaderByHash(*crit.BlockHash)
 		if h == nil {
-			return nil, errors.New("unknown block")
+			return nil, errLogsUnknownBlock
 		}
 		return ethjson.AppendLogs(nil, a.chain.FilterLogs(h, crit.Match)), nil
 	}
@@ -165,15 +164,15 @@ func resolveLogBound(v preconf.View, n gethrpc.BlockNumber) (uint64, error) {
 		if v.Safe != nil {
 			return v.Safe.Number.Uint64(), nil
 		}
-		return 0, errors.New("safe header not found")
+		return 0, errLogsSafeNotFound
 	case gethrpc.FinalizedBlockNumber:
 		if v.Finalized != nil {
 			return v.Finalized.Number.Uint64(), nil
 		}
-		return 0, errors.New("finalized header not found")
+		return 0, errLogsFinalizedNotFound
 	}
 	if n < 0 {
-		return 0, errors.New("negative block number")
+		return 0, errLogsNegativeBlock
 	}
 	return uint64(n), nil
 }

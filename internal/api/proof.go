@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -73,7 +72,7 @@ func decodeProofKeys(p rpc.Params, i int) ([]common.Hash, []int, error) {
 	for k, s := range raw {
 		key, err := parseStorageKey(s)
 		if err != nil {
-			return nil, nil, namedArgError(i, "storageKeys", fmt.Errorf("key %d: %w: %q", k, err, s))
+			return nil, nil, errProofKey(i, k, s, err)
 		}
 		keys[k], widths[k] = key, storageKeyWidth(s)
 	}

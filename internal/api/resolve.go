@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -19,13 +17,6 @@ import (
 // either a sealed header or the preconf snapshot of the block in progress (only on the
 // pre-confirmed endpoint, only for `pending`) or of the sealed block being written (only on
 // the pre-confirmed endpoint, by its number or hash: View.Sealing).
-
-var (
-	errSafeNotFound      = errors.New("safe block not found")
-	errFinalizedNotFound = errors.New("finalized block not found")
-	errHeaderNotFound    = errors.New("header not found")
-	errBlockNotFound     = errors.New("block not found")
-)
 
 // headerByNumber resolves a number or tag against v to a sealed header, or to the snapshot
 // of the block in progress (then the header is nil: Snapshot.Header copies it, and few callers
@@ -54,7 +45,7 @@ func (a *API) headerByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Head
 		return nil, nil, errFinalizedNotFound
 	}
 	if n < 0 {
-		return nil, nil, fmt.Errorf("invalid block number %d", n)
+		return nil, nil, errInvalidBlockNumber(n)
 	}
 	if v.Sealing != nil && uint64(n) == v.Sealing.Number() {
 		return nil, v.Sealing, nil // being written: answered as pre-confirmed (view.go)
@@ -78,10 +69,10 @@ func (a *API) headerByNumberOrHash(v preconf.View, b gethrpc.BlockNumberOrHash) 
 	}
 	h := a.chain.HeaderByHash(hash)
 	if h == nil {
-		return nil, nil, errors.New("header for hash not found")
+		return nil, nil, errHashNotFound
 	}
 	if b.RequireCanonical && a.chain.CanonicalHash(h.Number.Uint64()) != hash {
-		return nil, nil, errors.New("hash is not currently canonical")
+		return nil, nil, errHashNotCanonical
 	}
 	return h, nil, nil
 }

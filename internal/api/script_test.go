@@ -18,6 +18,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/devapi"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
@@ -44,9 +45,10 @@ func testEndpoints(t *testing.T) (standard, preconfirmed string, seq *sequencer.
 	if _, err := seq.Seal(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	b := api.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq}
-	std := httptest.NewServer(rpc.NewServer(rpc.Config{}, api.New(api.Config{Dev: true, ClientVersion: "flashrpc/test"}, b).Service()))
-	prc := httptest.NewServer(rpc.NewServer(rpc.Config{}, api.New(api.Config{Dev: true, Pending: true, ClientVersion: "flashrpc/test"}, b).Service()))
+	b := api.Backend{Chain: c, Preconf: pre, Pool: pool}
+	dev := devapi.New(devapi.Config{}, devapi.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq}) // the dev_ methods
+	std := httptest.NewServer(rpc.NewServer(rpc.Config{}, api.New(api.Config{ClientVersion: "flashrpc/test", Extend: dev.Register}, b).Service()))
+	prc := httptest.NewServer(rpc.NewServer(rpc.Config{}, api.New(api.Config{Pending: true, ClientVersion: "flashrpc/test", Extend: dev.Register}, b).Service()))
 	t.Cleanup(func() {
 		std.Close()
 		prc.Close()

@@ -41,6 +41,8 @@ var (
 // endpoints' APIs.
 type surfaceNode struct {
 	chain    *chain.Chain
+	preconf  *preconf.Preconf
+	pool     *txpool.Pool
 	seq      *sequencer.Sequencer
 	std, pre *API
 	keys     []*ecdsa.PrivateKey
@@ -94,7 +96,8 @@ func newSurfaceNodeOf(t testing.TB, senders int, cfg Config, slots *FilterSlots,
 	pre := preconf.New(c)
 	pool := txpool.New(c.Config(), txpool.Config{})
 	n.seq = sequencer.New(seqCfg, c, pre, pool)
-	b := Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: n.seq, Filters: slots}
+	n.preconf, n.pool = pre, pool
+	b := Backend{Chain: c, Preconf: pre, Pool: pool, Filters: slots}
 	std, pend := cfg, cfg
 	std.Pending, pend.Pending = false, true
 	n.std, n.pre = New(std, b), New(pend, b)

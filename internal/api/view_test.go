@@ -73,7 +73,7 @@ func newViewNode(t testing.TB, senders int, blockTime, preconfInterval time.Dura
 	n.pre = preconf.New(c)
 	pool := txpool.New(c.Config(), txpool.Config{})
 	n.seq = sequencer.New(sequencer.Config{BlockTime: blockTime, PreconfInterval: preconfInterval}, c, n.pre, pool)
-	n.api = New(Config{Pending: true, Dev: true}, Backend{Chain: c, Preconf: n.pre, Pool: pool, Sequencer: n.seq})
+	n.api = New(Config{Pending: true}, Backend{Chain: c, Preconf: n.pre, Pool: pool})
 	if err := n.seq.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package benchmix is the realistic transaction mix of the sequencer capacity benchmark
-// (docs/benchmarks.md, issue 20): ETH transfers, ERC-20 transfers and Uniswap V2-style swaps
+// (docs/benchmarks.md): ETH transfers, ERC-20 transfers and Uniswap V2-style swaps
 // from many senders, in a fixed proportion, on real contracts executed by the EVM.
 //
 // The contracts (contracts/BenchMix.sol: an ERC-20 Token with an open mint and a

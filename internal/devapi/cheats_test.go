@@ -192,9 +192,7 @@ func TestDropTransaction(t *testing.T) {
 	if _, err := n.preEth.TransactionReceipt(context.Background(), kept); err != nil {
 		t.Fatalf("kept transaction: %v", err)
 	}
-	if r, _ := n.preEth.TransactionReceipt(context.Background(), dropped); r != nil {
-		t.Fatalf("dropped transaction was pre-confirmed")
-	}
+	wantNoReceipt(t, n.preEth, dropped, "the dropped transaction (pre-confirmed)")
 }
 
 // TestNextBaseFee: anvil_setNextBlockBaseFeePerGas rebuilds the block in progress with the

@@ -118,6 +118,11 @@ func (a *API) Register(m map[string]rpc.Method) {
 		m["evm_setIntervalMining"] = a.setIntervalMiningMs
 	}
 	m["anvil_setIntervalMining"] = a.setIntervalMiningSeconds
+	m["dev_preconfirm"] = a.devPreconfirm // dev.go
+	m["dev_seal"] = a.devSeal
+	if a.config.IsOptimism() {
+		m["dev_deposit"] = a.devDeposit // deposit.go
+	}
 	m["txpool_status"] = a.txpoolStatus
 	m["txpool_content"] = a.txpoolContent
 	m["txpool_contentFrom"] = a.txpoolContentFrom

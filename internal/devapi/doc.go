@@ -7,9 +7,14 @@
 // evm_increaseTime, evm_setNextBlockTimestamp, evm_setAutomine and the getAutomine methods,
 // anvil_setIntervalMining in seconds as anvil, evm_setIntervalMining the same or, on a node
 // that presents itself as Hardhat, in milliseconds as Hardhat: automine.go), snapshots (evm_snapshot, evm_revert,
-// anvil_reset) and the txpool_ inspection methods. Every change goes through the sequencer,
-// which owns the block in progress: `pending` sees it at once, `latest` after the next seal. They exist on both endpoints of the dev chain only: `flashrpc serve` of an
-// imported chain has no keys and no sequencer, and answers -32601.
+// anvil_reset), the txpool_ inspection methods, and flashrpc's own dev_ methods, which drive
+// the sequencer on request so that tests and scripts control time instead of sleeping:
+// dev_preconfirm builds the next pre-confirmation, dev_seal seals the block in progress (with
+// what it pre-confirmed, or with the pre-confirmed transactions it lists: dev.go) and, on an
+// OP Stack chain, dev_deposit stands in for an L1 deposit (deposit.go). Every change goes
+// through the sequencer, which owns the block in progress: `pending` sees it at once,
+// `latest` after the next seal. They exist on both endpoints of the dev chain only: `flashrpc
+// serve` of an imported chain has no keys and no sequencer, and answers -32601.
 //
 // API.Register adds the methods to one endpoint's method table (api.Config.Extend); one API
 // serves both endpoints, so impersonation set on one holds on the other. eth_sendTransaction
@@ -25,6 +30,6 @@
 //
 // Concurrency: API is safe for concurrent use; mu guards the impersonation set.
 //
-// Imports: chain, preconf, sequencer, txpool, devaccounts, impersonation, ethjson, rpc and
-// go-ethereum.
+// Imports: chain, preconf, sequencer, txpool, oprollup, devaccounts, impersonation, ethjson,
+// rpc and go-ethereum.
 package devapi

@@ -33,7 +33,10 @@ func TestDumpLoadState(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dump is not gzip: %v", err)
 	}
-	plain, _ := io.ReadAll(zr)
+	plain, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("dump's gzip stream: %v", err)
+	}
 	var shape struct {
 		Accounts map[common.Address]struct {
 			Nonce   uint64
@@ -65,9 +68,9 @@ func TestDumpLoadState(t *testing.T) {
 	if got := stateOf(t, dst.preEth, c, true); got != want {
 		t.Fatalf("pending after anvil_loadState: %s, want %s", got, want)
 	}
-	slot, _ := dst.preEth.PendingStorageAt(t.Context(), c, common.Hash{31: 7})
-	if new(big.Int).SetBytes(slot).Uint64() != 42 {
-		t.Fatalf("slot 7 after anvil_loadState: %x", slot)
+	slot, err := dst.preEth.PendingStorageAt(t.Context(), c, common.Hash{31: 7})
+	if err != nil || new(big.Int).SetBytes(slot).Uint64() != 42 {
+		t.Fatalf("slot 7 after anvil_loadState: %x (%v)", slot, err)
 	}
 	dst.seal(t)
 	if got := stateOf(t, dst.stdEth, c, false); got != want {

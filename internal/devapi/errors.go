@@ -9,8 +9,9 @@ import (
 	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
-// The dev methods' errors. Bad parameters are -32602 naming the parameter; a refusal of a
-// valid request (an unknown sender, no key) is -32000 with a message saying what to do.
+// The dev methods' errors. Bad parameters are -32602 naming the parameter, by position and
+// name (the dev_ methods, as internal/api's methods, by position only: argError); a refusal
+// of a valid request (an unknown sender, no key) is -32000 with a message saying what to do.
 
 // errUnknownSender refuses eth_sendTransaction from an address that is neither a dev account
 // nor impersonated.
@@ -21,6 +22,16 @@ func errUnknownSender(from common.Address) error {
 // errNoKey refuses a signing request for an address whose key the node does not hold.
 func errNoKey(addr common.Address) error {
 	return rpc.NewError(rpc.CodeServer, "no key for %s: the node signs with the dev accounts only (eth_accounts)", addr.Hex())
+}
+
+// argError is -32602 for parameter i, unnamed, as the dev_ methods and the eth_ methods give it.
+func argError(i int, err error) error {
+	return rpc.InvalidParams("invalid argument %d: %v", i, err)
+}
+
+// missing refuses an absent or null required parameter i.
+func missing(i int) error {
+	return rpc.InvalidParams("missing value for required argument %d", i)
 }
 
 // paramError is -32602 for parameter i, called name.
@@ -36,6 +47,24 @@ var errNoFrom = rpc.InvalidParams("invalid argument 0 (transaction): missing \"f
 func timeError(i int, name string, err error) error {
 	if errors.Is(err, sequencer.ErrTimestamp) {
 		return paramError(i, name, err)
+	}
+	return err
+}
+
+// devSealError maps dev_seal's failures: a listed transaction that is not pre-confirmed is
+// an invalid argument 0; anything else is -32000 with its text.
+func devSealError(err error) error {
+	if errors.Is(err, sequencer.ErrNotPreconfirmed) {
+		return rpc.InvalidParams("invalid argument 0: %v", err)
+	}
+	return err
+}
+
+// devDepositError maps dev_deposit's failures: more gas than a block has room for is an
+// invalid argument 0 naming the field; anything else is -32000 with its text.
+func devDepositError(err error) error {
+	if errors.Is(err, sequencer.ErrDepositGas) {
+		return rpc.InvalidParams("invalid argument 0: gas: %v", err)
 	}
 	return err
 }

@@ -111,8 +111,8 @@ func TestImpersonation(t *testing.T) {
 			if r, err := n.stdEth.TransactionReceipt(ctx, deploy); err != nil || r.ContractAddress != wantAddr {
 				t.Fatalf("sealed deployment receipt: %+v %v, want contract %s", r, err, wantAddr)
 			}
-			if code, _ := n.stdEth.CodeAt(ctx, wantAddr, nil); len(code) == 0 {
-				t.Fatalf("no code at %s", wantAddr)
+			if code, err := n.stdEth.CodeAt(ctx, wantAddr, nil); err != nil || len(code) == 0 {
+				t.Fatalf("no code at %s (%v)", wantAddr, err)
 			}
 
 			mustCall(t, n.pre, &ok, "anvil_stopImpersonatingAccount", whale)
@@ -124,8 +124,8 @@ func TestImpersonation(t *testing.T) {
 			wantError(t, n.pre, rpc.CodeServer, []string{"not a dev account"}, "eth_sendTransaction", map[string]any{"from": whale, "to": sink})
 			n.preconfirm(t)
 			n.seal(t)
-			if nonce, _ := n.stdEth.NonceAt(ctx, whale, nil); nonce != 3 {
-				t.Fatalf("whale's nonce after the auto-impersonated send: %d, want 3", nonce)
+			if nonce, err := n.stdEth.NonceAt(ctx, whale, nil); err != nil || nonce != 3 {
+				t.Fatalf("whale's nonce after the auto-impersonated send: %d (%v), want 3", nonce, err)
 			}
 			wantError(t, n.pre, rpc.CodeInvalidParams, []string{"argument 0 (address)"}, "anvil_impersonateAccount", "0xnothex")
 			wantError(t, n.pre, rpc.CodeInvalidParams, []string{"argument 0 (enabled)"}, "anvil_autoImpersonateAccount", "yes")
@@ -161,8 +161,8 @@ func TestImpersonateContract(t *testing.T) {
 			if got := balance(t, n.stdEth, sink, false); got.Cmp(new(big.Int).Add(before, big.NewInt(7))) != 0 {
 				t.Fatalf("sink balance %v, want %v + 7", got, before)
 			}
-			if nonce, _ := n.stdEth.NonceAt(ctx, safe, nil); nonce != 1 {
-				t.Fatalf("contract's nonce %d, want 1", nonce)
+			if nonce, err := n.stdEth.NonceAt(ctx, safe, nil); err != nil || nonce != 1 {
+				t.Fatalf("contract's nonce %d (%v), want 1", nonce, err)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -68,7 +69,7 @@ func newDevNodeWith(t testing.TB, op bool, seqCfg sequencer.Config, devOpts ...f
 	pre := preconf.New(c)
 	pool := txpool.New(c.Config(), txpool.Config{})
 	seq := sequencer.New(seqCfg, c, pre, pool)
-	b := api.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq}
+	b := api.Backend{Chain: c, Preconf: pre, Pool: pool}
 	devCfg := devapi.Config{Accounts: accs}
 	for _, opt := range devOpts {
 		opt(&devCfg)
@@ -77,7 +78,7 @@ func newDevNodeWith(t testing.TB, op bool, seqCfg sequencer.Config, devOpts ...f
 	n := &devNode{chain: c, seq: seq, accounts: accs, preconf: pre}
 	var servers []*httptest.Server
 	for _, pending := range []bool{false, true} {
-		a := api.New(api.Config{Dev: true, Pending: pending, Extend: dev.Register}, b)
+		a := api.New(api.Config{Pending: pending, Extend: dev.Register}, b)
 		srv := httptest.NewServer(rpc.NewServer(rpc.Config{}, a.Service()))
 		servers = append(servers, srv)
 		cl, err := gethrpc.Dial(srv.URL)
@@ -150,6 +151,19 @@ func wantError(t testing.TB, cl *gethrpc.Client, code int, words []string, metho
 		if !strings.Contains(err.Error(), w) {
 			t.Fatalf("%s: error %q does not say %q", method, err, w)
 		}
+	}
+}
+
+// wantNoReceipt checks that cl has no receipt of hash: ethclient's NotFound, not a receipt
+// and not another error. what names the transaction for messages.
+func wantNoReceipt(t testing.TB, cl *ethclient.Client, hash common.Hash, what string) {
+	t.Helper()
+	r, err := cl.TransactionReceipt(context.Background(), hash)
+	if r != nil {
+		t.Fatalf("%s still has a receipt", what)
+	}
+	if !errors.Is(err, ethereum.NotFound) {
+		t.Fatalf("receipt of %s: %v, want not found", what, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package devapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -12,8 +13,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
-// Parameter decoding. Every error is -32602 and names the parameter, by position and name
-// (errors.go).
+// Parameter decoding. Every error is -32602 and names the parameter (errors.go).
 
 // wantParams refuses more than max parameters and fewer than min.
 func wantParams(p rpc.Params, min, max int) error {
@@ -75,6 +75,19 @@ func decodeUintParam(p rpc.Params, i int, name string, bits int) (*big.Int, erro
 		return nil, paramError(i, name, err)
 	}
 	return v, nil
+}
+
+// jsonError shortens encoding/json's type errors to what a person needs, as internal/api's
+// decoders do.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field != "" {
+			return fmt.Errorf("json: cannot unmarshal %s into Go struct field %s of type %s", te.Value, te.Field, te.Type)
+		}
+		return fmt.Errorf("json: cannot unmarshal %s into Go value of type %s", te.Value, te.Type)
+	}
+	return err
 }
 
 // parseQuantity parses a JSON number or a quantity string ("0x…" hex or decimal digits) of at

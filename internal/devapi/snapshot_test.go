@@ -29,7 +29,10 @@ func TestSnapshotRevert(t *testing.T) {
 			logs := subscribeLogs(t, n, "logs", stamp)
 			var id hexutil.Uint64
 			mustCall(t, n.std, &id, "evm_snapshot")
-			nonce, _ := n.stdEth.NonceAt(ctx, n.addr(0), nil)
+			nonce, err := n.stdEth.NonceAt(ctx, n.addr(0), nil)
+			if err != nil {
+				t.Fatalf("nonce before the snapshot's blocks: %v", err)
+			}
 
 			var sent []common.Hash
 			send := func() {
@@ -66,7 +69,10 @@ func TestSnapshotRevert(t *testing.T) {
 					t.Fatalf("no removed log of %s (removed: %v)", h, seen)
 				}
 			}
-			head, _ := n.stdEth.HeaderByNumber(ctx, nil)
+			head, err := n.stdEth.HeaderByNumber(ctx, nil)
+			if err != nil {
+				t.Fatalf("head after evm_revert: %v", err)
+			}
 			if head.Hash() != base.Hash() {
 				t.Fatalf("head after evm_revert: %d %s, want the snapshot's %d", head.Number, head.Hash(), base.NumberU64())
 			}
@@ -76,18 +82,20 @@ func TestSnapshotRevert(t *testing.T) {
 			}
 			for _, cl := range []*ethereumNonce{{"latest", false}, {"pending", true}} {
 				var n2 uint64
+				var err error
 				if cl.pending {
-					n2, _ = n.preEth.PendingNonceAt(ctx, n.addr(0))
+					n2, err = n.preEth.PendingNonceAt(ctx, n.addr(0))
 				} else {
-					n2, _ = n.preEth.NonceAt(ctx, n.addr(0), nil)
+					n2, err = n.preEth.NonceAt(ctx, n.addr(0), nil)
+				}
+				if err != nil {
+					t.Fatalf("%s nonce after evm_revert: %v", cl.name, err)
 				}
 				if n2 != nonce {
 					t.Fatalf("%s nonce after evm_revert: %d, want %d", cl.name, n2, nonce)
 				}
 			}
-			if r, _ := n.preEth.TransactionReceipt(ctx, sent[2]); r != nil {
-				t.Fatalf("the dropped pre-confirmation still has a receipt")
-			}
+			wantNoReceipt(t, n.preEth, sent[2], "the dropped pre-confirmation")
 			mustCall(t, n.pre, &ok, "evm_revert", id)
 			if ok {
 				t.Fatal("second evm_revert of the same snapshot: true, want false")
@@ -103,11 +111,11 @@ func TestSnapshotRevert(t *testing.T) {
 			}
 
 			mustCall(t, n.std, &ok, "anvil_reset")
-			if head, _ := n.stdEth.HeaderByNumber(ctx, nil); head.Number.Sign() != 0 {
-				t.Fatalf("head after anvil_reset: %d, want 0", head.Number)
+			if head, err := n.stdEth.HeaderByNumber(ctx, nil); err != nil || head.Number.Sign() != 0 {
+				t.Fatalf("head after anvil_reset: %v (%v), want block 0", head, err)
 			}
-			if code, _ := n.stdEth.CodeAt(ctx, stamp, nil); len(code) != 0 {
-				t.Fatalf("code after anvil_reset: %x, want none", code)
+			if code, err := n.stdEth.CodeAt(ctx, stamp, nil); err != nil || len(code) != 0 {
+				t.Fatalf("code after anvil_reset: %x (%v), want none", code, err)
 			}
 			for _, tag := range []string{"safe", "finalized", "pending"} {
 				var b map[string]any

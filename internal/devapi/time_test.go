@@ -112,21 +112,32 @@ func TestTimeRebuild(t *testing.T) {
 					t.Fatalf("mined block %d at %v (%v), want %d", parent.NumberU64()+2+i, h, err, next+10*i)
 				}
 				if op {
-					b, _ := n.stdEth.BlockByNumber(ctx, h.Number)
+					b, err := n.stdEth.BlockByNumber(ctx, h.Number)
+					if err != nil {
+						t.Fatalf("block %d: %v", h.Number, err)
+					}
 					if b.Transactions()[0].Type() != types.DepositTxType {
 						t.Fatalf("block %d does not open with the L1-attributes deposit", h.Number)
 					}
 				}
 			}
 			mustCall(t, n.std, &ok, "hardhat_mine")
-			last, _ := n.stdEth.HeaderByNumber(ctx, nil)
+			last, err := n.stdEth.HeaderByNumber(ctx, nil)
+			if err != nil {
+				t.Fatalf("head after hardhat_mine: %v", err)
+			}
 			if last.Number.Uint64() != parent.NumberU64()+5 || last.Time <= next+20 {
 				t.Fatalf("hardhat_mine: head %d at %d", last.Number, last.Time)
 			}
 			// evm_mine with anvil's options object: two blocks, the first at a timestamp.
 			mustCall(t, n.pre, &zero, "evm_mine", map[string]any{"timestamp": last.Time + 50, "blocks": "0x2"})
-			firstMined, _ := n.stdEth.HeaderByNumber(ctx, new(big.Int).Add(last.Number, common.Big1))
-			head, _ = n.stdEth.HeaderByNumber(ctx, nil)
+			firstMined, err := n.stdEth.HeaderByNumber(ctx, new(big.Int).Add(last.Number, common.Big1))
+			if err != nil {
+				t.Fatalf("first block of evm_mine {timestamp, blocks}: %v", err)
+			}
+			if head, err = n.stdEth.HeaderByNumber(ctx, nil); err != nil {
+				t.Fatalf("head after evm_mine {timestamp, blocks}: %v", err)
+			}
 			if firstMined == nil || firstMined.Time != last.Time+50 || head.Number.Uint64() != last.Number.Uint64()+2 {
 				t.Fatalf("evm_mine {timestamp, blocks}: first %v, head %d", firstMined, head.Number)
 			}

@@ -18,5 +18,7 @@
 // disconnected with a logged reason. A [Client] is used by one goroutine.
 //
 // Imports: go-ethereum, github.com/coder/websocket and github.com/andybalholm/brotli; nothing
-// from flashrpc, so preconf, the sequencer and a future follower can all use it.
+// from flashrpc, so every producer and consumer of a feed can use it: the node publishes the
+// dev sequencer's pre-confirmations (cmd/flashrpc) and the replica reads its upstream's feed
+// (internal/follow).
 package flashblocks

@@ -8,10 +8,10 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
-// TestLargeFutureTransactionsMemory is the second attack of the issue: 2,000 future-nonce
-// transactions of 120 KB call data grew the heap by about 450 MB. The queued slots now bound
-// them (1024 slots of 32 KiB): the heap grows by less than 200 MB, and every transaction is
-// either kept or refused with an error that says why. Not parallel: it measures the heap.
+// TestLargeFutureTransactionsMemory: 2,000 future-nonce transactions of 120 KB call data,
+// about 450 MB of heap if a pool kept them whole, are bounded by the queued slots (1024 slots
+// of 32 KiB): the heap grows by less than 200 MB, and every transaction is either kept or
+// refused with an error that says why. Not parallel: it measures the heap.
 func TestLargeFutureTransactionsMemory(t *testing.T) {
 	const (
 		count    = 2000

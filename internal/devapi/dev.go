@@ -1,7 +1,8 @@
-package api
+package devapi
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -22,10 +23,10 @@ type preconfirmResult struct {
 
 // devPreconfirm builds the next pre-confirmation now.
 func (a *API) devPreconfirm(ctx context.Context, p rpc.Params) (any, error) {
-	if err := checkCount(p, 0); err != nil {
+	if err := wantParams(p, 0, 0); err != nil {
 		return nil, err
 	}
-	snap, err := a.seq.Preconfirm(ctx)
+	snap, err := a.b.Sequencer.Preconfirm(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -54,19 +55,21 @@ type sealOptions struct {
 // devSeal seals the block in progress now, with what it has pre-confirmed, or with the
 // pre-confirmed transactions its parameter lists.
 func (a *API) devSeal(ctx context.Context, p rpc.Params) (any, error) {
-	if err := checkCount(p, 1); err != nil {
+	if err := wantParams(p, 0, 1); err != nil {
 		return nil, err
 	}
 	var opts sealOptions
-	if _, err := decodeOptional(p, 0, &opts); err != nil {
-		return nil, err
+	if present(p, 0) {
+		if err := json.Unmarshal(p.At(0), &opts); err != nil {
+			return nil, argError(0, jsonError(err))
+		}
 	}
 	var block *types.Block
 	var err error
 	if opts.Transactions != nil {
-		block, err = a.seq.SealSelected(ctx, *opts.Transactions)
+		block, err = a.b.Sequencer.SealSelected(ctx, *opts.Transactions)
 	} else {
-		block, err = a.seq.Seal(ctx)
+		block, err = a.b.Sequencer.Seal(ctx)
 	}
 	if err != nil {
 		return nil, devSealError(err)

@@ -1,4 +1,4 @@
-package api
+package devapi
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
@@ -30,7 +31,7 @@ const defaultDepositGas = 1_000_000
 var depositFields = []string{"from", "to", "mint", "value", "gas", "data"}
 
 func (a *API) devDeposit(ctx context.Context, p rpc.Params) (any, error) {
-	if err := checkCount(p, 1); err != nil {
+	if err := wantParams(p, 0, 1); err != nil {
 		return nil, err
 	}
 	if !present(p, 0) {
@@ -40,11 +41,11 @@ func (a *API) devDeposit(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, argError(0, err)
 	}
-	hash, err := a.seq.Deposit(*d)
+	hash, err := a.b.Sequencer.Deposit(*d)
 	if err != nil {
 		return nil, devDepositError(err)
 	}
-	return json32(hash), nil
+	return json.RawMessage(ethjson.AppendHash(nil, hash)), nil
 }
 
 // decodeDeposit decodes and checks a dev_deposit object; every error names its field.
