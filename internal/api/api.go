@@ -8,6 +8,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/recent"
@@ -109,7 +110,7 @@ type API struct {
 	evm    *exec.Limiter
 	fwd    Forwarder // nil: transactions go to pool
 	log    *slog.Logger
-	fork   *chain.Fork // fork mode: the upstream's blocks and state (fork.go); nil otherwise
+	fork   *fork.Upstream // fork mode: the upstream's blocks and state (fork.go); nil otherwise
 
 	blocks    blockCache
 	headState headState
@@ -137,7 +138,7 @@ func New(cfg Config, b Backend) *API {
 	if evm == nil {
 		evm = exec.NewLimiter(0, exec.DefaultEVMQueue)
 	}
-	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, evm: evm, log: logger, fwd: b.Forward, simBases: newSimBases(), fork: b.Chain.Fork()}
+	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, seq: b.Sequencer, index: b.Logs, evm: evm, log: logger, fwd: b.Forward, simBases: newSimBases(), fork: fork.Of(b.Chain)}
 	a.filters = newFilterTable(cfg, b.Filters)
 	a.startStreams(b)
 	return a

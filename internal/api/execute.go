@@ -107,7 +107,7 @@ func (a *API) discover(ctx context.Context, v preconf.View, b gethrpc.BlockNumbe
 	}
 	for range maxDiscoveryPasses {
 		disc := remote.NewDiscovery()
-		st, err := a.chain.StateAtDiscover(base, disc)
+		st, err := a.fork.StateAtDiscover(base, disc)
 		if err != nil {
 			return true, err
 		}
@@ -115,7 +115,7 @@ func (a *API) discover(ctx context.Context, v preconf.View, b gethrpc.BlockNumbe
 		if disc.Missed() == 0 {
 			return exact && snap == nil, err
 		}
-		if err := a.chain.FetchDiscovered(ctx, base, disc); err != nil {
+		if err := a.fork.FetchDiscovered(ctx, base, disc); err != nil {
 			return true, upstreamError(err)
 		}
 	}

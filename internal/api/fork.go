@@ -273,12 +273,12 @@ func isNull(res any) bool {
 }
 
 // prefetch makes accounts and slots of the state a request reads readable without waiting
-// for the upstream (chain.PrefetchState); nothing in a chain that is not a fork.
+// for the upstream (fork.Upstream.PrefetchState); nothing in a chain that is not a fork.
 func (a *API) prefetch(ctx context.Context, h *types.Header, accounts []common.Address, slots []remote.SlotKey) error {
 	if a.fork == nil || h == nil {
 		return nil
 	}
-	if err := a.chain.PrefetchState(ctx, h, accounts, slots); err != nil {
+	if err := a.fork.PrefetchState(ctx, h, accounts, slots); err != nil {
 		return upstreamError(err)
 	}
 	return nil
