@@ -48,6 +48,12 @@
 // its base block's L1 attributes, the tip suggestion skips deposits, and the dev chain adds
 // dev_deposit (deposit.go).
 //
+// Every method is registered with what it reads (Reads, reads.go): a block number or tag, a
+// block hash, a transaction hash, a state's block, a range of logs, only the head, or no chain
+// data. On a chain that continues an upstream (fork mode), Backend.Upstream (internal/fork)
+// routes each method by that declaration, and answers what the API asks of the upstream
+// (fork.go): api knows no upstream client.
+//
 // Concurrency: an *API is safe for concurrent use. Readers never block the writer: a request
 // holds its View, immutable, from start to end.
 //

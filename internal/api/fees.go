@@ -210,7 +210,7 @@ func (a *API) feeHistoryBlocks(v preconf.View, newest gethrpc.BlockNumber, count
 		return nil, errors.New("requested block is not available")
 	}
 	for n := h.Number.Uint64(); count > 0; n-- {
-		if a.fork != nil && n <= a.fork.Number() {
+		if a.up != nil && n <= a.up.Number() {
 			break // the upstream's blocks (fork.go): the history starts after them
 		}
 		block := a.chain.BlockByNumber(n)

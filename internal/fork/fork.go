@@ -273,7 +273,7 @@ func (f *Upstream) Provable(ctx context.Context, h *types.Header, addr common.Ad
 	}
 	up, err := f.up.Account(ctx, addr)
 	if err != nil {
-		return err
+		return rpcError(err)
 	}
 	if up != nil {
 		return fmt.Errorf("%w: account %s comes from the upstream's state at block %d, which block %d's state root (the fork's local trie) does not cover; eth_getProof at block %d or before answers the upstream's proof", chain.ErrNotProvable, addr.Hex(), f.info.Number, h.Number.Uint64(), f.info.Number)
