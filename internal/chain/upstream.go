@@ -21,6 +21,9 @@ import (
 // core.BlockChain executes, stores and reads (this package, when Config.OpenUpstream opens
 // none), and the upstream-backed one, which falls back to another node over the network. This
 // package does no network I/O, so the second lives in internal/fork, which imports chain.
+// It is wider than a seam usually is because each method is one place where the two differ
+// (state reads, opening a block, inserting, writing, rewinding, proofs, headers below N), and
+// every implementation implements all of them.
 //
 // The chain calls Insert, Write and Rewound one at a time, never concurrently with each other;
 // the other methods may be called concurrently with anything.

@@ -46,7 +46,7 @@ func (d *stateDB) Reader(root common.Hash) (state.Reader, error) {
 // of one key).
 type forkReader struct {
 	fork   *Upstream
-	up     *remote.State // the upstream's state this reader falls back to (Fork.StateOf)
+	up     *remote.State // the upstream's state this reader falls back to (Upstream.StateOf)
 	root   common.Hash
 	number uint64
 
