@@ -211,7 +211,7 @@ func (a *API) feeHistoryBlocks(v preconf.View, newest gethrpc.BlockNumber, count
 	}
 	for n := h.Number.Uint64(); count > 0; n-- {
 		if a.up != nil && n <= a.up.Number() {
-			break // the upstream's blocks (fork.go): the history starts after them
+			break // the upstream's blocks (Upstream, internal/fork): the history starts after them
 		}
 		block := a.chain.BlockByNumber(n)
 		if block == nil {
