@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/core"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -101,7 +103,7 @@ func devGenesis(o *devOptions, funded []common.Address) *core.Genesis {
 // genesis is known (a new chain, or a stored one the flags reproduce).
 func openDevChain(o *devOptions, funded []common.Address, logger *slog.Logger) (*chain.Chain, error) {
 	if o.dataDir != "" {
-		c, err := chain.Open(chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger, Impersonation: true, Preimages: true})
+		c, err := fork.Open(context.Background(), chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger, Impersonation: true, Preimages: true}, nil)
 		switch {
 		case err == nil:
 			if err := adoptStoredChain(c, o, funded); err != nil {
@@ -130,7 +132,7 @@ func openDevChain(o *devOptions, funded []common.Address, logger *slog.Logger) (
 // adoptStoredChain checks the flags given on the command line against the chain stored in the
 // data directory and sets the options to what the stored chain is.
 func adoptStoredChain(c *chain.Chain, o *devOptions, funded []common.Address) error {
-	if c.Fork() != nil {
+	if c.Upstream() != nil {
 		return adoptStoredFork(c, o) // fork.go
 	}
 	cfg, genesis := c.Config(), c.Genesis()

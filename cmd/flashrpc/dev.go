@@ -19,6 +19,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/devaccounts"
 	"github.com/flashrpc/flashrpc/internal/devapi"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/metrics"
@@ -115,7 +116,7 @@ func startDev(o *devOptions, logger *slog.Logger) (n *devNode, err error) {
 	}
 	var c *chain.Chain
 	if o.fork.url != "" {
-		c, err = chain.Open(n.chainConfig(o.dataDir, n.forkConfig(o.fork)))
+		c, err = fork.Open(context.Background(), n.chainConfig(o.dataDir), n.forkConfig(o.fork))
 	} else {
 		c, err = openDevChain(o, n.funded(), logger) // chaintype.go; resumes a fork a datadir holds
 	}
@@ -163,12 +164,12 @@ func (n *devNode) funded() []common.Address {
 
 // chainConfig returns the configuration of a fork's chain in dataDir (a fork writes its own
 // block 0: no genesis).
-func (n *devNode) chainConfig(dataDir string, fork *chain.ForkConfig) chain.Config {
-	return chain.Config{DataDir: dataDir, CacheMB: n.o.dbCache, Logger: n.log, Fork: fork}
+func (n *devNode) chainConfig(dataDir string) chain.Config {
+	return chain.Config{DataDir: dataDir, CacheMB: n.o.dbCache, Logger: n.log}
 }
 
 // forkConfig returns the chain's fork configuration of f, nil without a URL.
-func (n *devNode) forkConfig(f forkFlags) *chain.ForkConfig {
+func (n *devNode) forkConfig(f forkFlags) *fork.Config {
 	var chainID uint64
 	if n.o.given["chain-id"] {
 		chainID = n.o.chainID
@@ -261,7 +262,7 @@ func (n *devNode) close() error {
 func printDevBanner(w io.Writer, o *devOptions, n *devNode) {
 	c, eps, accounts, mnemonic := n.chain, n.endpoints, n.accounts, n.mnemonic
 	var b strings.Builder
-	if f := c.Fork(); f != nil {
+	if f := fork.Of(c); f != nil {
 		info := f.Info()
 		fmt.Fprintf(&b, "flashrpc dev chain: a fork of %s at block %d (chain id %d, head block %d)\n", info.URL, info.Number, c.Config().ChainID, c.Head().Number)
 		fmt.Fprintf(&b, "  rules: %s\n  blocks up to %d are the upstream's; state the local chain has not written is read from it at block %d\n", info.Network, info.Number, info.Number)
@@ -300,8 +301,8 @@ func printDevBanner(w io.Writer, o *devOptions, n *devNode) {
 	} else {
 		fmt.Fprintf(&b, "  chain data: %s\n", o.dataDir)
 	}
-	if c.Fork() != nil {
-		fmt.Fprintf(&b, "\nDev accounts (10,000 ETH each in the first forked block, %d):\n\n", c.Fork().Number()+1)
+	if up := c.Upstream(); up != nil {
+		fmt.Fprintf(&b, "\nDev accounts (10,000 ETH each in the first forked block, %d):\n\n", up.Number()+1)
 	} else {
 		fmt.Fprintf(&b, "\nDev accounts (10,000 ETH each at genesis):\n\n")
 	}

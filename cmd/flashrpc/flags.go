@@ -14,6 +14,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/buildinfo"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
@@ -113,15 +114,17 @@ func (f *serverFlags) check() error {
 }
 
 // backend returns the parts of an api.Backend the serving flags decide: the pool and the EVM
-// limiter both endpoints share.
+// limiter both endpoints share; on a fork, its routing to the upstream too.
 func (f *serverFlags) backend(c *chain.Chain) api.Backend {
-	return api.Backend{
+	b := api.Backend{
 		Chain: c,
 		Pool:  txpool.New(c.Config(), f.txpool),
 		EVM:   exec.NewLimiter(f.evmConcurrency, f.evmQueue),
 		// Filters are per endpoint, their number per node.
 		Filters: api.NewFilterSlots(f.filtersMax),
 	}
+	b.Upstream = fork.NewAPI(c)
+	return b
 }
 
 // rpcConfig returns the rpc.Config of one endpoint: the flags' limits, logger and the

@@ -18,6 +18,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/follow"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/metrics"
@@ -210,13 +211,13 @@ func (n *followNode) close() error {
 
 // openFollowChain opens the replica's chain: the one stored in --datadir, or a new one from
 // --genesis (which must then match a stored one). With --state remote it is a fork of the
-// upstream at its head that follows it without executing its blocks (chain.ForkConfig.Replica),
+// upstream at its head that follows it without executing its blocks (fork.Config.Replica),
 // created in --datadir or resumed from it; obs (nil: none) is told of its upstream requests.
 func openFollowChain(o *followOptions, obs remote.Observer, logger *slog.Logger) (*chain.Chain, error) {
 	if o.state == "remote" {
-		return chain.Open(chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger, Fork: &chain.ForkConfig{
+		return fork.Open(context.Background(), chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger}, &fork.Config{
 			URL: o.upstream, Retries: remote.DefaultRetries, Backoff: remote.DefaultBackoff, Replica: true, Observer: obs,
-		}})
+		})
 	}
 	var g *core.Genesis
 	if o.genesis != "" {
@@ -229,12 +230,12 @@ func openFollowChain(o *followOptions, obs remote.Observer, logger *slog.Logger)
 			return nil, fmt.Errorf("--genesis %s: %w", o.genesis, err)
 		}
 	}
-	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: g, CacheMB: o.dbCache, Logger: logger})
+	c, err := fork.Open(context.Background(), chain.Config{DataDir: o.dataDir, Genesis: g, CacheMB: o.dbCache, Logger: logger}, nil)
 	if errors.Is(err, chain.ErrNoChain) || (err != nil && g == nil && strings.Contains(err.Error(), "no chain")) {
 		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json), or --state remote to read the state from the upstream")
 	}
-	if err == nil && c.Fork() != nil {
-		err = fmt.Errorf("--datadir %s holds a fork (of %s), not a replica with local state: use another datadir, or --state remote for a remote-state replica's", o.dataDir, c.Fork().Info().URL)
+	if err == nil && fork.Of(c) != nil {
+		err = fmt.Errorf("--datadir %s holds a fork (of %s), not a replica with local state: use another datadir, or --state remote for a remote-state replica's", o.dataDir, fork.Of(c).Info().URL)
 		return nil, errors.Join(err, c.Close())
 	}
 	return c, err

@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
+	"github.com/flashrpc/flashrpc/internal/fork"
 )
 
 // storeInit is hand-assembled init code that stores 42 in slot 0 and whose runtime returns
@@ -75,7 +76,7 @@ func TestFollowRemoteState(t *testing.T) {
 	rl := startRelay(t, tn.feed.url())
 	dataDir := t.TempDir()
 	r := startTestReplica(t, remoteReplicaOptions(tn, dataDir, rl.url()))
-	if r.chain.Fork() == nil || !r.chain.Fork().Replica() {
+	if fork.Of(r.chain) == nil || !fork.Of(r.chain).Replica() {
 		t.Fatal("the replica's chain is not a remote-state replica")
 	}
 	waitFor(t, "the replica at the primary's head", func() bool { return r.head() == tn.chain.Head().Number.Uint64() })
@@ -235,8 +236,8 @@ func TestFollowRemoteStateFromGenesis(t *testing.T) {
 	o := remoteReplicaOptions(tn, t.TempDir(), tn.feed.url())
 	o.metricsPort = optionalPort{port: 0, set: true}
 	r := startTestReplica(t, o)
-	if r.chain.Fork().Number() != 0 || !r.chain.Config().IsOptimism() {
-		t.Fatalf("replica forked block %d, OP Stack rules %v; want block 0 and OP Stack rules", r.chain.Fork().Number(), r.chain.Config().IsOptimism())
+	if fork.Of(r.chain).Number() != 0 || !r.chain.Config().IsOptimism() {
+		t.Fatalf("replica forked block %d, OP Stack rules %v; want block 0 and OP Stack rules", fork.Of(r.chain).Number(), r.chain.Config().IsOptimism())
 	}
 	keys := testOptionsAccounts(t)
 	tx := signTx(t, keys[3], tn.chain.Config().ChainID, 0, &common.Address{0xc0}, big.NewInt(7), params.TxGas, nil)

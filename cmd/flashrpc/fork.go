@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/metrics"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/remote"
@@ -52,11 +53,11 @@ func (f *forkFlags) check(given map[string]bool) error {
 
 // config returns the chain's fork configuration, nil without --fork-url. chainID is --chain-id
 // when it was given (zero: the upstream's).
-func (f *forkFlags) config(chainID uint64, funded []common.Address, m *metrics.Upstream) *chain.ForkConfig {
+func (f *forkFlags) config(chainID uint64, funded []common.Address, m *metrics.Upstream) *fork.Config {
 	if f.url == "" {
 		return nil
 	}
-	fc := &chain.ForkConfig{
+	fc := &fork.Config{
 		URL:             f.url,
 		ChainID:         chainID,
 		UpstreamChainID: f.chainID,
@@ -141,10 +142,10 @@ func (o *upstreamObserver) CacheRead(kind string, hit bool) {
 }
 
 // devL1 returns the dev L1 of an OP Stack chain c for the sequencer: on a fork, the fork
-// block's L1 attributes continued (chain.Fork.L1), with --l1.base-fee and --l1.blob-base-fee
+// block's L1 attributes continued (fork.Upstream.L1), with --l1.base-fee and --l1.blob-base-fee
 // replacing its fees only when given; otherwise the dev L1 from c's genesis time.
 func devL1(c *chain.Chain, o *devOptions) (*oprollup.DevL1, error) {
-	f := c.Fork()
+	f := fork.Of(c)
 	if f == nil {
 		return &oprollup.DevL1{GenesisTime: c.Genesis().Time(), BaseFee: o.l1BaseFee.v, BlobBaseFee: o.l1BlobBaseFee.v}, nil
 	}
@@ -164,7 +165,7 @@ func devL1(c *chain.Chain, o *devOptions) (*oprollup.DevL1, error) {
 // adoptStoredFork checks the flags given on the command line against the fork stored in the
 // data directory, started without --fork-url (it resumes), and sets the options to the fork's.
 func adoptStoredFork(c *chain.Chain, o *devOptions) error {
-	cfg, info := c.Config(), c.Fork().Info()
+	cfg, info := c.Config(), fork.Of(c).Info()
 	stored := chainTypeL1
 	if oprollup.IsOP(cfg) {
 		stored = chainTypeOP

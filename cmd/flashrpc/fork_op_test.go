@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -34,7 +35,7 @@ func TestForkOPStack(t *testing.T) {
 	dir := t.TempDir()
 	tn := startTestNode(t, f.forkOptions(dir))
 	if !oprollup.IsOP(tn.chain.Config()) {
-		t.Fatalf("the fork of an OP Stack chain runs %s", tn.chain.Fork().Info().Network)
+		t.Fatalf("the fork of an OP Stack chain runs %s", fork.Of(tn.chain).Info().Network)
 	}
 	upN, err := f.up.std.BlockByNumber(ctx, big.NewInt(3))
 	if err != nil {
@@ -154,7 +155,7 @@ func TestForkOPStack(t *testing.T) {
 	// continues the L1 attributes.
 	tn.stop()
 	tn = startTestNode(t, testOptions(dir))
-	if tn.chain.Fork() == nil || !oprollup.IsOP(tn.chain.Config()) {
+	if fork.Of(tn.chain) == nil || !oprollup.IsOP(tn.chain.Config()) {
 		t.Fatal("a restart without --fork-url did not resume the OP Stack fork")
 	}
 	tn.seal(t) // block 7

@@ -29,6 +29,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -227,10 +228,10 @@ func testForkEndToEnd(t *testing.T, chainType string) {
 	}
 	dir := t.TempDir()
 	tn := startTestNode(t, f.forkOptions(dir))
-	fork := tn.stdRaw
+	forkRPC := tn.stdRaw
 
 	if got := oprollup.IsOP(tn.chain.Config()); got != (chainType == chainTypeOP) {
-		t.Fatalf("fork of a chain of type %s runs %s", chainType, tn.chain.Fork().Info().Network)
+		t.Fatalf("fork of a chain of type %s runs %s", chainType, fork.Of(tn.chain).Info().Network)
 	}
 	// The chain: the upstream's id, block 4 on the upstream's block 3.
 	if id, err := tn.std.ChainID(ctx); err != nil || id.Uint64() != 1337 {
@@ -255,10 +256,10 @@ func testForkEndToEnd(t *testing.T, chainType string) {
 		t.Fatalf("dev account 0 holds %v (%v), want 10,000 ETH", bal, err)
 	}
 	for slot, want := range map[int64]int64{0: 100, 4: 104, 9: 9, 7: 0} {
-		if got := callStore(t, fork, f.store, slot, "latest"); got.Int64() != want {
+		if got := callStore(t, forkRPC, f.store, slot, "latest"); got.Int64() != want {
 			t.Fatalf("eth_call slot %d = %d, want the upstream's %d at block 3", slot, got, want)
 		}
-		if got, err := storageAt(t, fork, f.store, slot, "latest"); err != nil || got.Int64() != want {
+		if got, err := storageAt(t, forkRPC, f.store, slot, "latest"); err != nil || got.Int64() != want {
 			t.Fatalf("eth_getStorageAt slot %d = %v (%v), want %d", slot, got, err, want)
 		}
 	}
@@ -269,10 +270,10 @@ func testForkEndToEnd(t *testing.T, chainType string) {
 		t.Fatalf("an account funded after the fork holds %v %v, want 0", bal, err)
 	}
 	// State before the fork block is the upstream's too: slot 0 at block 1 was 0.
-	if got, err := storageAt(t, fork, f.store, 0, "0x1"); err != nil || got.Sign() != 0 {
+	if got, err := storageAt(t, forkRPC, f.store, 0, "0x1"); err != nil || got.Sign() != 0 {
 		t.Fatalf("slot 0 at block 1 = %v (%v), want 0", got, err)
 	}
-	if got := callStore(t, fork, f.store, 0, "0x2"); got.Int64() != 100 {
+	if got := callStore(t, forkRPC, f.store, 0, "0x2"); got.Int64() != 100 {
 		t.Fatalf("eth_call at block 2: slot 0 = %d, want 100", got)
 	}
 
@@ -306,17 +307,17 @@ func testForkEndToEnd(t *testing.T, chainType string) {
 	if got := callStore(t, tn.preRaw, f.store, 0, "pending"); got.Sign() != 0 {
 		t.Fatalf("pending slot 0 = %d, want 0", got)
 	}
-	if got := callStore(t, fork, f.store, 0, "latest"); got.Int64() != 100 {
+	if got := callStore(t, forkRPC, f.store, 0, "latest"); got.Int64() != 100 {
 		t.Fatalf("latest slot 0 = %d before the seal, want 100", got)
 	}
 	tn.seal(t)
-	if got := callStore(t, fork, f.store, 0, "latest"); got.Sign() != 0 {
+	if got := callStore(t, forkRPC, f.store, 0, "latest"); got.Sign() != 0 {
 		t.Fatalf("latest slot 0 = %d after the seal, want 0", got)
 	}
-	if got := callStore(t, fork, f.store, 0, "0x4"); got.Int64() != 100 {
+	if got := callStore(t, forkRPC, f.store, 0, "0x4"); got.Int64() != 100 {
 		t.Fatalf("slot 0 at block 4 = %d, want 100", got)
 	}
-	if got := callStore(t, fork, f.store, 7, "latest"); got.Int64() != 7 {
+	if got := callStore(t, forkRPC, f.store, 7, "latest"); got.Int64() != 7 {
 		t.Fatalf("latest slot 7 = %d, want 7", got)
 	}
 
@@ -553,7 +554,7 @@ func TestForkSurvivesKill(t *testing.T) {
 	if err != nil || head.Hash() != sealed.Hash() {
 		t.Fatalf("after kill -9: head %v (%v), want block 5 %s", head.Number(), err, sealed.Hash())
 	}
-	if info := tn.chain.Fork().Info(); info.Number != 3 {
+	if info := fork.Of(tn.chain).Info(); info.Number != 3 {
 		t.Fatalf("fork point after kill -9: block %d, want 3", info.Number)
 	}
 	if r, err := tn.std.TransactionReceipt(ctx, tx.Hash()); err != nil || r.BlockNumber.Uint64() != 5 {
@@ -668,7 +669,7 @@ func TestRefork(t *testing.T) {
 	o := f.forkOptions(dir)
 	o.fork.url, o.fork.block = other.proxy.url, optionalInt{}
 	tn = startTestNode(t, o)
-	if info := tn.chain.Fork().Info(); info.Number != 2 || info.UpstreamChainID != 4242 {
+	if info := fork.Of(tn.chain).Info(); info.Number != 2 || info.UpstreamChainID != 4242 {
 		t.Fatalf("restart after the re-fork: fork of chain %d at %d, want 4242 at 2", info.UpstreamChainID, info.Number)
 	}
 	if got := callStore(t, tn.stdRaw, other.store, 1, "latest"); got.Int64() != 77 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/chaingen"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/logs"
 )
 
@@ -104,7 +105,7 @@ func generateChain(ctx context.Context, o *generateOptions, log io.Writer) error
 // does when it starts.
 func buildLogIndex(ctx context.Context, dataDir string, logger *slog.Logger) (err error) {
 	start := time.Now()
-	c, err := chain.Open(chain.Config{DataDir: dataDir, Logger: logger})
+	c, err := fork.Open(ctx, chain.Config{DataDir: dataDir, Logger: logger}, nil)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/core"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/fork"
 )
 
 // progressEvery is how often a long import prints a progress line.
@@ -93,7 +94,7 @@ func importChain(ctx context.Context, o *importOptions, log io.Writer) (err erro
 			os.RemoveAll(o.dataDir)
 		}
 	}()
-	c, err := chain.Open(chain.Config{DataDir: o.dataDir, Genesis: genesis})
+	c, err := fork.Open(ctx, chain.Config{DataDir: o.dataDir, Genesis: genesis}, nil)
 	if err != nil {
 		return err
 	}

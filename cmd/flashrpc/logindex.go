@@ -16,8 +16,8 @@ func openLogIndex(f *serverFlags, c *chain.Chain, logger *slog.Logger) (*logs.In
 		return nil, nil
 	}
 	cfg := logs.IndexConfig{Store: c.LogIndexStore(), Chain: c, Logger: logger.With("component", "logindex")}
-	if f := c.Fork(); f != nil {
-		cfg.First = f.Number() + 1 // the blocks below are the upstream's
+	if up := c.Upstream(); up != nil {
+		cfg.First = up.Number() + 1 // the blocks below are the upstream's
 	}
 	ix, err := logs.OpenIndex(cfg)
 	if err != nil {

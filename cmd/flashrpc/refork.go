@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
-	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -39,7 +39,7 @@ func (n *devNode) Refork(ctx context.Context, req ForkRequest) error {
 	flags := n.o.fork
 	if req.URL != "" {
 		flags.url = req.URL
-	} else if f := n.chain.Fork(); f != nil && flags.url == "" {
+	} else if f := fork.Of(n.chain); f != nil && flags.url == "" {
 		flags.url = f.Info().URL
 	}
 	if flags.url == "" {
@@ -59,11 +59,11 @@ func (n *devNode) Refork(ctx context.Context, req ForkRequest) error {
 			return fmt.Errorf("re-fork: %w", err)
 		}
 	}
-	next, err := chain.Open(n.chainConfig(staging, fc))
+	next, err := fork.Open(ctx, n.chainConfig(staging), fc)
 	if err != nil {
 		return fmt.Errorf("re-fork: %w", err)
 	}
-	info := next.Fork().Info()
+	info := fork.Of(next).Info()
 
 	// Stop what runs on the current chain.
 	n.seq.Close()
@@ -78,7 +78,7 @@ func (n *devNode) Refork(ctx context.Context, req ForkRequest) error {
 		}
 		resume := *fc
 		resume.UpstreamChainID = info.UpstreamChainID // created a moment ago: no need to ask
-		if next, err = chain.Open(n.chainConfig(n.o.dataDir, &resume)); err != nil {
+		if next, err = fork.Open(ctx, n.chainConfig(n.o.dataDir), &resume); err != nil {
 			return fmt.Errorf("re-fork: open the new fork: %w", err)
 		}
 	} else if err := n.chain.Close(); err != nil { // removes its temporary directory

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/health"
 )
 
@@ -43,7 +45,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer x.close()
-	c, err := chain.Open(chain.Config{DataDir: f.dataDir, CacheMB: f.dbCache, Logger: logger})
+	c, err := fork.Open(context.Background(), chain.Config{DataDir: f.dataDir, CacheMB: f.dbCache, Logger: logger}, nil)
 	if err != nil {
 		return err
 	}

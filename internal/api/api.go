@@ -86,6 +86,9 @@ type Backend struct {
 	// both endpoints; nil gives each API its own, of GOMAXPROCS running and
 	// exec.DefaultEVMQueue waiting.
 	EVM *exec.Limiter
+	// Upstream, when set, is the upstream chain Chain continues (fork mode, internal/fork):
+	// every method is routed through it by what it reads (reads.go).
+	Upstream Upstream
 	// Forward, when set, takes the signed transactions of eth_sendRawTransaction and its
 	// Sync variant instead of Pool (a replica's sequencer; forward.go).
 	Forward Forwarder
@@ -102,7 +105,7 @@ type API struct {
 	evm    *exec.Limiter
 	fwd    Forwarder // nil: transactions go to pool
 	log    *slog.Logger
-	fork   *chain.Fork // fork mode: the upstream's blocks and state (fork.go); nil otherwise
+	up     Upstream // fork mode: Backend.Upstream (reads.go, fork.go); nil otherwise
 
 	blocks    blockCache
 	headState headState
@@ -130,64 +133,69 @@ func New(cfg Config, b Backend) *API {
 	if evm == nil {
 		evm = exec.NewLimiter(0, exec.DefaultEVMQueue)
 	}
-	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, index: b.Logs, evm: evm, log: logger, fwd: b.Forward, simBases: newSimBases(), fork: b.Chain.Fork()}
+	a := &API{cfg: cfg, chain: b.Chain, config: b.Chain.Config(), pre: b.Preconf, pool: b.Pool, index: b.Logs, evm: evm, log: logger, fwd: b.Forward, simBases: newSimBases(), up: b.Upstream}
 	a.filters = newFilterTable(cfg, b.Filters)
 	a.startStreams(b)
 	return a
 }
 
-// Service returns the endpoint's method table.
+// Service returns the endpoint's method table. Every method is registered with what it reads
+// (reads.go), by which Backend.Upstream routes it.
 func (a *API) Service() rpc.Service {
-	m := map[string]rpc.Method{
-		"web3_clientVersion":         a.clientVersion,
-		"web3_sha3":                  a.sha3,
-		"net_version":                a.netVersion,
-		"net_listening":              a.netListening,
-		"net_peerCount":              a.netPeerCount,
-		"eth_chainId":                a.chainID,
-		"eth_syncing":                a.syncing,
-		"eth_accounts":               a.accounts,
-		"eth_getTransactionByHash":   a.getTransactionByHash, // reads the pool, then its view
-		"eth_call":                   a.call,                 // these three load their view
-		"eth_estimateGas":            a.estimateGas,          // where they resolve the block
-		"eth_sendRawTransaction":     a.sendRawTransaction,
-		"eth_sendRawTransactionSync": a.sendRawTransactionSync,
+	m := map[string]method{
+		"web3_clientVersion":         {a.clientVersion, noChainData},
+		"web3_sha3":                  {a.sha3, noChainData},
+		"net_version":                {a.netVersion, noChainData},
+		"net_listening":              {a.netListening, noChainData},
+		"net_peerCount":              {a.netPeerCount, noChainData},
+		"eth_chainId":                {a.chainID, noChainData},
+		"eth_syncing":                {a.syncing, readsHead},
+		"eth_accounts":               {a.accounts, noChainData},
+		"eth_getTransactionByHash":   {a.getTransactionByHash, txAt(0)}, // reads the pool, then its view
+		"eth_call":                   {a.call, stateAt(1)},              // these three load their view
+		"eth_estimateGas":            {a.estimateGas, stateAt(1)},       // where they resolve the block
+		"eth_sendRawTransaction":     {a.sendRawTransaction, noChainData},
+		"eth_sendRawTransactionSync": {a.sendRawTransactionSync, noChainData},
 	}
-	for name, fn := range map[string]viewMethod{
-		"eth_blockNumber":                         a.blockNumber,
-		"eth_gasPrice":                            a.gasPrice,
-		"eth_maxPriorityFeePerGas":                a.maxPriorityFeePerGas,
-		"eth_feeHistory":                          a.feeHistory,
-		"eth_blobBaseFee":                         a.blobBaseFee,
-		"eth_getBlockByNumber":                    a.getBlockByNumber,
-		"eth_getBlockByHash":                      a.getBlockByHash,
-		"eth_getBlockTransactionCountByNumber":    a.getBlockTransactionCountByNumber,
-		"eth_getBlockTransactionCountByHash":      a.getBlockTransactionCountByHash,
-		"eth_getUncleCountByBlockNumber":          a.getUncleCountByBlockNumber,
-		"eth_getUncleCountByBlockHash":            a.getUncleCountByBlockHash,
-		"eth_getTransactionByBlockNumberAndIndex": a.getTransactionByBlockNumberAndIndex,
-		"eth_getTransactionByBlockHashAndIndex":   a.getTransactionByBlockHashAndIndex,
-		"eth_getTransactionReceipt":               a.getTransactionReceipt,
-		"eth_getBlockReceipts":                    a.getBlockReceipts,
-		"eth_getBalance":                          a.getBalance,
-		"eth_getTransactionCount":                 a.getTransactionCount,
-		"eth_getCode":                             a.getCode,
-		"eth_getStorageAt":                        a.getStorageAt,
-		"eth_getLogs":                             a.getLogs,
+	for name, e := range map[string]viewEntry{
+		"eth_blockNumber":                         {a.blockNumber, readsHead},
+		"eth_gasPrice":                            {a.gasPrice, readsHead},
+		"eth_maxPriorityFeePerGas":                {a.maxPriorityFeePerGas, readsHead},
+		"eth_feeHistory":                          {a.feeHistory, blockNumberAt(1)},
+		"eth_blobBaseFee":                         {a.blobBaseFee, readsHead},
+		"eth_getBlockByNumber":                    {a.getBlockByNumber, blockNumberAt(0)},
+		"eth_getBlockByHash":                      {a.getBlockByHash, blockHashAt(0)},
+		"eth_getBlockTransactionCountByNumber":    {a.getBlockTransactionCountByNumber, blockNumberAt(0)},
+		"eth_getBlockTransactionCountByHash":      {a.getBlockTransactionCountByHash, blockHashAt(0)},
+		"eth_getUncleCountByBlockNumber":          {a.getUncleCountByBlockNumber, blockNumberAt(0)},
+		"eth_getUncleCountByBlockHash":            {a.getUncleCountByBlockHash, blockHashAt(0)},
+		"eth_getTransactionByBlockNumberAndIndex": {a.getTransactionByBlockNumberAndIndex, blockNumberAt(0)},
+		"eth_getTransactionByBlockHashAndIndex":   {a.getTransactionByBlockHashAndIndex, blockHashAt(0)},
+		"eth_getTransactionReceipt":               {a.getTransactionReceipt, txAt(0)},
+		"eth_getBlockReceipts":                    {a.getBlockReceipts, blockAt(0)},
+		"eth_getBalance":                          {a.getBalance, stateAt(1)},
+		"eth_getTransactionCount":                 {a.getTransactionCount, stateAt(1)},
+		"eth_getCode":                             {a.getCode, stateAt(1)},
+		"eth_getStorageAt":                        {a.getStorageAt, stateAt(2)},
+		"eth_getLogs":                             {a.getLogs, readsLogs},
 	} {
-		m[name] = a.withView(fn)
+		m[name] = method{a.withView(e.fn), e.reads}
 	}
 	if a.cfg.Pending {
-		m["eth_simulateV1"] = a.simulateV1
+		m["eth_simulateV1"] = method{a.simulateV1, stateAt(1)}
 	}
 	a.addSurface(m) // surface.go
-	if a.fork != nil {
-		a.routeFork(m)
+	table := make(map[string]rpc.Method, len(m))
+	for name, e := range m {
+		table[name] = e.fn
+		if a.up != nil {
+			table[name] = a.up.Route(name, e.reads, e.fn, a.txLocal)
+		}
 	}
 	if a.cfg.Extend != nil {
-		a.cfg.Extend(m)
+		a.cfg.Extend(table)
 	}
 	kinds := map[string]rpc.SubscribeFunc{}
 	a.streams.register(kinds)
-	return rpc.Service{Methods: m, Subscriptions: kinds}
+	return rpc.Service{Methods: table, Subscriptions: kinds}
 }

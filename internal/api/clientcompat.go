@@ -44,7 +44,7 @@ func (a *API) nonceBlock(b gethrpc.BlockNumberOrHash) gethrpc.BlockNumberOrHash 
 // was published while it was read (at most nonceReads times; views change every few
 // milliseconds, a read takes microseconds).
 func (a *API) nextNonce(ctx context.Context, addr common.Address) (uint64, error) {
-	if a.fork != nil { // the pool's view reads addr from shared states: from the upstream first
+	if a.up != nil { // the pool's view reads addr from shared states: from the upstream first
 		if err := a.prefetch(ctx, a.writerView().Latest, []common.Address{addr}, nil); err != nil {
 			return 0, err
 		}

@@ -27,16 +27,16 @@
 // rest of go-ethereum's eth_ namespace) are registered in surface.go; docs/rpc.md lists what
 // is served per endpoint and what is refused.
 //
-// In fork mode (chain.Fork: the chain continues an upstream chain from its block N) the
+// In fork mode (internal/fork: the chain continues an upstream chain from its block N) the
 // methods that name blocks, transactions, logs or state of the upstream's part answer with the
-// upstream's answer (fork.go says how each method routes). A replica (flashrpc follow)
+// upstream's answer (Backend.Upstream routes them by what they declare they read, below). A replica (flashrpc follow)
 // forwards eth_sendRawTransaction and its Sync variant to its sequencer instead of a pool
 // (Backend.Forward, forward.go).
 //
 // Methods decode their parameters with typed decoders and answer with pre-encoded JSON
 // (internal/ethjson's appenders, no reflection); the latest and pending blocks are encoded once
 // per change and reused. Every JSON-RPC error the methods build, and every mapping of a domain
-// error (chain, exec, the log search, the upstream of fork mode) to a code, is in one place,
+// error (chain, exec, the log search) to a code, is in one place,
 // errors.go; params.go's decoders build the generic invalid-argument errors. An error no
 // mapping claims (a pool's rejection, for one) reaches the client as -32000 with its text.
 //
@@ -56,9 +56,15 @@
 // receipts where deposits are encoded), receipts the L1 fee fields, eth_simulateV1 runs on
 // its base block's L1 attributes and the tip suggestion skips deposits.
 //
+// Every method is registered with what it reads (Reads, reads.go): a block number or tag, a
+// block hash, a transaction hash, a state's block, a range of logs, only the head, or no chain
+// data. On a chain that continues an upstream (fork mode), Backend.Upstream (internal/fork)
+// routes each method by that declaration, and answers what the API asks of the upstream
+// (fork.go): api knows no upstream client.
+//
 // Concurrency: an *API is safe for concurrent use. Readers never block the writer: a request
 // holds its View, immutable, from start to end.
 //
-// Imports: rpc, ethjson, exec, preconf, chain, txpool, logs, recent, remote (fork mode:
-// fork.go) and go-ethereum.
+// Imports: rpc, ethjson, exec, preconf, chain, txpool, logs, recent and go-ethereum; neither
+// internal/fork, internal/remote nor internal/sequencer.
 package api

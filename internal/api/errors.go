@@ -13,7 +13,6 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
-	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -235,24 +234,6 @@ func errSyncTimeoutTooLong(i int, ms uint64) error {
 	return namedArgError(i, "timeout", fmt.Errorf("%d ms is over the maximum of %d ms", ms, MaxSyncTimeout/time.Millisecond))
 }
 
-// Fork mode.
-
-// upstreamError maps what the upstream answered or failed to answer (fork mode): a JSON-RPC
-// error the upstream answered reaches the client as it gave it; an upstream that could not
-// answer (unreachable, timing out, 429 or 5xx after every retry) is -32000 "upstream <url>
-// failed: <method>: <reason>".
-func upstreamError(err error) error {
-	var answer *remote.RPCError
-	if errors.As(err, &answer) {
-		return &rpc.Error{Code: answer.Code, Message: answer.Message, Data: answer.ErrorData()}
-	}
-	var failed *remote.UpstreamError
-	if errors.As(err, &failed) {
-		return &rpc.Error{Code: rpc.CodeServer, Message: failed.Error()}
-	}
-	return err
-}
-
 // eth_getProof.
 
 // errTooManyProofKeys refuses more storage keys than go-ethereum's limit.
@@ -273,12 +254,12 @@ func errProofOfPending(number, head uint64) error {
 }
 
 // proofError maps chain.Proof's errors: missing state is -32000 naming the block, as are
-// other failures.
+// other failures; an upstream's failure (fork mode) is the JSON-RPC error internal/fork built.
 func proofError(err error) error {
 	if errors.Is(err, chain.ErrStateUnavailable) || errors.Is(err, chain.ErrNotProvable) {
 		return rpc.NewError(rpc.CodeServer, "%v", err)
 	}
-	return upstreamError(err)
+	return err
 }
 
 // eth_getStorageValues.

@@ -6,12 +6,12 @@ import (
 	"errors"
 
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/preconf"
-	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -65,7 +65,7 @@ func (a *API) execEnv(v preconf.View, b gethrpc.BlockNumberOrHash) (exec.Env, er
 // own state (a sealed block) and missed nothing, it is the answer.
 func (a *API) execute(ctx context.Context, b gethrpc.BlockNumberOrHash, run, probe func(exec.Env) error) error {
 	v := a.view() // the request's one view (view.go)
-	if a.fork != nil {
+	if a.up != nil {
 		exact := probe == nil
 		if probe == nil {
 			probe = run
@@ -86,7 +86,7 @@ func (a *API) execute(ctx context.Context, b gethrpc.BlockNumberOrHash, run, pro
 }
 
 // discover finds the upstream state an execution on block b needs (fork mode) by discovery
-// passes (remote.Discovery): probe runs on a state of the sealed block under b whose upstream
+// passes (Upstream.Discover): probe runs on a state of the sealed block under b whose upstream
 // misses read as zero and are collected; what a pass missed is fetched in one go,
 // concurrently in batches, and the pass runs again, until one misses nothing or
 // maxDiscoveryPasses ran (the execution then reads what it still misses one read at a time).
@@ -105,19 +105,14 @@ func (a *API) discover(ctx context.Context, v preconf.View, b gethrpc.BlockNumbe
 	if base == nil {
 		return true, errHeaderNotFound
 	}
-	for range maxDiscoveryPasses {
-		disc := remote.NewDiscovery()
-		st, err := a.chain.StateAtDiscover(base, disc)
-		if err != nil {
-			return true, err
-		}
-		err = probe(exec.Env{Config: a.config, Chain: a.chain.Context(), Header: header, State: st, GasCap: a.cfg.GasCap, EVMTimeout: a.cfg.EVMTimeout})
-		if disc.Missed() == 0 {
-			return exact && snap == nil, err
-		}
-		if err := a.chain.FetchDiscovered(ctx, base, disc); err != nil {
-			return true, upstreamError(err)
-		}
+	clean, probeErr, err := a.up.Discover(ctx, base, maxDiscoveryPasses, func(st *state.StateDB) error {
+		return probe(exec.Env{Config: a.config, Chain: a.chain.Context(), Header: header, State: st, GasCap: a.cfg.GasCap, EVMTimeout: a.cfg.EVMTimeout})
+	})
+	if err != nil {
+		return true, err
+	}
+	if clean {
+		return exact && snap == nil, probeErr
 	}
 	return false, nil
 }
@@ -180,7 +175,7 @@ func (a *API) estimateGas(ctx context.Context, p rpc.Params) (any, error) {
 // (discover), for the methods that execute a call their own way (eth_createAccessList,
 // debug_traceCall). Only an upstream failure is an error here.
 func (a *API) prefetchCall(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, args exec.Args) error {
-	if a.fork == nil {
+	if a.up == nil {
 		return nil
 	}
 	_, err := a.discover(ctx, v, b, false, func(env exec.Env) error {

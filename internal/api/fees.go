@@ -208,8 +208,8 @@ func (a *API) feeHistoryBlocks(v preconf.View, newest gethrpc.BlockNumber, count
 		return nil, errFeeBlockUnavailable
 	}
 	for n := h.Number.Uint64(); count > 0; n-- {
-		if a.fork != nil && n <= a.fork.Number() {
-			break // the upstream's blocks (fork.go): the history starts after them
+		if a.up != nil && n <= a.up.Number() {
+			break // the upstream's blocks (Upstream, internal/fork): the history starts after them
 		}
 		block := a.chain.BlockByNumber(n)
 		if block == nil {

@@ -40,7 +40,7 @@ func (a *API) getLogs(ctx context.Context, v preconf.View, p rpc.Params) (any, e
 // missed while its block seals.
 func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria) (json.RawMessage, error) {
 	if crit.BlockHash != nil {
-		if a.fork != nil && !a.localAbove(*crit.BlockHash, a.fork.Number()) {
+		if a.up != nil && !a.localAbove(*crit.BlockHash, a.up.Number()) {
 			return a.upstreamLogsByHash(ctx, *crit.BlockHash)
 		}
 		if s := v.Sealing; s != nil && *crit.BlockHash == s.Block.Hash() {
@@ -126,9 +126,9 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 	}
 	col := a.newCollector(begin)
 	defer col.reset() // after json has copied the result out, or on an error
-	if a.fork != nil && begin <= a.fork.Number() {
+	if a.up != nil && begin <= a.up.Number() {
 		// The upstream's part of the range (fork.go), then the local part.
-		last := min(end, a.fork.Number())
+		last := min(end, a.up.Number())
 		if err := a.upstreamLogs(ctx, crit, begin, last, col); err != nil {
 			return nil, err
 		}

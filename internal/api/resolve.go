@@ -10,7 +10,6 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/preconf"
-	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
 // Block resolution: every block parameter becomes, against the request's view (view.go),
@@ -80,7 +79,7 @@ func (a *API) headerByNumberOrHash(v preconf.View, b gethrpc.BlockNumberOrHash) 
 // stateKeys name what a state read reads: accounts and storage slots.
 type stateKeys struct {
 	accounts []common.Address
-	slots    []remote.SlotKey
+	slots    []StorageKey
 }
 
 // accountKeys names one account.
@@ -97,7 +96,7 @@ func (a *API) readState(ctx context.Context, v preconf.View, b gethrpc.BlockNumb
 	if err != nil {
 		return err
 	}
-	if a.fork != nil {
+	if a.up != nil {
 		base := h
 		if snap != nil {
 			base = snap.Parent // what the block in progress did not write is its parent's

@@ -36,7 +36,7 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	defer release()
 	v := a.view() // the request's one view (view.go)
-	if a.fork != nil {
+	if a.up != nil {
 		// Fetch the upstream state the simulation reads first (execute.go); the probe
 		// decodes its own options, so the simulation below starts from untouched ones.
 		var probeOpts exec.SimOpts

@@ -10,7 +10,6 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
-	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -71,7 +70,7 @@ func (a *API) getStorageAt(ctx context.Context, v preconf.View, p rpc.Params) (a
 		return nil, err
 	}
 	var out json.RawMessage
-	err = a.readState(ctx, v, b, stateKeys{accounts: []common.Address{addr}, slots: []remote.SlotKey{{Addr: addr, Slot: slot}}}, func(st *state.StateDB) {
+	err = a.readState(ctx, v, b, stateKeys{accounts: []common.Address{addr}, slots: []StorageKey{{Addr: addr, Slot: slot}}}, func(st *state.StateDB) {
 		v := st.GetState(addr, slot)
 		out = ethjson.AppendHexBytes(nil, v[:])
 	})

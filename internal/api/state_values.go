@@ -11,7 +11,6 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
-	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -55,7 +54,7 @@ func (a *API) getStorageValues(ctx context.Context, v preconf.View, p rpc.Params
 	keys := stateKeys{accounts: addrs}
 	for _, addr := range addrs {
 		for _, slot := range requests[addr] {
-			keys.slots = append(keys.slots, remote.SlotKey{Addr: addr, Slot: slot})
+			keys.slots = append(keys.slots, StorageKey{Addr: addr, Slot: slot})
 		}
 	}
 	err = a.readState(ctx, v, b, keys, func(st *state.StateDB) {

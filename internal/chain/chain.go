@@ -15,8 +15,6 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/ethash"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
-	"github.com/ethereum/go-ethereum/core/state"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
@@ -44,10 +42,10 @@ type Config struct {
 	CacheMB int
 	// Logger receives the chain's own log lines; nil discards them.
 	Logger *slog.Logger
-	// Fork, when set, makes the chain a fork of an upstream chain (fork.go): an empty
-	// datadir is created from the upstream, and Genesis is ignored. A datadir that holds a
-	// fork is resumed as one even without it.
-	Fork *ForkConfig
+	// OpenUpstream, when set, opens the upstream chain this one continues (upstream.go,
+	// internal/fork) once the database is open; when it opens one, Genesis is ignored. Nil
+	// opens a chain of its own, and refuses a database that holds a fork.
+	OpenUpstream OpenUpstream
 	// Impersonation makes the reads of blocks and transactions recognise the dev chain's
 	// impersonated transactions (internal/impersonation) and give them their sender. Only for
 	// the dev chain: on any other chain a transaction shaped like one would show a forged
@@ -84,11 +82,9 @@ type Chain struct {
 	listeners []func(HeadEvent)
 	reorgs    reorgListeners // OnReorg, reorg.go
 
-	// Fork mode (fork.go); nil otherwise.
-	fork        *Fork
-	forkDB      *forkDB                                // the state.Database of fork StateDBs
-	forkReaders *recent.List[common.Hash, *forkReader] // shared readers of recent local roots
-	writeMu     sync.Mutex                             // serialises a fork's inserts and rewinds (BlockChain.SetCanonical refuses to wait)
+	// up is the upstream the chain continues (upstream.go); nil for a chain of its own.
+	up      Upstream
+	writeMu sync.Mutex // serialises the writes of a chain with an upstream (BlockChain.SetCanonical refuses to wait)
 }
 
 // Open opens (or creates) the chain database in cfg.DataDir and loads the head.
@@ -117,16 +113,18 @@ func Open(cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("open chain: database in %s: %w", dir, err)
 	}
 	c.db = rawdb.NewDatabase(kv)
-	info, err := readForkInfo(c.db)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
-	}
 	genesis := cfg.Genesis
-	if info != nil || cfg.Fork != nil {
-		if err := c.openFork(cfg, info); err != nil {
+	if cfg.OpenUpstream != nil {
+		up, err := cfg.OpenUpstream(c.db, dir, logger)
+		if err != nil {
 			return nil, errors.Join(err, c.closeDB())
 		}
-		genesis = nil // the fork wrote its own block 0
+		if up != nil {
+			c.up = up
+			genesis = nil // the upstream wrote the chain's block 0
+		}
+	} else if has, _ := c.db.Has(append([]byte(UpstreamTable), upstreamMetaKey...)); has {
+		return nil, errors.Join(fmt.Errorf("open chain: %s holds a fork of another chain: open it with internal/fork", dir), c.closeDB())
 	}
 	if genesis == nil && rawdb.ReadCanonicalHash(c.db, 0) == (common.Hash{}) {
 		return nil, errors.Join(fmt.Errorf("open chain: %s %w (import one first)", dir, ErrNoChain), c.closeDB())
@@ -134,7 +132,7 @@ func Open(cfg Config) (*Chain, error) {
 	c.engine = newEngine()
 	bcConfig := core.DefaultConfig().WithArchive(true)
 	bcConfig.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash needs it
-	if c.fork != nil {
+	if c.up != nil {
 		// Fork blocks commit their state through the fork's own state.Database, past the
 		// snapshot tree, which would go stale; the local trie is small.
 		bcConfig.SnapshotLimit = 0
@@ -148,8 +146,8 @@ func Open(cfg Config) (*Chain, error) {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 	}
 	c.bc = bc
-	if c.fork != nil {
-		if err := c.startFork(); err != nil {
+	if c.up != nil {
+		if err := c.up.Start(Store{BlockChain: bc, DB: c.db, Engine: c.engine}); err != nil {
 			bc.Stop()
 			return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 		}
@@ -162,16 +160,6 @@ func Open(cfg Config) (*Chain, error) {
 // (merged from genesis) and imported chains that start with proof-of-work blocks; the faker
 // skips only the PoW seal check.
 func newEngine() consensus.Engine { return beacon.New(ethash.NewFaker()) }
-
-// startFork finishes opening a fork once the BlockChain is open: its state database, and the
-// records of blocks above the head dropped (a crash between a block's write and its becoming
-// the head leaves them).
-func (c *Chain) startFork() error {
-	c.forkDB = &forkDB{CachingDB: state.NewDatabase(c.bc.TrieDB(), c.bc.CodeDB()), c: c}
-	c.forkReaders = newForkReaders()
-	c.fork.setRoot(types.EmptyRootHash, c.fork.info.Number)
-	return c.fork.rec.dropAbove(c.bc.CurrentBlock().Number.Uint64())
-}
 
 // Close stops the chain, flushes what go-ethereum keeps in memory, closes the database and
 // removes a temporary data directory.
@@ -211,8 +199,8 @@ func (c *Chain) Engine() consensus.Engine { return c.engine }
 // engine, as EVM block contexts need them. Its headers include the block CommitExecuted
 // committed while it is being written, which the next block's BLOCKHASH may walk through.
 func (c *Chain) Context() core.ChainContext {
-	if c.fork != nil {
-		return forkContext{ChainContext: c.bc, c: c}
+	if c.up != nil {
+		return c.up.Context(c.bc)
 	}
 	if c.committed.Load() == nil {
 		return c.bc

@@ -22,11 +22,11 @@
 // on, for the next block to build on) and Executed.Write, which may run on another goroutine,
 // does the rest; the next write of the chain waits for it.
 //
-// Fork mode (fork.go, Config.Fork) continues an upstream chain from its block N, reading what
-// the local chain never wrote from the upstream. A fork made with ForkConfig.Replica is a
-// remote-state replica's (fork_replica.go): Insert stores the upstream's blocks without
-// executing them, their receipts checked against the header, and each block's state is read
-// from the upstream at that block.
+// A chain may continue an upstream chain from its block N (fork mode): Config.OpenUpstream
+// opens an Upstream (upstream.go), implemented by internal/fork, which holds the state and
+// history at or below N and through which every state read, insert, write and rewind of such a
+// chain goes. This package does no network I/O; internal/fork does, and opens such a chain
+// (fork.Open).
 //
 // Merkle proofs (Proof, eth_getProof) are read from the sealed blocks' state tries themselves,
 // never rebuilt from other state: a block whose tries are missing is ErrStateUnavailable.
@@ -49,7 +49,7 @@
 // listeners, told of canonical blocks that a rewind or a side chain dropped (reorg.go), then
 // OnHead listeners; all run synchronously on the writing goroutine and must not block.
 //
-// Imports: go-ethereum, recent and impersonation, and internal/oprollup for the EVM
-// configuration the chain's block processing shares with every other EVM (its precompile
-// overrides).
+// Imports: go-ethereum, internal/recent, internal/impersonation, and internal/oprollup for the
+// EVM configuration the chain's block processing shares with every other EVM (its precompile
+// overrides). Neither internal/fork nor internal/remote: fork imports chain.
 package chain

@@ -59,20 +59,16 @@ func (c *Chain) InsertBlocks(blocks types.Blocks) error {
 	return nil
 }
 
-// insertChain inserts blocks into the BlockChain, or in fork mode one by one through
-// forkInsert; it returns how many were inserted.
+// insertChain inserts blocks into the BlockChain, or on a chain with an upstream one by one
+// through Upstream.Insert; it returns how many were inserted.
 func (c *Chain) insertChain(blocks types.Blocks) (int, error) {
-	if c.fork == nil {
+	if c.up == nil {
 		return c.bc.InsertChain(blocks)
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	insert := c.forkInsert
-	if c.fork.info.Replica {
-		insert = c.replicaInsert // fork_replica.go: the upstream's blocks, not executed
-	}
 	for i, b := range blocks {
-		if err := insert(b); err != nil {
+		if err := c.up.Insert(b); err != nil {
 			return i, err
 		}
 	}

@@ -56,13 +56,13 @@ func (p *proofNodes) Delete(key []byte) error { return errors.New("proof: delete
 // is kept: archive mode). A block whose tries are missing gives an error wrapping
 // ErrStateUnavailable. ctx is checked before each slot.
 //
-// In fork mode a local block's state root is the local trie's (fork.go): only an account that
+// On a chain with an upstream a local block's state root is the local trie's: only an account that
 // did not exist at the upstream's fork block has all its state there; for any other the proof
 // is refused with ErrNotProvable (the fork block's proofs are the upstream's).
 func (c *Chain) Proof(ctx context.Context, header *types.Header, addr common.Address, keys []common.Hash) (*Proof, error) {
 	number := header.Number.Uint64()
-	if c.fork != nil {
-		if err := c.fork.provable(ctx, header, addr); err != nil {
+	if c.up != nil {
+		if err := c.up.Provable(ctx, header, addr); err != nil {
 			return nil, err
 		}
 	}

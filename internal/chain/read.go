@@ -82,9 +82,23 @@ func (c *Chain) StateAt(header *types.Header) (*state.StateDB, error) {
 	return st, nil
 }
 
+// BlockStateAt opens the state after parent for building a block at number and time on it:
+// StateAt, except that on a chain with an upstream the slots the block's system calls
+// overwrite are not read from the upstream, so that opening a block does not wait for it.
+func (c *Chain) BlockStateAt(parent *types.Header, number, time uint64) (*state.StateDB, error) {
+	if c.up == nil {
+		return c.StateAt(parent)
+	}
+	st, err := c.up.BlockStateAt(parent, number, time)
+	if err != nil {
+		return nil, fmt.Errorf("state of block %d: %w", parent.Number.Uint64(), err)
+	}
+	return st, nil
+}
+
 func (c *Chain) stateAt(header *types.Header) (*state.StateDB, error) {
-	if c.fork != nil {
-		return c.forkStateAt(header, nil)
+	if c.up != nil {
+		return c.up.StateAt(header)
 	}
 	db := state.NewDatabase(c.bc.TrieDB(), c.bc.CodeDB()).WithSnapshot(c.bc.Snapshots())
 	reader, err := c.readers.Get(header.Root, func() (*sharedReader, error) {

@@ -37,11 +37,11 @@ func (c *Chain) OnReorg(fn func(ReorgEvent)) {
 // setHead rewinds the canonical chain to number and announces the dropped blocks. Their logs
 // are read first: go-ethereum deletes the bodies and receipts of the blocks it rewinds.
 func (c *Chain) setHead(number uint64) error {
-	if c.fork != nil {
+	if c.up != nil {
 		c.writeMu.Lock()
 		defer c.writeMu.Unlock()
-		first := c.fork.info.Number + 1
-		if c.fork.info.Replica {
+		first := c.up.Number() + 1
+		if c.up.Replica() {
 			first-- // a replica's blocks from N on are all the upstream's, each with its root node
 		}
 		if number < first {
@@ -56,9 +56,9 @@ func (c *Chain) setHead(number uint64) error {
 	}
 	ev := c.reorgEvent(dropped)
 	err := c.bc.SetHead(number)
-	if c.fork != nil {
-		// The records of the dropped blocks go with them (fork_records.go).
-		err = errors.Join(err, c.fork.rec.dropAbove(c.bc.CurrentBlock().Number.Uint64()))
+	if c.up != nil {
+		// What the upstream kept of the dropped blocks goes with them.
+		err = errors.Join(err, c.up.Rewound(c.bc.CurrentBlock().Number.Uint64()))
 	}
 	c.publishHeads() // heads.go: even a failed rewind may have moved the head
 	if err != nil {

@@ -31,8 +31,8 @@ var ErrNotOnHead = errors.New("block does not build on the head")
 //
 // Nothing is validated but the state root: the caller vouches that block, receipts and st
 // agree (preconf builds them together, and its tests compare them with op-geth's own state
-// processor). st is consumed. On a fork (Config.Fork) the state is written with the fork's
-// records of what it wrote (Fork.write, fork_insert.go), as a block the fork executed itself.
+// processor). st is consumed. On a chain with an upstream (Config.OpenUpstream) the state is
+// written by Upstream.Write, as a block the fork executed itself.
 // On an error before the head is set the chain is unchanged (orphan trie nodes or an
 // unreferenced block may stay in the database).
 func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
@@ -66,11 +66,11 @@ func (e *Executed) Block() *types.Block { return e.block }
 // synced or published. Write does the rest and must be called before the next CommitExecuted,
 // Insert or Rewind; until then readers see the old head. st is consumed.
 //
-// On a fork the state is written with the fork's records (Fork.write), which also store the
+// On a chain with an upstream the state is written by Upstream.Write, which also stores the
 // block: CommitExecuted then does all of WriteExecuted and Write does nothing.
 func (c *Chain) CommitExecuted(block *types.Block, receipts types.Receipts, st *state.StateDB) (*Executed, error) {
-	if c.fork != nil {
-		c.writeMu.Lock() // as forkInsert: one writer of the fork's records at a time, from the head check on
+	if c.up != nil {
+		c.writeMu.Lock() // as insertChain: one writer of the fork's records at a time, from the head check on
 		defer c.writeMu.Unlock()
 	}
 	before := c.Head()
@@ -80,8 +80,8 @@ func (c *Chain) CommitExecuted(block *types.Block, receipts types.Receipts, st *
 	e := &Executed{c: c, block: block, receipts: receipts, before: before, start: time.Now()}
 	cfg := c.Config()
 	cancun, eip158 := cfg.IsCancun(block.Number(), block.Time()), cfg.IsEIP158(block.Number())
-	if c.fork != nil {
-		if err := c.fork.write(block, receipts, st, nil, c.bc.TrieDB(), cancun, eip158); err != nil {
+	if c.up != nil {
+		if err := c.up.Write(block, receipts, st); err != nil {
 			return nil, fmt.Errorf("write block %d: %w", block.NumberU64(), err)
 		}
 		if err := e.finish(); err != nil {

@@ -103,8 +103,8 @@ func (a *API) reset(ctx context.Context, p rpc.Params) (any, error) {
 			}
 			block = &n
 		}
-	} else if fork := a.b.Chain.Fork(); fork != nil {
-		n := int64(fork.Info().Number)
+	} else if up := a.b.Chain.Upstream(); up != nil {
+		n := int64(up.Number())
 		block, refork = &n, true
 	}
 	if refork {

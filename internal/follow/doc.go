@@ -35,7 +35,7 @@
 //
 // # Remote state
 //
-// On a remote-state replica's chain (chain.Fork.Replica, flashrpc follow --state remote,
+// On a remote-state replica's chain (fork.Upstream.Replica, flashrpc follow --state remote,
 // remote.go) the same loop runs with three differences: inserting a block stores the
 // upstream's block with its checked receipts instead of executing it; flashblocks are executed
 // on the upstream's state at their parent, their accounts prefetched in one batch, and take the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/metrics"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/remote"
@@ -78,10 +79,11 @@ type Follower struct {
 	wsURL string // "" : polling only
 	log   *slog.Logger
 	m     *metrics.Follow // nil: no metrics
-	// remote: the chain is a remote-state replica's (chain.Fork.Replica, remote.go): sealed
-	// blocks are the upstream's, never sealed here, and flashblocks take the sequencer's
-	// state root.
+	// remote: the chain is a remote-state replica's (fork.Upstream.Replica, remote.go):
+	// sealed blocks are the upstream's, never sealed here, and flashblocks take the
+	// sequencer's state root. fork is the chain's fork, nil when it is none.
 	remote bool
+	fork   *fork.Upstream
 
 	upHead     atomic.Uint64 // the upstream's newest head, valid while upKnown
 	upKnown    atomic.Bool
@@ -131,7 +133,8 @@ func New(cfg Config, c *chain.Chain, p *preconf.Preconf) (*Follower, error) {
 		nudge:    make(chan struct{}, 1),
 	}
 	f.seq = f.up
-	f.remote = c.Fork() != nil && c.Fork().Replica()
+	f.fork = fork.Of(c)
+	f.remote = f.fork != nil && f.fork.Replica()
 	switch cfg.UpstreamWS {
 	case "":
 		f.wsURL = remote.WebSocketURL(cfg.Upstream)
@@ -159,7 +162,7 @@ func (f *Follower) Start(ctx context.Context) error {
 	f.checkedTo = 0 // the local head is checked against the upstream's before it is built on
 	if f.remote {
 		// Blocks up to the fork block are the upstream's: the chain checked its hash.
-		f.checkedTo = f.chain.Fork().Number()
+		f.checkedTo = f.fork.Number()
 	}
 	run, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel

@@ -11,7 +11,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
-// A replica on remote state (flashrpc follow --state remote; chain.Fork.Replica) keeps no state
+// A replica on remote state (flashrpc follow --state remote; fork.Upstream.Replica) keeps no state
 // of its own: its sealed blocks are the upstream's, inserted with their receipts checked but
 // not executed, and the state after each is read from the upstream at that block. Flashblocks
 // are re-executed on that state as on a replica with local state, but the state root (and the
@@ -46,7 +46,10 @@ func (f *Follower) prefetchState(ctx context.Context, parent *types.Header, coin
 			accounts = append(accounts, *to)
 		}
 	}
-	if err := f.chain.PrefetchState(ctx, parent, accounts, nil); err != nil {
+	if f.fork == nil {
+		return
+	}
+	if err := f.fork.PrefetchState(ctx, parent, accounts, nil); err != nil {
 		f.log.Debug("prefetching a flashblock's accounts from the upstream failed", "block", parent.Number.Uint64()+1, "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package chain_test
+package fork_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/remote"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -114,8 +115,8 @@ func sealSet(t *testing.T, c *chain.Chain, key *ecdsa.PrivateKey, nonce *uint64,
 
 var devAccount = common.Address{0xde, 0xf0}
 
-func forkConfig(url string, block int64) *chain.ForkConfig {
-	return &chain.ForkConfig{URL: url, Block: &block, Retries: 0, Funded: []common.Address{devAccount}, Balance: chain.DevAccountBalance}
+func forkConfig(url string, block int64) *fork.Config {
+	return &fork.Config{URL: url, Block: &block, Retries: 0, Funded: []common.Address{devAccount}, Balance: chain.DevAccountBalance}
 }
 
 // readSlots returns the setter's slots 0..n-1 at the state after h.
@@ -158,7 +159,7 @@ func TestForkState(t *testing.T) {
 	b2 := up.set(t, 2, 30) // block 2: the fork block
 	up.set(t, 0, 99, 5, 0) // block 3: after the fork, never seen by it
 	dir := t.TempDir()
-	c, err := chain.Open(chain.Config{DataDir: dir, Fork: forkConfig(up.url, 2)})
+	c, err := fork.Open(context.Background(), chain.Config{DataDir: dir}, forkConfig(up.url, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestForkState(t *testing.T) {
 	obs := &countObserver{}
 	fc := forkConfig(up.url, 2)
 	fc.Observer = obs
-	c, err = chain.Open(chain.Config{DataDir: dir, Fork: fc})
+	c, err = fork.Open(context.Background(), chain.Config{DataDir: dir}, fc)
 	if err != nil {
 		t.Fatal(err)
 	}

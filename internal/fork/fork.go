@@ -1,9 +1,8 @@
-package chain
+package fork
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -11,37 +10,21 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethdb"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/recent"
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
-// Fork mode: the chain continues an upstream chain from its block N (flashrpc dev --fork-url).
-// The design (docs/fork.md) in short:
-//
-//   - core.BlockChain stays the block store. Its genesis is the upstream's block 0 header (a
-//     stand-in for the four Ethereum networks go-ethereum would otherwise give their built-in
-//     configuration), block N is stored whole with the upstream's root node, and the local
-//     blocks N+1… follow. Nothing between 0 and N is stored: the API asks the upstream
-//     (remote.History) for blocks, transactions, receipts and logs up to N.
-//   - Local state lives in op-geth's trie database (hashdb, archive) as a local trie whose base
-//     at N is the empty trie: local state roots are not the upstream's. Every StateDB reads
-//     through a forkReader (fork_state.go): the local trie first, then, for what the local
-//     chain never wrote, the upstream's state at N (remote.State, cached in this database).
-//     Records of the first local block that wrote each slot or deleted each account
-//     (fork_records.go) tell a value the local chain set to zero from one it never touched.
-//   - core.BlockChain cannot be given that reader, so it never executes a fork block:
-//     Insert executes and validates it with op-geth's own processor and validator on the fork
-//     state, writes it, and hands it over with BlockChain.SetCanonical (fork_insert.go).
-//
-// The keys flashrpc writes for a fork are documented in docs/format/fork.md.
-
-// ForkConfig configures fork mode (Config.Fork).
-type ForkConfig struct {
+// Config configures fork mode (Open).
+type Config struct {
 	// URL is the upstream's JSON-RPC endpoint (--fork-url).
 	URL string
 	// Block is the upstream block to fork (--fork-block-number); nil means the upstream's
@@ -70,14 +53,14 @@ type ForkConfig struct {
 	// Observer is told of upstream requests and cache reads (metrics); nil observes nothing.
 	Observer remote.Observer
 	// Replica makes the fork a remote-state replica (flashrpc follow --state remote,
-	// fork_replica.go): no first forked block is written (the head is N), and the blocks
+	// replica.go): no first forked block is written (the head is N), and the blocks
 	// after N are the upstream's, inserted without executing them, each block's state read
 	// from the upstream at that block. Funded and Balance do not apply.
 	Replica bool
 }
 
-// ForkInfo is what a fork datadir remembers about its fork (the meta key).
-type ForkInfo struct {
+// Info is what a fork datadir remembers about its fork (the meta key).
+type Info struct {
 	// URL is the upstream it was created from.
 	URL string `json:"url"`
 	// UpstreamChainID is the upstream's chain id; ChainID the local chain's.
@@ -96,35 +79,24 @@ type ForkInfo struct {
 	RootNode bool `json:"rootNode"`
 	// Created is when the fork was created (Unix seconds).
 	Created int64 `json:"created"`
-	// Replica marks a remote-state replica's chain (ForkConfig.Replica).
+	// Replica marks a remote-state replica's chain (Config.Replica).
 	Replica bool `json:"replica,omitempty"`
 }
 
-// forkMetaKey holds the JSON ForkInfo in the fork table.
+// forkMetaKey holds the JSON Info in the fork table.
 const forkMetaKey = "meta"
 
 // Table prefixes of fork mode in the chain database (docs/format/fork.md). No go-ethereum key
 // starts with either.
 const (
-	forkPrefix     = "flashrpc-fork-"     // meta, records, state roots
+	forkPrefix     = chain.UpstreamTable  // meta, records, state roots
 	upstreamPrefix = "flashrpc-upstream-" // remote.State and remote.History caches
 )
 
-// Errors of fork mode.
-var (
-	// ErrNotFork is returned by fork-only operations on a chain that is not a fork.
-	ErrNotFork = errors.New("not a fork")
-	// ErrBeforeFork refuses to rewind the chain below the first forked block.
-	ErrBeforeFork = errors.New("below the first forked block")
-	// ErrNotProvable refuses a Merkle proof of an account whose state is partly the
-	// upstream's: a local state root does not cover it.
-	ErrNotProvable = errors.New("no proof against a local state root")
-)
-
-// Fork is the fork of a chain in fork mode: its block N and the upstream's state and history.
-// It is safe for concurrent use.
-type Fork struct {
-	info    ForkInfo
+// Upstream is the fork of a chain in fork mode: its block N and the upstream's state and
+// history. It implements chain.Upstream. It is safe for concurrent use.
+type Upstream struct {
+	info    Info
 	client  *remote.Client
 	up      *remote.State
 	history *remote.History
@@ -132,38 +104,65 @@ type Fork struct {
 	db      ethdb.Database
 	log     *slog.Logger
 
+	// Set by Start, when the chain has opened its BlockChain (before it, writeFirstBlock sets
+	// sdb and readers over its own trie database).
+	bc      *core.BlockChain
+	engine  consensus.Engine
+	sdb     *stateDB                               // the state.Database of fork StateDBs
+	readers *recent.List[common.Hash, *forkReader] // shared readers of recent local roots
+
 	rootsMu sync.Mutex             // guards roots
 	roots   map[common.Hash]uint64 // local state root -> block number (also on disk)
 
-	// states are a replica's upstream states of recent blocks, by block hash (fork_replica.go).
+	// states are a replica's upstream states of recent blocks, by block hash (replica.go).
 	states *recent.List[common.Hash, *remote.State]
 }
 
 // Info returns what the datadir remembers about the fork.
-func (f *Fork) Info() ForkInfo { return f.info }
+func (f *Upstream) Info() Info { return f.info }
 
 // Number returns the fork block N: blocks up to it are the upstream's.
-func (f *Fork) Number() uint64 { return f.info.Number }
+func (f *Upstream) Number() uint64 { return f.info.Number }
 
 // History returns the cached reader of the upstream's past.
-func (f *Fork) History() *remote.History { return f.history }
+func (f *Upstream) History() *remote.History { return f.history }
 
 // Upstream returns the upstream's state at N.
-func (f *Fork) Upstream() *remote.State { return f.up }
+func (f *Upstream) Upstream() *remote.State { return f.up }
 
 // Client returns the upstream client.
-func (f *Fork) Client() *remote.Client { return f.client }
+func (f *Upstream) Client() *remote.Client { return f.client }
 
-// Fork returns the chain's fork, nil when the chain is not a fork.
-func (c *Chain) Fork() *Fork { return c.fork }
+// Of returns the fork c continues, nil when c is not a fork.
+func Of(c *chain.Chain) *Upstream {
+	f, _ := c.Upstream().(*Upstream)
+	return f
+}
 
-// readForkInfo returns the fork a chain database holds, nil when it holds none.
-func readForkInfo(db ethdb.Database) (*ForkInfo, error) {
+// Start implements chain.Upstream: it finishes opening the fork once the chain's BlockChain is
+// open: its state database, and the records of blocks above the head dropped (a crash between
+// a block's write and its becoming the head leaves them).
+func (f *Upstream) Start(s chain.Store) error {
+	f.bc, f.engine = s.BlockChain, s.Engine
+	f.sdb = &stateDB{CachingDB: state.NewDatabase(s.BlockChain.TrieDB(), s.BlockChain.CodeDB()), f: f}
+	f.readers = newForkReaders()
+	f.setRoot(types.EmptyRootHash, f.info.Number)
+	return f.rec.dropAbove(s.BlockChain.CurrentBlock().Number.Uint64())
+}
+
+// Rewound implements chain.Upstream: the records of the blocks above head go with them
+// (records.go).
+func (f *Upstream) Rewound(head uint64) error { return f.rec.dropAbove(head) }
+
+var _ chain.Upstream = (*Upstream)(nil)
+
+// readInfo returns the fork a chain database holds, nil when it holds none.
+func readInfo(db ethdb.Database) (*Info, error) {
 	blob, err := rawdb.NewTable(db, forkPrefix).Get([]byte(forkMetaKey))
 	if err != nil {
 		return nil, nil
 	}
-	var info ForkInfo
+	var info Info
 	if err := json.Unmarshal(blob, &info); err != nil {
 		return nil, fmt.Errorf("fork record of the datadir: %w", err)
 	}
@@ -171,13 +170,13 @@ func readForkInfo(db ethdb.Database) (*ForkInfo, error) {
 }
 
 // newFork assembles the Fork of info over db.
-func newFork(db ethdb.Database, info ForkInfo, cfg *ForkConfig, logger *slog.Logger) *Fork {
+func newFork(db ethdb.Database, info Info, cfg *Config, logger *slog.Logger) *Upstream {
 	client := remote.NewClient(remote.Config{URL: cfg.URL, Retries: cfg.Retries, Backoff: cfg.Backoff, Timeout: cfg.Timeout, Observer: cfg.Observer})
 	var store ethdb.KeyValueStore
 	if !cfg.NoCache {
 		store = rawdb.NewTable(db, upstreamPrefix)
 	}
-	return &Fork{
+	return &Upstream{
 		info:    info,
 		client:  client,
 		up:      remote.NewState(remote.StateConfig{Client: client, Block: info.Number, Store: store}),
@@ -192,7 +191,7 @@ func newFork(db ethdb.Database, info ForkInfo, cfg *ForkConfig, logger *slog.Log
 
 // checkUpstream refuses an upstream that is not the chain the datadir forked: it asks, in one
 // batch, its chain id and its block N.
-func (f *Fork) checkUpstream(ctx context.Context) error {
+func (f *Upstream) checkUpstream(ctx context.Context) error {
 	res, err := f.client.Batch(ctx, []remote.Call{
 		{Method: "eth_chainId"},
 		{Method: "eth_getBlockByNumber", Params: []any{hexQuantity(f.info.Number), false}},
@@ -245,14 +244,14 @@ func trim0x(s string) string {
 func hexQuantity(n uint64) string { return fmt.Sprintf("0x%x", n) }
 
 // setRoot remembers that root is the local state root of block number.
-func (f *Fork) setRoot(root common.Hash, number uint64) {
+func (f *Upstream) setRoot(root common.Hash, number uint64) {
 	f.rootsMu.Lock()
 	f.roots[root] = number
 	f.rootsMu.Unlock()
 }
 
 // rootNumber returns the block number of a local state root.
-func (f *Fork) rootNumber(root common.Hash) (uint64, bool) {
+func (f *Upstream) rootNumber(root common.Hash) (uint64, bool) {
 	f.rootsMu.Lock()
 	n, ok := f.roots[root]
 	f.rootsMu.Unlock()
@@ -265,19 +264,19 @@ func (f *Fork) rootNumber(root common.Hash) (uint64, bool) {
 	return n, ok
 }
 
-// provable refuses proofs, at a local block, of accounts that existed at the upstream's fork
+// Provable implements chain.Upstream: it refuses proofs, at a local block, of accounts that existed at the upstream's fork
 // block: their state is partly the upstream's, which the local trie does not hold. A
 // replica's blocks hold no state of their own: every proof at them is refused.
-func (f *Fork) provable(ctx context.Context, h *types.Header, addr common.Address) error {
+func (f *Upstream) Provable(ctx context.Context, h *types.Header, addr common.Address) error {
 	if f.info.Replica {
-		return fmt.Errorf("%w: block %d's state is the upstream's, read without its trie (a remote-state replica): ask the upstream for the proof", ErrNotProvable, h.Number.Uint64())
+		return fmt.Errorf("%w: block %d's state is the upstream's, read without its trie (a remote-state replica): ask the upstream for the proof", chain.ErrNotProvable, h.Number.Uint64())
 	}
 	up, err := f.up.Account(ctx, addr)
 	if err != nil {
-		return err
+		return rpcError(err)
 	}
 	if up != nil {
-		return fmt.Errorf("%w: account %s comes from the upstream's state at block %d, which block %d's state root (the fork's local trie) does not cover; eth_getProof at block %d or before answers the upstream's proof", ErrNotProvable, addr.Hex(), f.info.Number, h.Number.Uint64(), f.info.Number)
+		return fmt.Errorf("%w: account %s comes from the upstream's state at block %d, which block %d's state root (the fork's local trie) does not cover; eth_getProof at block %d or before answers the upstream's proof", chain.ErrNotProvable, addr.Hex(), f.info.Number, h.Number.Uint64(), f.info.Number)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package chain
+package fork
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/recent"
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
@@ -19,33 +20,33 @@ import (
 // The state of a fork. A forkReader reads the state of one block at or above the fork block
 // N: the local trie of the block (empty at N), then the records (a slot the local chain changed
 // or an account it deleted is not the upstream's any more), then the upstream's state at N. A
-// forkDB is the state.Database all fork StateDBs use: go-ethereum's CachingDB, whose Reader
+// stateDB is the state.Database all fork StateDBs use: go-ethereum's CachingDB, whose Reader
 // is the forkReader of the root, because a StateDB asks its database for a new reader after
 // Commit.
 
-// forkDB is the state.Database of fork mode.
-type forkDB struct {
+// stateDB is the state.Database of fork mode.
+type stateDB struct {
 	*state.CachingDB
-	c *Chain
+	f *Upstream
 }
 
 // Reader returns the fork reader of a local state root.
-func (d *forkDB) Reader(root common.Hash) (state.Reader, error) {
-	n, ok := d.c.fork.rootNumber(root)
+func (d *stateDB) Reader(root common.Hash) (state.Reader, error) {
+	n, ok := d.f.rootNumber(root)
 	if !ok {
 		return nil, fmt.Errorf("fork: state root %s belongs to no local block", root)
 	}
-	return d.c.forkReaderAt(root, n)
+	return d.f.forkReaderAt(root, n)
 }
 
 // forkReader is the state.Reader of one local state (a root and its block number). It is
-// shared by the StateDBs of recent roots (as statereader.go's readers are) and remembers what
+// shared by the StateDBs of recent roots (as the chain's own readers are) and remembers what
 // it read; go-ethereum's trie reader underneath is not safe for concurrent use, so local reads
 // are serialised, while upstream reads run concurrently (remote.State shares concurrent reads
 // of one key).
 type forkReader struct {
-	fork   *Fork
-	up     *remote.State // the upstream's state this reader falls back to (Fork.StateOf)
+	fork   *Upstream
+	up     *remote.State // the upstream's state this reader falls back to (Upstream.StateOf)
 	root   common.Hash
 	number uint64
 
@@ -57,42 +58,55 @@ type forkReader struct {
 	slots    map[slotKey]common.Hash
 }
 
+// The shared readers' bounds, those of the chain's own shared readers: readers of the head,
+// its parent (the base of the block being built) and a spare, each remembering up to
+// sharedReaderEntries accounts plus slots (a few MB); reads past it still work, uncached.
+const (
+	sharedReaderRoots   = 3
+	sharedReaderEntries = 1 << 16
+)
+
+type slotKey struct {
+	addr common.Address
+	slot common.Hash
+}
+
 // newForkReaders returns the list of the shared fork readers of recent roots.
 func newForkReaders() *recent.List[common.Hash, *forkReader] {
 	return recent.New[common.Hash, *forkReader](sharedReaderRoots)
 }
 
 // forkReaderAt returns the shared reader of a local state.
-func (c *Chain) forkReaderAt(root common.Hash, number uint64) (*forkReader, error) {
-	return c.sharedForkReader(root, root, number, c.fork.up)
+func (f *Upstream) forkReaderAt(root common.Hash, number uint64) (*forkReader, error) {
+	return f.sharedForkReader(root, root, number, f.up)
 }
 
 // forkReaderOf returns the local root of the state after the block with header h and its
 // shared reader. A replica's blocks all have the empty local trie: their readers are told
-// apart by block hash, each with the upstream's state at its block (fork_replica.go).
-func (c *Chain) forkReaderOf(h *types.Header) (common.Hash, *forkReader, error) {
-	root, err := c.localRoot(h)
+// apart by block hash, each with the upstream's state at its block (replica.go).
+func (f *Upstream) forkReaderOf(h *types.Header) (common.Hash, *forkReader, error) {
+	root, err := f.localRoot(h)
 	if err != nil {
 		return common.Hash{}, nil, err
 	}
-	if !c.fork.info.Replica {
-		r, err := c.forkReaderAt(root, h.Number.Uint64())
+	if !f.info.Replica {
+		r, err := f.forkReaderAt(root, h.Number.Uint64())
 		return root, r, err
 	}
-	r, err := c.sharedForkReader(h.Hash(), root, h.Number.Uint64(), c.fork.StateOf(h))
+	r, err := f.sharedForkReader(h.Hash(), root, h.Number.Uint64(), f.StateOf(h))
 	return root, r, err
 }
 
 // sharedForkReader returns the shared reader under key of the local state root at block
 // number, over the upstream state up.
-func (c *Chain) sharedForkReader(key, root common.Hash, number uint64, up *remote.State) (*forkReader, error) {
-	return c.forkReaders.Get(key, func() (*forkReader, error) {
-		local, err := c.forkDB.CachingDB.Reader(root)
+func (f *Upstream) sharedForkReader(key, root common.Hash, number uint64, up *remote.State) (*forkReader, error) {
+	return f.readers.Get(key, func() (*forkReader, error) {
+		local, err := f.sdb.CachingDB.Reader(root)
 		if err != nil {
 			return nil, err
 		}
 		return &forkReader{
-			fork: c.fork, up: up, root: root, number: number, local: local,
+			fork: f, up: up, root: root, number: number, local: local,
 			accounts: make(map[common.Address]*types.StateAccount),
 			slots:    make(map[slotKey]common.Hash),
 		}, nil
@@ -313,62 +327,57 @@ func systemSlots(r *forkReader, config *params.ChainConfig, number, time uint64)
 	return br
 }
 
-// BlockStateAt opens the state after parent for building a block at number and time on it:
-// StateAt, except that in fork mode the slots the block's system calls overwrite are not read
-// from the upstream (blockReader), so that opening a block does not wait for it.
-func (c *Chain) BlockStateAt(parent *types.Header, number, time uint64) (*state.StateDB, error) {
-	if c.fork == nil {
-		return c.StateAt(parent)
-	}
-	st, err := c.forkBlockState(parent, c.Config(), number, time)
-	if err != nil {
-		return nil, fmt.Errorf("state of block %d: %w", parent.Number.Uint64(), err)
-	}
-	return st, nil
+// BlockStateAt implements chain.Upstream: the state after parent for building a block at
+// number and time on it, without reading from the upstream the slots the block's system calls
+// overwrite (blockReader), so that opening a block does not wait for it.
+func (f *Upstream) BlockStateAt(parent *types.Header, number, time uint64) (*state.StateDB, error) {
+	return f.forkBlockState(parent, f.bc.Config(), number, time)
 }
 
 // forkBlockState is BlockStateAt's fork state with config's rules.
-func (c *Chain) forkBlockState(parent *types.Header, config *params.ChainConfig, number, time uint64) (*state.StateDB, error) {
-	root, r, err := c.forkReaderOf(parent)
+func (f *Upstream) forkBlockState(parent *types.Header, config *params.ChainConfig, number, time uint64) (*state.StateDB, error) {
+	root, r, err := f.forkReaderOf(parent)
 	if err != nil {
 		return nil, err
 	}
-	return state.NewWithReader(root, c.forkDB, systemSlots(r, config, number, time))
+	return state.NewWithReader(root, f.sdb, systemSlots(r, config, number, time))
 }
 
 // localRoot returns the root of a block's state in the local trie: the empty trie at the fork
 // block (and at every block of a replica), the header's root above it.
-func (c *Chain) localRoot(h *types.Header) (common.Hash, error) {
+func (f *Upstream) localRoot(h *types.Header) (common.Hash, error) {
 	n := h.Number.Uint64()
 	switch {
-	case n < c.fork.info.Number:
-		return common.Hash{}, fmt.Errorf("%w: the state of block %d is the upstream's (the fork is at block %d)", ErrBeforeFork, n, c.fork.info.Number)
-	case n == c.fork.info.Number, c.fork.info.Replica: // a replica writes no state
+	case n < f.info.Number:
+		return common.Hash{}, fmt.Errorf("%w: the state of block %d is the upstream's (the fork is at block %d)", chain.ErrBeforeFork, n, f.info.Number)
+	case n == f.info.Number, f.info.Replica: // a replica writes no state
 		return types.EmptyRootHash, nil
 	}
 	return h.Root, nil
 }
 
+// StateAt implements chain.Upstream: it opens the fork state after the block with header h.
+func (f *Upstream) StateAt(h *types.Header) (*state.StateDB, error) {
+	return f.forkStateAt(h, nil)
+}
+
 // forkStateAt opens the fork state after the block with header h.
-func (c *Chain) forkStateAt(h *types.Header, disc *remote.Discovery) (*state.StateDB, error) {
-	root, r, err := c.forkReaderOf(h)
+func (f *Upstream) forkStateAt(h *types.Header, disc *remote.Discovery) (*state.StateDB, error) {
+	root, r, err := f.forkReaderOf(h)
 	if err != nil {
 		return nil, err
 	}
 	if disc != nil {
-		return state.NewWithReader(root, c.forkDB, discoveryReader{r, disc})
+		return state.NewWithReader(root, f.sdb, discoveryReader{r, disc})
 	}
-	return state.NewWithReader(root, c.forkDB, r)
+	return state.NewWithReader(root, f.sdb, r)
 }
 
 // StateAtDiscover opens the state after the block with header h for one discovery pass: an
 // upstream read that is not cached is recorded in disc and read as zero (see
-// remote.Discovery). Only a fork has such reads; on another chain it is StateAt.
-func (c *Chain) StateAtDiscover(h *types.Header, disc *remote.Discovery) (*state.StateDB, error) {
-	if c.fork == nil {
-		return c.StateAt(h)
-	}
-	st, err := c.forkStateAt(h, disc)
+// remote.Discovery).
+func (f *Upstream) StateAtDiscover(h *types.Header, disc *remote.Discovery) (*state.StateDB, error) {
+	st, err := f.forkStateAt(h, disc)
 	if err != nil {
 		return nil, fmt.Errorf("state of block %d: %w", h.Number.Uint64(), err)
 	}
@@ -377,12 +386,12 @@ func (c *Chain) StateAtDiscover(h *types.Header, disc *remote.Discovery) (*state
 
 // FetchDiscovered fetches what disc, filled by executions on StateAtDiscover(h, disc), found
 // missing, into the upstream reader that h's state reads through: the next StateAtDiscover of
-// h then finds it. On a chain that is not a fork there is nothing to fetch.
-func (c *Chain) FetchDiscovered(ctx context.Context, h *types.Header, disc *remote.Discovery) error {
-	if c.fork == nil || disc.Missed() == 0 {
+// h then finds it.
+func (f *Upstream) FetchDiscovered(ctx context.Context, h *types.Header, disc *remote.Discovery) error {
+	if disc.Missed() == 0 {
 		return nil
 	}
-	_, r, err := c.forkReaderOf(h)
+	_, r, err := f.forkReaderOf(h)
 	if err != nil {
 		return err
 	}
@@ -392,12 +401,9 @@ func (c *Chain) FetchDiscovered(ctx context.Context, h *types.Header, disc *remo
 // PrefetchState makes the accounts and slots readable at the state after h without waiting
 // for the upstream: what the local chain never wrote is read from the upstream now, in one
 // go, with ctx's deadline, and an upstream failure is returned here instead of surfacing as a
-// zero in a shared state. On a chain that is not a fork it does nothing.
-func (c *Chain) PrefetchState(ctx context.Context, h *types.Header, accounts []common.Address, slots []remote.SlotKey) error {
-	if c.fork == nil {
-		return nil
-	}
-	_, r, err := c.forkReaderOf(h)
+// zero in a shared state.
+func (f *Upstream) PrefetchState(ctx context.Context, h *types.Header, accounts []common.Address, slots []remote.SlotKey) error {
+	_, r, err := f.forkReaderOf(h)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package chain
+package fork
 
 import (
 	"context"
@@ -24,6 +24,7 @@ import (
 	"github.com/ethereum/go-ethereum/triedb"
 	"github.com/holiman/uint256"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
@@ -35,52 +36,65 @@ const headersBelowFork = 256
 // forkExtraData marks the blocks a fork writes itself (the first forked block).
 const forkExtraData = "flashrpc fork"
 
-// openFork opens the fork in c.db: it creates it when the database is empty, resumes it
-// otherwise. cfg.Fork may be nil for a datadir that holds a fork (it resumes with the stored
-// URL).
-func (c *Chain) openFork(cfg Config, info *ForkInfo) error {
-	fc := cfg.Fork
+// Open opens (or creates) the chain in cfg.DataDir as a fork of the upstream fc names: an empty
+// datadir is created from the upstream (cfg.Genesis is ignored), and a datadir that holds a
+// fork resumes it. fc may be nil: a datadir that holds a fork resumes it with the stored URL,
+// any other opens as a chain of its own. The network I/O of opening (creating the fork,
+// checking the upstream on a resume) runs under ctx; ctx is not kept.
+func Open(ctx context.Context, cfg chain.Config, fc *Config) (*chain.Chain, error) {
+	cfg.OpenUpstream = func(db ethdb.Database, dir string, logger *slog.Logger) (chain.Upstream, error) {
+		f, err := open(ctx, db, dir, fc, logger)
+		if f == nil || err != nil {
+			return nil, err // no typed nil in the interface
+		}
+		return f, nil
+	}
+	return chain.Open(cfg)
+}
+
+// open opens the fork in db: it creates it when the database is empty, resumes it otherwise.
+// fc may be nil for a datadir that holds a fork (it resumes with the stored URL); nil, nil
+// when the datadir holds none and fc is nil.
+func open(ctx context.Context, db ethdb.Database, dir string, fc *Config, logger *slog.Logger) (*Upstream, error) {
+	info, err := readInfo(db)
+	if err != nil {
+		return nil, fmt.Errorf("open chain: %w", err)
+	}
+	if info == nil && fc == nil {
+		return nil, nil
+	}
 	if fc == nil {
-		fc = &ForkConfig{URL: info.URL, Retries: -1, Replica: info.Replica}
-		c.log.Info("resuming the fork this datadir holds", "url", info.URL, "block", info.Number)
+		fc = &Config{URL: info.URL, Retries: -1, Replica: info.Replica}
+		logger.Info("resuming the fork this datadir holds", "url", info.URL, "block", info.Number)
 	}
-	ctx := context.Background()
-	var fork *Fork
-	switch {
-	case info == nil || info.Created == 0:
-		if info == nil && rawdb.ReadCanonicalHash(c.db, 0) != (common.Hash{}) {
-			return fmt.Errorf("fork: %s holds a chain that is not a fork of %s: use another datadir", c.dir, fc.URL)
+	if info == nil || info.Created == 0 {
+		if info == nil && rawdb.ReadCanonicalHash(db, 0) != (common.Hash{}) {
+			return nil, fmt.Errorf("fork: %s holds a chain that is not a fork of %s: use another datadir", dir, fc.URL)
 		}
-		f, err := createFork(ctx, c.db, fc, info, c.log)
-		if err != nil {
-			return err
+		return createFork(ctx, db, fc, info, logger)
+	}
+	if err := checkResume(fc, info); err != nil {
+		return nil, err
+	}
+	f := newFork(db, *info, fc, logger)
+	if fc.UpstreamChainID == 0 {
+		if err := f.checkUpstream(ctx); err != nil {
+			return nil, err
 		}
-		fork = f
-	default:
-		if err := checkResume(fc, info); err != nil {
-			return err
-		}
-		fork = newFork(c.db, *info, fc, c.log)
-		if fc.UpstreamChainID == 0 {
-			if err := fork.checkUpstream(ctx); err != nil {
-				return err
-			}
-		} else {
-			c.log.Info("fork: offline start (--fork-chain-id): the upstream is not asked at start", "url", fork.info.URL)
-		}
-		if fc.NoCache && fc.UpstreamChainID == 0 {
-			// Nothing was kept: BLOCKHASH's headers are read again.
-			if err := fork.history.Headers(ctx, headersFrom(info.Number), info.Number-1); err != nil && info.Number > 0 {
-				return fmt.Errorf("fork: headers below block %d: %w", info.Number, err)
-			}
+	} else {
+		logger.Info("fork: offline start (--fork-chain-id): the upstream is not asked at start", "url", f.info.URL)
+	}
+	if fc.NoCache && fc.UpstreamChainID == 0 {
+		// Nothing was kept: BLOCKHASH's headers are read again.
+		if err := f.history.Headers(ctx, headersFrom(info.Number), info.Number-1); err != nil && info.Number > 0 {
+			return nil, fmt.Errorf("fork: headers below block %d: %w", info.Number, err)
 		}
 	}
-	c.fork = fork
-	return nil
+	return f, nil
 }
 
 // checkResume refuses flags that contradict the fork a datadir holds.
-func checkResume(fc *ForkConfig, info *ForkInfo) error {
+func checkResume(fc *Config, info *Info) error {
 	if fc.Block != nil && *fc.Block >= 0 && uint64(*fc.Block) != info.Number {
 		return fmt.Errorf("fork: this datadir forked block %d of %s, not block %d (use another datadir, or leave out --fork-block-number)", info.Number, info.URL, *fc.Block)
 	}
@@ -123,7 +137,7 @@ func headersFrom(n uint64) uint64 {
 // stand-in, the chain configuration, the canonical hashes and head markers, and the fork record
 // marked complete. A creation cut short leaves an incomplete record and no canonical block 0,
 // and the next start creates the fork again.
-func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *ForkInfo, logger *slog.Logger) (*Fork, error) {
+func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, logger *slog.Logger) (*Upstream, error) {
 	probe := remote.NewClient(remote.Config{URL: fc.URL, Retries: fc.Retries, Backoff: fc.Backoff, Timeout: fc.Timeout, Observer: fc.Observer})
 	upID := fc.UpstreamChainID
 	if upID == 0 {
@@ -151,7 +165,7 @@ func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *Fo
 	}
 	kind := fc.Kind
 	if kind == "" {
-		kind = forkKind(upID, bN) // fork_op.go
+		kind = forkKind(upID, bN) // op.go
 		if kind == "" && fc.Replica {
 			if kind, err = replicaKind(ctx, probe, upID, number); err != nil {
 				return nil, err
@@ -170,12 +184,12 @@ func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *Fo
 	}
 	check := checkForkBlock
 	if fc.Replica {
-		check = checkReplicaBlock // fork_replica.go: no local block continues N
+		check = checkReplicaBlock // replica.go: no local block continues N
 	}
 	if err := check(config, network, bN); err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
 	}
-	info := ForkInfo{
+	info := Info{
 		URL: fc.URL, UpstreamChainID: upID, ChainID: chainID, Number: number, Hash: bN.Hash(),
 		GenesisHash: h0.Hash(), Network: network.Name + " (" + network.Source + ")", Kind: string(network.Kind),
 		Replica: fc.Replica,
@@ -212,7 +226,7 @@ func createFork(ctx context.Context, db ethdb.Database, fc *ForkConfig, prev *Fo
 	}
 	first := bN // a replica's head is N: the blocks after it are the upstream's
 	if !fc.Replica {
-		if first, err = f.writeFirstBlock(bN, config, fc); err != nil {
+		if first, err = f.writeFirstBlock(ctx, bN, config, fc); err != nil {
 			return nil, fmt.Errorf("fork: first forked block: %w", err)
 		}
 	}
@@ -281,11 +295,11 @@ func genesisStandIn(h0 *types.Header) *types.Block {
 	return types.NewBlockWithHeader(h0)
 }
 
-func (f *Fork) saveInfo(db ethdb.KeyValueWriter) error {
+func (f *Upstream) saveInfo(db ethdb.KeyValueWriter) error {
 	return f.putInfo(db)
 }
 
-func (f *Fork) putInfo(w ethdb.KeyValueWriter) error {
+func (f *Upstream) putInfo(w ethdb.KeyValueWriter) error {
 	blob, err := json.Marshal(f.info)
 	if err != nil {
 		return err
@@ -295,18 +309,17 @@ func (f *Fork) putInfo(w ethdb.KeyValueWriter) error {
 
 // writeFirstBlock builds and writes block N+1 on the upstream's state at N: the protocol's
 // pre-execution system calls, no transactions (on an OP Stack chain only its L1-attributes
-// deposit, fork_op.go), and the funded accounts' balances set as a genesis allocation would
+// deposit, op.go), and the funded accounts' balances set as a genesis allocation would
 // set them. It cannot be re-executed, so it is written, not inserted.
-func (f *Fork) writeFirstBlock(bN *types.Block, config *params.ChainConfig, fc *ForkConfig) (*types.Block, error) {
+func (f *Upstream) writeFirstBlock(ctx context.Context, bN *types.Block, config *params.ChainConfig, fc *Config) (*types.Block, error) {
 	parent := bN.Header()
 	tdb := triedb.NewDatabase(f.db, triedb.HashDefaults)
 	defer tdb.Close()
-	// A throwaway Chain gives the fork reader and context what they need before the
-	// BlockChain exists.
-	tmp := &Chain{fork: f, forkReaders: newForkReaders()}
-	tmp.forkDB = &forkDB{CachingDB: state.NewDatabase(tdb, state.NewCodeDB(f.db)), c: tmp}
+	// The fork's readers read this trie database until the BlockChain exists (Start).
+	f.readers = newForkReaders()
+	f.sdb = &stateDB{CachingDB: state.NewDatabase(tdb, state.NewCodeDB(f.db)), f: f}
 	f.setRoot(types.EmptyRootHash, parent.Number.Uint64())
-	cc := &creationContext{config: config, engine: newEngine(), parent: parent, fork: f}
+	cc := &creationContext{config: config, engine: chain.NewEngine(), parent: parent, fork: f}
 	number := new(big.Int).Add(parent.Number, common.Big1)
 	t := max(uint64(time.Now().Unix()), parent.Time+1)
 	op := config.IsOptimism()
@@ -341,10 +354,10 @@ func (f *Fork) writeFirstBlock(bN *types.Block, config *params.ChainConfig, fc *
 		accounts, slots = opFirstBlockReads()
 		accounts = append(append(accounts, parent.Coinbase), fc.Funded...)
 	}
-	if err := f.up.Fetch(context.Background(), accounts, slots); err != nil {
+	if err := f.up.Fetch(ctx, accounts, slots); err != nil {
 		return nil, err
 	}
-	st, err := tmp.forkBlockState(parent, config, number.Uint64(), t)
+	st, err := f.forkBlockState(parent, config, number.Uint64(), t)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +411,7 @@ func (f *Fork) writeFirstBlock(bN *types.Block, config *params.ChainConfig, fc *
 	if config.IsShanghai(number, t) {
 		body.Withdrawals = types.Withdrawals{}
 	}
-	block, err := cc.engine.FinalizeAndAssemble(context.Background(), cc, header, st, body, receipts)
+	block, err := cc.engine.FinalizeAndAssemble(ctx, cc, header, st, body, receipts)
 	if err != nil {
 		return nil, err
 	}
@@ -417,7 +430,7 @@ type creationContext struct {
 	config *params.ChainConfig
 	engine consensus.Engine
 	parent *types.Header
-	fork   *Fork
+	fork   *Upstream
 }
 
 func (x *creationContext) Config() *params.ChainConfig  { return x.config }

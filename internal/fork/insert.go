@@ -1,4 +1,4 @@
-package chain
+package fork
 
 import (
 	"context"
@@ -21,22 +21,38 @@ import (
 // bad, its state could not be read; inserting it again later may succeed.
 var ErrForkStateRead = errors.New("fork: state read failed")
 
+// Insert implements chain.Upstream: a replica's block is checked and written without
+// executing it (replica.go), any other is executed (forkInsert).
+func (f *Upstream) Insert(block *types.Block) error {
+	if f.info.Replica {
+		return f.replicaInsert(block)
+	}
+	return f.forkInsert(block)
+}
+
+// Write implements chain.Upstream: the state of a block its caller executed is written with
+// the fork's records, as a block the fork executed itself.
+func (f *Upstream) Write(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
+	cfg := f.bc.Config()
+	return f.write(block, receipts, st, nil, f.bc.TrieDB(), cfg.IsCancun(block.Number(), block.Time()), cfg.IsEIP158(block.Number()))
+}
+
 // forkInsert executes and validates block on its parent's fork state as core.BlockChain's
 // InsertChain would (same engine, processor and validator), writes it with its state and
 // records, and makes it the head with BlockChain.SetCanonical. Its parent must be the head.
-func (c *Chain) forkInsert(block *types.Block) error {
-	head := c.bc.CurrentBlock()
+func (f *Upstream) forkInsert(block *types.Block) error {
+	head := f.bc.CurrentBlock()
 	if block.ParentHash() != head.Hash() {
 		return fmt.Errorf("fork: block %d builds on %s, not on the head %d (%s)", block.NumberU64(), block.ParentHash().TerminalString(), head.Number.Uint64(), head.Hash().TerminalString())
 	}
-	ctx := c.Context()
-	if err := c.engine.VerifyHeader(ctx, block.Header()); err != nil {
+	ctx := f.Context(f.bc)
+	if err := f.engine.VerifyHeader(ctx, block.Header()); err != nil {
 		return fmt.Errorf("header: %w", err)
 	}
-	if err := c.bc.Validator().ValidateBody(block); err != nil {
+	if err := f.bc.Validator().ValidateBody(block); err != nil {
 		return fmt.Errorf("body: %w", err)
 	}
-	st, err := c.forkBlockState(head, c.Config(), block.NumberU64(), block.Time())
+	st, err := f.forkBlockState(head, f.bc.Config(), block.NumberU64(), block.Time())
 	if err != nil {
 		return err
 	}
@@ -55,23 +71,23 @@ func (c *Chain) forkInsert(block *types.Block) error {
 	if err != nil {
 		return fmt.Errorf("process: %w", err)
 	}
-	if err := c.bc.Validator().ValidateState(block, st, res, false); err != nil {
+	if err := f.bc.Validator().ValidateState(block, st, res, false); err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
-	if err := c.fork.write(block, res.Receipts, st, wiped, c.bc.TrieDB(), c.Config().IsCancun(block.Number(), block.Time()), c.Config().IsEIP158(block.Number())); err != nil {
+	if err := f.write(block, res.Receipts, st, wiped, f.bc.TrieDB(), f.bc.Config().IsCancun(block.Number(), block.Time()), f.bc.Config().IsEIP158(block.Number())); err != nil {
 		return err
 	}
-	if _, err := c.bc.SetCanonical(block); err != nil {
+	if _, err := f.bc.SetCanonical(block); err != nil {
 		return fmt.Errorf("set canonical: %w", err)
 	}
 	return nil
 }
 
 // write commits block's state st into the trie database (and flushes it: archive), then
-// writes the block, its receipts, the records of what it wrote (fork_records.go) and its state
+// writes the block, its receipts, the records of what it wrote (records.go) and its state
 // root in one batch. wiped are the accounts a tracer saw self-destruct (a destroyed and
 // recreated account looks like an update in the commit's report).
-func (f *Fork) write(block *types.Block, receipts types.Receipts, st *state.StateDB, wiped []common.Address, tdb *triedb.Database, cancun, eip158 bool) error {
+func (f *Upstream) write(block *types.Block, receipts types.Receipts, st *state.StateDB, wiped []common.Address, tdb *triedb.Database, cancun, eip158 bool) error {
 	number := block.NumberU64()
 	// A StateDB asks its database for the reader of the new root right after committing.
 	f.setRoot(block.Root(), number)
@@ -127,7 +143,7 @@ func (w tableWriter) Put(key, value []byte) error {
 }
 
 func (w tableWriter) Delete(key []byte) error {
-	return errors.New("chain: tableWriter does not delete")
+	return errors.New("fork: tableWriter does not delete")
 }
 
 var _ consensus.ChainHeaderReader = forkContext{}

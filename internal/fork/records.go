@@ -1,4 +1,4 @@
-package chain
+package fork
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package chain
+package fork
 
 import (
 	"bytes"
@@ -73,7 +73,7 @@ func forkL1(b *types.Block) (*oprollup.DevL1, error) {
 
 // L1 returns the dev L1 of an OP Stack fork, for the sequencer (sequencer.Config.L1): block
 // N's L1 attributes and extraData, continued.
-func (f *Fork) L1() (*oprollup.DevL1, error) {
+func (f *Upstream) L1() (*oprollup.DevL1, error) {
 	b := rawdb.ReadBlock(f.db, f.info.Hash, f.info.Number)
 	if b == nil {
 		return nil, fmt.Errorf("fork: block %d (%s) is missing from the database", f.info.Number, f.info.Hash)

@@ -1,4 +1,4 @@
-package chain
+package fork
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
-// A remote-state replica (flashrpc follow --state remote, ForkConfig.Replica) is a fork that
+// A remote-state replica (flashrpc follow --state remote, Config.Replica) is a fork that
 // writes no state and builds no block: it serves a chain too large to replay. Created at the
 // upstream's block N without a first forked block, it inserts the upstream's later blocks as
 // they come (replicaInsert) without executing them, and reads the state after each block from
@@ -37,13 +37,13 @@ const replicaStates = 8
 // replicaTimeout bounds the upstream requests of one replica insert.
 const replicaTimeout = 10 * time.Second
 
-// Replica reports whether the fork is a remote-state replica's (ForkConfig.Replica).
-func (f *Fork) Replica() bool { return f.info.Replica }
+// Replica reports whether the fork is a remote-state replica's (Config.Replica).
+func (f *Upstream) Replica() bool { return f.info.Replica }
 
 // StateOf returns the upstream's state after the block with header h: a replica's own
 // remote.State of that block (read by its hash, EIP-1898; kept for the replicaStates most recent blocks),
 // on any other fork the upstream's state at the fork block.
-func (f *Fork) StateOf(h *types.Header) *remote.State {
+func (f *Upstream) StateOf(h *types.Header) *remote.State {
 	if !f.info.Replica || h.Number.Uint64() == f.info.Number {
 		return f.up
 	}
@@ -55,38 +55,38 @@ func (f *Fork) StateOf(h *types.Header) *remote.State {
 
 // replicaInsert checks block, the upstream's, against its parent (the head) and its receipts,
 // writes it with them and makes it the head. It does not execute it.
-func (c *Chain) replicaInsert(block *types.Block) error {
-	head := c.bc.CurrentBlock()
+func (f *Upstream) replicaInsert(block *types.Block) error {
+	head := f.bc.CurrentBlock()
 	if block.ParentHash() != head.Hash() {
 		return fmt.Errorf("replica: block %d builds on %s, not on the head %d (%s)", block.NumberU64(), block.ParentHash().TerminalString(), head.Number.Uint64(), head.Hash().TerminalString())
 	}
-	if err := c.engine.VerifyHeader(c.Context(), block.Header()); err != nil {
+	if err := f.engine.VerifyHeader(f.Context(f.bc), block.Header()); err != nil {
 		return fmt.Errorf("header: %w", err)
 	}
-	if err := c.bc.Validator().ValidateBody(block); err != nil {
+	if err := f.bc.Validator().ValidateBody(block); err != nil {
 		return fmt.Errorf("body: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), replicaTimeout)
 	defer cancel()
-	receipts, err := c.fork.client.BlockReceipts(ctx, block.Hash())
+	receipts, err := f.client.BlockReceipts(ctx, block.Hash())
 	if err != nil {
 		return err
 	}
 	if err := checkReceipts(block, receipts); err != nil {
 		return err
 	}
-	node, err := c.fork.client.RootNode(ctx, block.NumberU64(), block.Root())
+	node, err := f.client.RootNode(ctx, block.NumberU64(), block.Root())
 	if err != nil {
 		return fmt.Errorf("state root node: %w", err)
 	}
-	batch := c.db.NewBatch()
+	batch := f.db.NewBatch()
 	rawdb.WriteLegacyTrieNode(batch, block.Root(), node)
 	rawdb.WriteBlock(batch, block)
 	rawdb.WriteReceipts(batch, block.Hash(), block.NumberU64(), receipts)
 	if err := batch.Write(); err != nil {
 		return fmt.Errorf("write block %d: %w", block.NumberU64(), err)
 	}
-	if _, err := c.bc.SetCanonical(block); err != nil {
+	if _, err := f.bc.SetCanonical(block); err != nil {
 		return fmt.Errorf("set canonical: %w", err)
 	}
 	return nil

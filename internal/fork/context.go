@@ -1,4 +1,4 @@
-package chain
+package fork
 
 import (
 	"github.com/ethereum/go-ethereum/common"
@@ -13,7 +13,13 @@ import (
 // upstream.
 type forkContext struct {
 	core.ChainContext // the core.BlockChain
-	c                 *Chain
+	f                 *Upstream
+}
+
+// Context implements chain.Upstream: cc (the chain's BlockChain) with the upstream's headers
+// below N.
+func (f *Upstream) Context(cc core.ChainContext) core.ChainContext {
+	return forkContext{ChainContext: cc, f: f}
 }
 
 // GetHeader returns the header with this hash and number.
@@ -21,8 +27,8 @@ func (x forkContext) GetHeader(hash common.Hash, number uint64) *types.Header {
 	if h := x.ChainContext.GetHeader(hash, number); h != nil {
 		return h
 	}
-	if number < x.c.fork.info.Number {
-		if h := x.c.fork.history.Header(number); h != nil && h.Hash() == hash {
+	if number < x.f.info.Number {
+		if h := x.f.history.Header(number); h != nil && h.Hash() == hash {
 			return h
 		}
 	}
@@ -31,13 +37,13 @@ func (x forkContext) GetHeader(hash common.Hash, number uint64) *types.Header {
 
 // GetHeaderByNumber returns the canonical header at number.
 func (x forkContext) GetHeaderByNumber(number uint64) *types.Header {
-	if number < x.c.fork.info.Number {
-		return x.c.fork.history.Header(number)
+	if number < x.f.info.Number {
+		return x.f.history.Header(number)
 	}
-	return x.c.bc.GetHeaderByNumber(number)
+	return x.f.bc.GetHeaderByNumber(number)
 }
 
 // GetHeaderByHash returns the header with this hash, local or a cached upstream one.
 func (x forkContext) GetHeaderByHash(hash common.Hash) *types.Header {
-	return x.c.bc.GetHeaderByHash(hash)
+	return x.f.bc.GetHeaderByHash(hash)
 }
