@@ -231,7 +231,7 @@ func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 	// The last pre-confirmation assembled this very block on a copy of the state: when nothing
 	// was added since, seal that block with that state instead of assembling it again (the
 	// state root is most of the work). A dev-chain cheat changes the state outside any
-	// transaction (cheats.go): the block is assembled again on the changed state.
+	// transaction (dev.go): the block is assembled again on the changed state.
 	block, st := w.assembled.block, w.assembled.state
 	if block == nil || w.assembled.txs != len(w.txs) || w.cheated() {
 		st = w.state
@@ -341,8 +341,8 @@ type work struct {
 		state *state.StateDB
 	}
 	given    *Roots       // roots the next assembly takes instead of computing them (given.go)
-	cheats   []stateCheat // the dev chain's state changes outside transactions (cheats.go)
-	unreplay bool         // a transaction a re-execution would refuse was applied (cheats.go)
+	cheats   []stateCheat // the dev chain's state changes outside transactions (dev.go)
+	unreplay bool         // a transaction a re-execution would refuse was applied (dev.go)
 }
 
 func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs Attributes) (*work, error) {
@@ -413,7 +413,7 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 	if err != nil {
 		return err
 	}
-	w.impersonatedContract(tx, msg) // cheats.go
+	w.impersonatedContract(tx, msg) // dev.go
 	da, err := w.da.fits(tx)
 	if err != nil {
 		return err

@@ -22,8 +22,8 @@
 // When the block time is a whole number of intervals (the default 2 s / 200 ms) or zero, the
 // timer publishes on fixed deadlines, as production flashblock builders do (schedule.go):
 // flashblock k is published at start + k × interval. Its build starts lead before that
-// deadline, and a build done early waits for it (preconf.Batch.PublishAfter), so the interval
-// between two publications no longer varies with build times. A late build is published as
+// deadline, and a build done early waits for it (preconf.PublishOptions.PublishAfter), so
+// the interval between two publications does not vary with build times. A late build is published as
 // soon as it is done; a deadline passed by more than an interval is skipped, as a
 // time.Ticker drops ticks (the block then lasts longer: a block is BlockTime / interval
 // flashblocks built). The lead follows the builds: 1.5 × the longest of the last 20 plus 2
