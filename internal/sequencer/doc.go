@@ -49,7 +49,9 @@
 // The dev chain's controls (devcontrol.go, for internal/devapi) run under the same mutex:
 // Mine seals blocks now, SetNextTimestamp, IncreaseTime and SetNextBaseFee rebuild the block
 // in progress with new attributes, Cheat changes its state, and Rewind drops it and takes the
-// chain back. The block timestamps follow the wall clock plus an offset those controls move.
+// chain back. What changes the block in progress goes through preconf's dev controls
+// (preconf.Dev: Cheat, Rebuild, Rewind, SealWith); the sequencer adds the clock, the pool and
+// the OP Stack deposit of the new time. The block timestamps follow the wall clock plus an offset those controls move.
 // The mining controls (mining.go) change the timer at runtime: SetBlockTime (interval
 // mining) and SetAutomine, which seals each transaction the pool takes in a block of its own
 // from the pool's Add hook (txpool.Pool.SetOnAdd), through a pre-confirmation, before the send
