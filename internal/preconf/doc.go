@@ -60,12 +60,12 @@
 // uncommitted one would commit its changes onto the grandparent's.
 //
 // Writes keep their order and there is at most one in flight: the next SealAsync, Seal,
-// ReplaceWith, Discard and the Dev's Rebuild, Rewind and SealWith wait for it first (a writer a whole block behind
-// slows sealing down instead of growing a queue), and WaitWritten waits for it on request
-// (the dev controls, evm_mine). While it runs, the View carries the block as Sealing,
-// between Latest (its parent) and Pending (the next block, built on it), and the View that
-// names it Latest drops it, as for a block in progress (view.go). When the write fails, the
-// block and the block built on it leave the View and the next operation discards the block
+// ReplaceWith, Discard and the Dev's Rebuild, Rewind and SealWith wait for it first (a writer a
+// whole block behind slows sealing down instead of growing a queue), and WaitWritten waits for
+// it on request (the dev controls, evm_mine). While it runs, the View carries the block as
+// Sealing, between Latest (its parent) and Pending (the next block, built on it), and the View
+// that names it Latest drops it, as for a block in progress (view.go). When the write fails,
+// the block and the block built on it leave the View and the next operation discards the block
 // in progress and returns the error: their transactions were pre-confirmed only, as after a
 // crash. A block whose state changed since its last pre-confirmation (a cheat) and a fork's
 // block are written before SealAsync returns.

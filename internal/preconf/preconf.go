@@ -47,7 +47,7 @@ type Attributes struct {
 	ParentBeaconRoot common.Hash
 	// Transactions open the block, in pre-confirmation 0: on an OP Stack chain the
 	// L1-attributes deposit and the user deposits. They cannot be left out of it: Open fails
-	// when one does not apply, and SealWith keeps them.
+	// when one does not apply, and Dev.SealWith keeps them.
 	Transactions []*types.Transaction
 }
 

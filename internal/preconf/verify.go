@@ -48,7 +48,7 @@ func (p *Preconf) discardLocked() {
 
 // ReplaceWith ends the block in progress with block, the sealed block of the same number
 // built elsewhere (a replica's upstream), when it differs from what was pre-confirmed, and
-// inserts it. As SealWith does, it clears the block in progress, publishes the retraction
+// inserts it. As Dev.SealWith does, it clears the block in progress, publishes the retraction
 // (the pre-confirmed logs block does not carry, its logs that were not pre-confirmed, the
 // dropped transactions) to OnRetract listeners, then inserts block; the chain executes and
 // validates it, and an error says why it was refused. To know block's logs before it is
