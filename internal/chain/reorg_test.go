@@ -42,7 +42,7 @@ func buildBlock(t *testing.T, c *chain.Chain, key *ecdsa.PrivateKey, nonce uint6
 	ctx := context.Background()
 	p := preconf.New(c)
 	head := c.Head()
-	if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+12, common.Address{}, nil)); err != nil {
+	if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+12, common.Address{}, nil), preconf.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := p.Begin()
@@ -61,7 +61,7 @@ func buildBlock(t *testing.T, c *chain.Chain, key *ecdsa.PrivateKey, nonce uint6
 			t.Fatal(err)
 		}
 	}
-	if _, err := b.Commit(ctx); err != nil {
+	if _, err := b.Commit(ctx, preconf.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	block, err := p.Seal(ctx)

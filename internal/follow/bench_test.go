@@ -35,7 +35,7 @@ func flashblockPair(t testing.TB, genesis func() *chain.Config, n int) (p0, p1 *
 	attrs := preconf.NextAttributes(c.Config(), head, time, oprollup.SequencerFeeVault, oprollup.ExtraData(c.Config(), time))
 	info := (&oprollup.DevL1{GenesisTime: head.Time}).Info(nil, time)
 	attrs.Transactions, attrs.PrevRandao = []*types.Transaction{info.DepositTx()}, info.Hash
-	s0, err := pre.Open(ctx, attrs)
+	s0, err := pre.Open(ctx, attrs, preconf.PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func flashblockPair(t testing.TB, genesis func() *chain.Config, n int) (p0, p1 *
 			t.Fatalf("transfer %d: %v", i, err)
 		}
 	}
-	s1, err := batch.Commit(ctx)
+	s1, err := batch.Commit(ctx, preconf.PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@
 //
 // Flashblocks (FlashblocksPayloadV1, JSON text or brotli binary frames) are re-executed on the
 // block in progress and published only when the partial block has the hash, state root,
-// receipts root and gas used the sequencer published (preconf's OpenChecked and
-// CommitChecked, flash.go). The sequence must be exact; a gap, a duplicate, an index out of
+// receipts root and gas used the sequencer published (preconf.PublishOptions.Check on Open and
+// Batch.Commit, flash.go). The sequence must be exact; a gap, a duplicate, an index out of
 // order, a lost message or a flashblock that does not verify drops the block in progress
 // (`pending` is then the sealed head) until the next index 0. Index 0 of block N+1 usually
 // arrives before the upstream's RPC shows N: when its parent is the replica's own last verified
@@ -39,7 +39,7 @@
 // remote.go) the same loop runs with three differences: inserting a block stores the
 // upstream's block with its checked receipts instead of executing it; flashblocks are executed
 // on the upstream's state at their parent, their accounts prefetched in one batch, and take the
-// sequencer's state root (preconf's OpenGiven and CommitGiven), the check still demanding the
+// sequencer's state root (preconf.PublishOptions.Roots), the check still demanding the
 // published block hash; and the replica never seals a block itself: index 0 of N+1 waits for the
 // upstream's N.
 //

@@ -128,12 +128,7 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 	if attrs.BaseFee == nil {
 		return errors.New("base without base_fee_per_gas")
 	}
-	if f.remote {
-		_, err = f.pre.OpenGiven(ctx, attrs, f.givenRoots(p), check(p))
-	} else {
-		_, err = f.pre.OpenChecked(ctx, attrs, check(p))
-	}
-	if err != nil {
+	if _, err := f.pre.Open(ctx, attrs, f.publishOptions(p)); err != nil {
 		return err
 	}
 	f.cur = &sequence{id: p.PayloadID, number: number}
@@ -212,12 +207,7 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
 			return fmt.Errorf("transaction %d (%s) does not apply: %w", i, tx.Hash().TerminalString(), err)
 		}
 	}
-	if f.remote {
-		_, err = batch.CommitGiven(ctx, f.givenRoots(p), check(p))
-	} else {
-		_, err = batch.CommitChecked(ctx, check(p))
-	}
-	if err != nil {
+	if _, err := batch.Commit(ctx, f.publishOptions(p)); err != nil {
 		return err
 	}
 	c.index = p.Index
@@ -320,6 +310,17 @@ func (r *recovery) waitAll() {
 // signerFor returns the signer of block number at time.
 func (f *Follower) signerFor(number, time uint64) types.Signer {
 	return types.MakeSigner(f.chain.Config(), new(big.Int).SetUint64(number), time)
+}
+
+// publishOptions returns how the re-execution of p is published: checked against what the
+// sequencer published (check) and, for a replica on the upstream's state, with its roots
+// (givenRoots).
+func (f *Follower) publishOptions(p *flashblocks.Payload) preconf.PublishOptions {
+	opts := preconf.PublishOptions{Check: check(p)}
+	if f.remote {
+		opts.Roots = f.givenRoots(p)
+	}
+	return opts
 }
 
 // check returns the verification of a flashblock's re-execution: the partial block must be

@@ -23,9 +23,9 @@ import (
 // to its end becomes the head when the upstream's N arrives.
 
 // givenRoots returns the roots a flashblock's partial block takes from the sequencer.
-func (f *Follower) givenRoots(p *flashblocks.Payload) preconf.Roots {
+func (f *Follower) givenRoots(p *flashblocks.Payload) *preconf.Roots {
 	w := p.Diff.WithdrawalsRoot
-	return preconf.Roots{State: p.Diff.StateRoot, Withdrawals: &w}
+	return &preconf.Roots{State: p.Diff.StateRoot, Withdrawals: &w}
 }
 
 // prefetchState reads, in one upstream batch, the accounts a flashblock's transactions

@@ -82,7 +82,7 @@ func sealSet(t *testing.T, c *chain.Chain, key *ecdsa.PrivateKey, nonce *uint64,
 	ctx := context.Background()
 	p := preconf.New(c)
 	head := c.Head()
-	if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+2, common.Address{}, nil)); err != nil {
+	if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+2, common.Address{}, nil), preconf.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := p.Begin()
@@ -103,7 +103,7 @@ func sealSet(t *testing.T, c *chain.Chain, key *ecdsa.PrivateKey, nonce *uint64,
 		}
 		*nonce++
 	}
-	if _, err := b.Commit(ctx); err != nil {
+	if _, err := b.Commit(ctx, preconf.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	block, err := p.Seal(ctx)

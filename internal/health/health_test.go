@@ -149,7 +149,7 @@ func TestDevRules(t *testing.T) {
 
 	check("start", true, 0, nil)
 	head := c.Head()
-	if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{}, nil)); err != nil {
+	if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{}, nil), preconf.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	check("block open", true, 0, idx(0))

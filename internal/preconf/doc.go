@@ -2,16 +2,34 @@
 // pre-confirmation (flashblock) at a time on top of the sealed head, and the View that pairs it
 // with the sealed chain for readers.
 //
-// A writer (the dev sequencer today, a follower of a remote flashblocks feed later) opens a block
-// with its fixed attributes (index 0), then adds transactions in batches: Begin, Add for each
-// transaction, Commit. Every Commit publishes an immutable Snapshot: the partial block as if it
-// were sealed now (cumulative gas used, state root, receipts root, bloom, requests hash, hence a
-// block hash that changes with every pre-confirmation), its receipts and logs, and the state after
-// the last pre-confirmed transaction. A batch may wait between its assembly and its
-// publication (Batch.PublishAfter): the dev sequencer builds ahead and publishes on fixed
-// deadlines. Seal assembles the final block from everything committed; its hash equals the
-// last snapshot's. The chain writes it with the state and receipts it was built with
-// (chain.WriteExecuted): a sealed block is executed once, not again at the seal.
+// # Writers
+//
+// Three producers write the block in progress through one API: the dev sequencer
+// (internal/sequencer), which builds blocks from its pool; a replica (internal/follow), which
+// re-executes the flashblocks of a remote feed and publishes only those that match what the
+// remote sequencer published; and a replica on the upstream's state (flashrpc follow --state
+// remote), which does the same on state it cannot compute a root for. A writer opens a block
+// with its fixed attributes (Open: index 0), then adds transactions in batches: Begin, Add for
+// each transaction, Commit. Open and Commit take a PublishOptions, which holds all the
+// producers differ in: a Check the partial block must pass before anyone sees it (verify.go),
+// the Roots it takes as given instead of computing them (given.go), and a PublishAfter to wait
+// on between the assembly and the publication (the dev sequencer builds ahead and publishes on
+// fixed deadlines). The zero PublishOptions is the dev sequencer's: computed, unchecked,
+// published at once. A replica sets Check: a refused partial block, or one that fails to
+// assemble, discards the whole block in progress, so `pending` falls back to the sealed head
+// until the next Open. A replica on the upstream's state also sets Roots: the partial block
+// takes the published state (and withdrawals) root and computes the rest, which the check's
+// comparison of block hashes still verifies.
+//
+// Every Commit publishes an immutable Snapshot: the partial block as if it were sealed now
+// (cumulative gas used, state root, receipts root, bloom, requests hash, hence a block hash
+// that changes with every pre-confirmation), its receipts and logs, and the state after the
+// last pre-confirmed transaction. Seal assembles the final block from everything committed;
+// its hash equals the last snapshot's. The chain writes it with the state and receipts it was
+// built with (chain.WriteExecuted): a sealed block is executed once, not again at the seal.
+// The dev sequencer seals with SealAsync (below); a replica seals with Seal the block it
+// pre-confirmed to its end, replaces it with the upstream's block when they differ
+// (ReplaceWith) and drops it when its feed breaks (Discard).
 //
 // # The View
 //
@@ -42,25 +60,15 @@
 // uncommitted one would commit its changes onto the grandparent's.
 //
 // Writes keep their order and there is at most one in flight: the next SealAsync, Seal,
-// SealWith, ReplaceWith, Discard and Drop wait for it first (a writer a whole block behind
-// slows sealing down instead of growing a queue), and WaitWritten waits for it on request
-// (the dev controls, evm_mine). While it runs, the View carries the block as Sealing,
-// between Latest (its parent) and Pending (the next block, built on it), and the View that
-// names it Latest drops it, as for a block in progress (view.go). When the write fails, the
-// block and the block built on it leave the View and the next operation discards the block
+// ReplaceWith, Discard and the Dev's Rebuild, Rewind and SealWith wait for it first (a writer a
+// whole block behind slows sealing down instead of growing a queue), and WaitWritten waits for
+// it on request (the dev controls, evm_mine). While it runs, the View carries the block as
+// Sealing, between Latest (its parent) and Pending (the next block, built on it), and the View
+// that names it Latest drops it, as for a block in progress (view.go). When the write fails,
+// the block and the block built on it leave the View and the next operation discards the block
 // in progress and returns the error: their transactions were pre-confirmed only, as after a
 // crash. A block whose state changed since its last pre-confirmation (a cheat) and a fork's
 // block are written before SealAsync returns.
-//
-// A writer that publishes what someone else built (a replica following a remote feed,
-// internal/follow) uses OpenChecked and Batch.CommitChecked (verify.go): each partial block is
-// handed to a check before any reader or listener sees it, and a refused one discards the
-// whole block in progress, so `pending` falls back to the sealed head. A writer that
-// executes on state it cannot compute a root for (a replica reading the upstream's state) uses
-// OpenGiven and CommitGiven (given.go): the partial block takes the published state root and
-// computes the rest. ReplaceWith ends the
-// block in progress with a sealed block built elsewhere that differs from it, with a
-// retraction as SealWith's.
 //
 // OP Stack blocks (opstack.go): the attributes carry the transactions the block opens with (the
 // L1-attributes deposit and user deposits), applied in pre-confirmation 0 and kept by every
@@ -68,26 +76,36 @@
 // snapshot's receipts get the L1 fee fields op-geth derives for sealed receipts, so a
 // pre-confirmed receipt equals its sealed one.
 //
-// Retraction: a block may be sealed with other transactions than were pre-confirmed (SealWith;
-// later, a sealed block from a remote sequencer). The block is then built again on the parent's
-// state, the pre-confirmed state is discarded (a View without the block in progress is
-// published first), and the difference is published to OnRetract listeners: the pre-confirmed
-// logs the sealed block does not carry (compared by transaction, position and content, not only
-// by transaction hash), the sealed logs that were not pre-confirmed, and the dropped
-// transactions.
+// Retraction: a block may be sealed with other transactions than were pre-confirmed (a
+// replica's upstream block that differs, ReplaceWith; dev_seal with a chosen list,
+// Dev.SealWith). The block is then built again on the parent's state, the pre-confirmed state
+// is discarded (a View without the block in progress is published first), and the difference
+// is published to OnRetract listeners: the pre-confirmed logs the sealed block does not carry
+// (compared by transaction, position and content, not only by transaction hash), the sealed
+// logs that were not pre-confirmed, and the dropped transactions.
 //
-// The dev chain's cheats (cheats.go): Cheat changes the state of the block in progress outside
-// its transactions, Rebuild builds it again with new attributes (timestamp, base fee), and
-// Drop abandons it; both retract its pre-confirmed logs, as a reorg does. A cheated block is
-// sealed as executed (chain.Chain.WriteExecuted): its transactions alone do not produce it.
+// # The dev chain's controls
+//
+// The dev chain's cheats are methods of one type, Dev (dev.go), obtained with Preconf.Dev and
+// used by the dev sequencer alone: Cheat changes the state of the block in progress outside
+// its transactions (anvil_setBalance, _setCode, _setNonce, _setStorageAt), Rebuild builds it
+// again with new attributes (timestamp, base fee, fee recipient, prevRandao, gas limit),
+// Rewind abandons it and takes the chain back (evm_revert, anvil_reset), and SealWith seals it
+// with chosen transactions (dev_seal); Rebuild and Rewind retract its pre-confirmed logs, as a
+// reorg does. A cheated block is sealed as executed (chain.Chain.WriteExecuted): its
+// transactions alone do not produce it.
 //
 // Concurrency: readers take the View (View) or the snapshot alone (Current) with one atomic
 // load and never block the writer; a request that holds a View sees one pre-confirmation index
 // and one sealed head from start to end. Writers are serialised by an internal mutex; a second
 // mutex orders the View's publications from the writer, from the chain and from the goroutine
-// that writes a sealed block. Listeners
-// registered with OnSnapshot and OnRetract run on the writer's goroutine after each
-// publication (the View already shows it) and must not block.
+// that writes a sealed block. Listeners registered with OnSnapshot and OnRetract run on the
+// writer's goroutine after each publication (the View already shows it) and must not block.
+// Only one producer writes to a Preconf: the dev sequencer or a replica's follower, never
+// both.
 //
-// Imports: chain, oprollup, impersonation and go-ethereum.
+// Imports: chain, oprollup, impersonation and go-ethereum. It does no network I/O of its own:
+// a fork's upstream state reaches it through the state database the chain hands it. It is
+// imported by its writers (sequencer, follow), its readers (api, devapi, health, metrics) and
+// the code that assembles a node.
 package preconf

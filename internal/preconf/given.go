@@ -1,9 +1,6 @@
 package preconf
 
 import (
-	"context"
-	"errors"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 )
@@ -15,7 +12,8 @@ import (
 // still computed from its own execution; the block hash commits to all of it, so a check that
 // compares the hash with the published one verifies the execution's receipts, while the state
 // root is the sequencer's, bound by that hash. Such a block is never sealed here: the chain
-// would refuse to write a state whose root is not its own.
+// would refuse to write a state whose root is not its own. Such a writer passes the roots in
+// PublishOptions.Roots to Open and Batch.Commit.
 
 // Roots are the roots a partial block takes as given instead of computing them.
 type Roots struct {
@@ -37,22 +35,4 @@ func (r *Roots) apply(header *types.Header) {
 		w := *r.Withdrawals
 		header.WithdrawalsHash = &w
 	}
-}
-
-// OpenGiven is OpenChecked for a block whose pre-confirmation 0 takes the given roots instead
-// of computing them; check then sees the block with them.
-func (p *Preconf) OpenGiven(ctx context.Context, attrs Attributes, roots Roots, check func(*types.Block) error) (*Snapshot, error) {
-	return p.openChecked(ctx, attrs, &roots, check)
-}
-
-// CommitGiven is CommitChecked with the given roots in the partial block instead of computed
-// ones.
-func (b *Batch) CommitGiven(ctx context.Context, roots Roots, check func(*types.Block) error) (*Snapshot, error) {
-	if b.done {
-		return nil, errors.New("preconf: batch already finished")
-	}
-	w := b.p.work // the batch holds the writer lock
-	w.given = &roots
-	defer func() { w.given = nil }()
-	return b.CommitChecked(ctx, check)
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
-// TestGivenRoots checks that OpenGiven and CommitGiven put the given state root into the
-// partial block the check sees and the snapshot publishes, keep the rest computed (the
-// transactions and receipts roots of a block built with computed roots), and that a commit
-// without given roots after them computes the root again.
+// TestGivenRoots checks that Open and Commit with PublishOptions.Roots put the given state
+// root into the partial block the check sees and the snapshot publishes, keep the rest
+// computed (the transactions and receipts roots of a block built with computed roots), and
+// that a commit without given roots after them computes the root again.
 func TestGivenRoots(t *testing.T) {
 	ctx := context.Background()
 	c := openChain(t)
@@ -23,7 +23,7 @@ func TestGivenRoots(t *testing.T) {
 
 	// The same block with computed roots, for reference.
 	ref := preconf.New(c)
-	if _, err := ref.Open(ctx, attrs); err != nil {
+	if _, err := ref.Open(ctx, attrs, preconf.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := ref.Begin()
@@ -33,7 +33,7 @@ func TestGivenRoots(t *testing.T) {
 	if err := b.Add(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
-	want, err := b.Commit(ctx)
+	want, err := b.Commit(ctx, preconf.PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestGivenRoots(t *testing.T) {
 	var checked []common.Hash
 	check := func(b *types.Block) error { checked = append(checked, b.Root()); return nil }
 	p := preconf.New(c)
-	snap, err := p.OpenGiven(ctx, attrs, preconf.Roots{State: given[0]}, check)
+	snap, err := p.Open(ctx, attrs, preconf.PublishOptions{Roots: &preconf.Roots{State: given[0]}, Check: check})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestGivenRoots(t *testing.T) {
 	if err := b.Add(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
-	if snap, err = b.CommitGiven(ctx, preconf.Roots{State: given[1]}, check); err != nil {
+	if snap, err = b.Commit(ctx, preconf.PublishOptions{Roots: &preconf.Roots{State: given[1]}, Check: check}); err != nil {
 		t.Fatal(err)
 	}
 	got, w := snap.Block.Header(), want.Block.Header()
@@ -73,7 +73,7 @@ func TestGivenRoots(t *testing.T) {
 	if b, err = p.Begin(); err != nil {
 		t.Fatal(err)
 	}
-	if snap, err = b.CommitChecked(ctx, nil); err != nil {
+	if snap, err = b.Commit(ctx, preconf.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if snap.Block.Root() != want.Block.Root() {

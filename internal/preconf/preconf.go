@@ -47,7 +47,7 @@ type Attributes struct {
 	ParentBeaconRoot common.Hash
 	// Transactions open the block, in pre-confirmation 0: on an OP Stack chain the
 	// L1-attributes deposit and the user deposits. They cannot be left out of it: Open fails
-	// when one does not apply, and SealWith keeps them.
+	// when one does not apply, and Dev.SealWith keeps them.
 	Transactions []*types.Transaction
 }
 
@@ -109,9 +109,34 @@ func (p *Preconf) OnSnapshot(fn func(*Snapshot)) {
 	p.listeners = append(p.listeners, fn)
 }
 
-// Open starts a block with attrs on top of the sealed head and publishes pre-confirmation 0: the
-// header fields, the protocol's pre-execution system calls and attrs.Transactions.
-func (p *Preconf) Open(ctx context.Context, attrs Attributes) (*Snapshot, error) {
+// PublishOptions say how Open and Batch.Commit publish a pre-confirmation: what a producer
+// differs in. The zero value computes the whole partial block, checks nothing and publishes as
+// soon as it is assembled, as the dev sequencer does.
+type PublishOptions struct {
+	// Check, when set, sees the partial block before any reader, listener or View does: a
+	// writer that publishes what someone else built (a replica following a remote feed)
+	// compares it with what was published there (verify.go). An error it returns is wrapped
+	// in ErrCheckFailed and nothing is published. With a Check, a publication that fails (the
+	// check or the assembly) discards the whole block in progress, whose state holds the
+	// refused transactions: `pending` falls back to the sealed head until the next Open.
+	// Without one, a failed publication leaves the block in progress as it was.
+	Check func(*types.Block) error
+	// Roots, when set, are the roots the partial block takes instead of computing them: a
+	// replica that executes on state it cannot compute a root for (given.go). Nil computes
+	// them.
+	Roots *Roots
+	// PublishAfter, when set, runs between assembling the partial block and publishing it:
+	// the snapshot reaches the View, the OnSnapshot listeners (the feed) and
+	// Snapshot.Published when it returns. A writer that publishes on a schedule (the dev
+	// sequencer's deadlines) assembles ahead and waits there for the publication time. The
+	// writer lock stays held while it runs; readers do not wait for it. Nil publishes at once.
+	PublishAfter func()
+}
+
+// Open starts a block with attrs on top of the sealed head and publishes pre-confirmation 0, as
+// opts say: the header fields, the protocol's pre-execution system calls and
+// attrs.Transactions.
+func (p *Preconf) Open(ctx context.Context, attrs Attributes, opts PublishOptions) (*Snapshot, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.work != nil {
@@ -129,7 +154,7 @@ func (p *Preconf) Open(ctx context.Context, attrs Attributes) (*Snapshot, error)
 		return nil, fmt.Errorf("open block %d: %w", attrs.Number, err)
 	}
 	p.work = w
-	return p.publishLocked(ctx, 0)
+	return p.publishLocked(ctx, 0, opts)
 }
 
 // Batch is one pre-confirmation being built: transactions are added one by one and published
@@ -138,7 +163,6 @@ type Batch struct {
 	p     *Preconf
 	first int // position of the batch's first transaction
 	done  bool
-	wait  func() // PublishAfter's; nil publishes as soon as the batch is assembled
 }
 
 // Begin starts the next pre-confirmation of the block in progress.
@@ -172,25 +196,15 @@ func (b *Batch) Add(ctx context.Context, tx *types.Transaction) error {
 // included.
 func (b *Batch) GasUsed() uint64 { return b.p.work.gasPool.Used() }
 
-// Len returns the number of transactions the batch has added.
-func (b *Batch) Len() int { return len(b.p.work.txs) - b.first }
-
-// PublishAfter makes Commit call wait between assembling the batch's partial block and
-// publishing it: the snapshot reaches the View, the OnSnapshot listeners (the feed) and
-// Snapshot.Published when wait returns. A writer that publishes on a schedule (the dev
-// sequencer's deadlines) assembles ahead and waits there for the publication time. The writer
-// lock stays held while wait runs; readers do not wait for it.
-func (b *Batch) PublishAfter(wait func()) { b.wait = wait }
-
-// Commit publishes the batch as the next pre-confirmation, even when it added nothing (an empty
-// pre-confirmation still advances the index), and releases the writer lock.
-func (b *Batch) Commit(ctx context.Context) (*Snapshot, error) {
+// Commit publishes the batch as the next pre-confirmation, as opts say, even when it added
+// nothing (an empty pre-confirmation still advances the index), and releases the writer lock.
+func (b *Batch) Commit(ctx context.Context, opts PublishOptions) (*Snapshot, error) {
 	if b.done {
 		return nil, errors.New("preconf: batch already finished")
 	}
 	b.done = true
 	defer b.p.mu.Unlock()
-	return b.p.publishAfterLocked(ctx, b.first, nil, b.wait)
+	return b.p.publishLocked(ctx, b.first, opts)
 }
 
 // Seal assembles the block in progress from everything committed, writes it into the chain
@@ -217,7 +231,7 @@ func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 	// The last pre-confirmation assembled this very block on a copy of the state: when nothing
 	// was added since, seal that block with that state instead of assembling it again (the
 	// state root is most of the work). A dev-chain cheat changes the state outside any
-	// transaction (cheats.go): the block is assembled again on the changed state.
+	// transaction (dev.go): the block is assembled again on the changed state.
 	block, st := w.assembled.block, w.assembled.state
 	if block == nil || w.assembled.txs != len(w.txs) || w.cheated() {
 		st = w.state
@@ -246,31 +260,27 @@ func (p *Preconf) Discard() {
 	p.publishView(nil)
 }
 
-// publishLocked computes the partial block and publishes it as a snapshot. p.mu must be held.
-func (p *Preconf) publishLocked(ctx context.Context, firstNew int) (*Snapshot, error) {
-	return p.publishCheckedLocked(ctx, firstNew, nil)
-}
-
-// publishCheckedLocked is publishLocked with a check of the partial block before anyone sees
-// it (verify.go): when check fails nothing is published and the error is returned. A nil
-// check accepts every block. p.mu must be held.
-func (p *Preconf) publishCheckedLocked(ctx context.Context, firstNew int, check func(*types.Block) error) (*Snapshot, error) {
-	return p.publishAfterLocked(ctx, firstNew, check, nil)
-}
-
-// publishAfterLocked is publishCheckedLocked that calls wait, when not nil, once the snapshot
-// is assembled and before it is published (Batch.PublishAfter). p.mu must be held.
-func (p *Preconf) publishAfterLocked(ctx context.Context, firstNew int, check func(*types.Block) error, wait func()) (*Snapshot, error) {
+// publishLocked computes the partial block and publishes it as a snapshot, as opts say: with
+// opts.Roots in it, after opts.Check accepted it, once opts.PublishAfter returned. With a
+// Check, a failure discards the block in progress. p.mu must be held.
+func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishOptions) (_ *Snapshot, err error) {
 	start := time.Now()
 	w := p.work
+	w.given = opts.Roots
+	defer func() {
+		w.given = nil
+		if err != nil && opts.Check != nil {
+			p.discardLocked()
+		}
+	}()
 	assembled := w.state.Copy()
 	block, err := w.assemble(ctx, assembled)
 	if err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
-	if check != nil {
-		if err := check(block); err != nil {
-			return nil, err
+	if opts.Check != nil {
+		if err := opts.Check(block); err != nil {
+			return nil, fmt.Errorf("%w: block %d: %w", ErrCheckFailed, block.NumberU64(), err)
 		}
 	}
 	// Accepted: what Seal writes when nothing is added since.
@@ -289,8 +299,8 @@ func (p *Preconf) publishAfterLocked(ctx context.Context, firstNew int, check fu
 		state:    w.state.Copy(),
 	}
 	snap.Assembly = time.Since(start)
-	if wait != nil {
-		wait()
+	if opts.PublishAfter != nil {
+		opts.PublishAfter()
 	}
 	snap.Published = time.Now()
 	w.index++
@@ -331,8 +341,8 @@ type work struct {
 		state *state.StateDB
 	}
 	given    *Roots       // roots the next assembly takes instead of computing them (given.go)
-	cheats   []stateCheat // the dev chain's state changes outside transactions (cheats.go)
-	unreplay bool         // a transaction a re-execution would refuse was applied (cheats.go)
+	cheats   []stateCheat // the dev chain's state changes outside transactions (dev.go)
+	unreplay bool         // a transaction a re-execution would refuse was applied (dev.go)
 }
 
 func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs Attributes) (*work, error) {
@@ -403,7 +413,7 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 	if err != nil {
 		return err
 	}
-	w.impersonatedContract(tx, msg) // cheats.go
+	w.impersonatedContract(tx, msg) // dev.go
 	da, err := w.da.fits(tx)
 	if err != nil {
 		return err

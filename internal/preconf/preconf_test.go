@@ -53,7 +53,7 @@ func TestSealedBlockIsLastPreconfirmation(t *testing.T) {
 	p := preconf.New(c)
 	head := c.Head()
 	attrs := preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{0xfe}, []byte("flashrpc"))
-	snap0, err := p.Open(ctx, attrs)
+	snap0, err := p.Open(ctx, attrs, preconf.PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestSealedBlockIsLastPreconfirmation(t *testing.T) {
 		if err := b.Add(ctx, transfer(t, c, uint64(i), common.Address{0xbb})); !errors.Is(err, core.ErrNonceTooLow) {
 			t.Fatalf("replayed nonce: got %v, want nonce too low", err)
 		}
-		if last, err = b.Commit(ctx); err != nil {
+		if last, err = b.Commit(ctx, preconf.PublishOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if last.Index != i+1 || len(last.Block.Transactions()) != i+1 || last.FirstNew != i {
@@ -112,7 +112,7 @@ func TestPublishAfter(t *testing.T) {
 	c := openChain(t)
 	p := preconf.New(c)
 	head := c.Head()
-	snap0, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{0xfe}, nil))
+	snap0, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{0xfe}, nil), preconf.PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestPublishAfter(t *testing.T) {
 	}
 	var waited bool
 	var whileWaiting time.Time
-	b.PublishAfter(func() {
+	wait := func() {
 		waited = true
 		if cur := p.Current(); cur != snap0 {
 			t.Errorf("while waiting: the View's pending is index %d, want the previous one (0)", cur.Index)
@@ -140,8 +140,8 @@ func TestPublishAfter(t *testing.T) {
 			t.Errorf("while waiting: listeners heard %d snapshots, want none", len(heard))
 		}
 		whileWaiting = time.Now()
-	})
-	snap1, err := b.Commit(ctx)
+	}
+	snap1, err := b.Commit(ctx, preconf.PublishOptions{PublishAfter: wait})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestPublishAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snap2, err := b.Commit(ctx); err != nil || p.Current() != snap2 || snap2.Index != 2 {
+	if snap2, err := b.Commit(ctx, preconf.PublishOptions{}); err != nil || p.Current() != snap2 || snap2.Index != 2 {
 		t.Fatalf("a batch without a wait: %v, published %v", err, p.Current() == snap2)
 	}
 }

@@ -1,9 +1,7 @@
 package preconf
 
 import (
-	"context"
 	"encoding/binary"
-	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -19,8 +17,8 @@ import (
 // pre-confirmed logs, even when the block's transaction list is unchanged (Base's node
 // compares transaction hashes only and never retracts such logs, base/base#3274).
 type Retraction struct {
-	// Block is the sealed block; nil when the block in progress was rebuilt (Rebuild) or
-	// abandoned (Drop) instead.
+	// Block is the sealed block; nil when the block in progress was rebuilt (Dev.Rebuild) or
+	// abandoned (Dev.Rewind) instead.
 	Block *types.Block
 	// Removed are copies of the pre-confirmed logs that the sealed block does not carry, with
 	// Removed set, in pre-confirmed order. Like every pre-confirmed log, their BlockHash is the
@@ -42,58 +40,6 @@ func (p *Preconf) OnRetract(fn func(*Retraction)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.retracts = append(p.retracts, fn)
-}
-
-// SealWith seals the block in progress with its opening transactions (Attributes.Transactions)
-// followed by txs, in this order, instead of everything that was pre-confirmed. When txs are
-// the pre-confirmed transactions after the opening ones, in pre-confirmation order, it is
-// Seal. Otherwise the block is built again on the parent's state from the block's attributes:
-// the pre-confirmed state and receipts are discarded, a transaction that no longer applies
-// (for example a nonce left behind by a dropped one) is left out, and the retraction is
-// published to OnRetract listeners. Pre-confirmed transactions that end up outside the block
-// are gone: they are not returned to any pool.
-//
-// The dev sequencer uses it for dev_seal with a chosen transaction list, which is how tests
-// exercise retraction; a sequencer never needs it otherwise.
-func (p *Preconf) SealWith(ctx context.Context, txs []*types.Transaction) (*types.Block, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.work == nil {
-		return nil, ErrNoBlock
-	}
-	if err := p.settleLocked(true); err != nil { // the parent must be written first
-		return nil, err
-	}
-	w := p.work
-	if sameHashes(w.txs[len(w.attrs.Transactions):], txs) {
-		return p.sealLocked(ctx)
-	}
-	fresh, err := openWork(ctx, p.chain, w.parent, w.attrs)
-	if err == nil {
-		err = fresh.applyOpening(ctx)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
-	}
-	for _, tx := range txs {
-		fresh.apply(ctx, tx) // a transaction that fails is left out, and retracted
-	}
-	block, err := fresh.assemble(ctx, fresh.state)
-	if err != nil {
-		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
-	}
-	r := retraction(p.last, block, fresh.receipts)
-	p.work, p.last = nil, nil
-	p.publishView(nil) // the deliberate exception: the block in progress is gone until WriteExecuted
-	if r != nil {
-		for _, fn := range p.retracts {
-			fn(r)
-		}
-	}
-	if err := p.chain.WriteExecuted(block, fresh.receipts, fresh.state); err != nil {
-		return nil, fmt.Errorf("seal: %w", err)
-	}
-	return block, nil
 }
 
 func sameHashes(a, b []*types.Transaction) bool {

@@ -87,7 +87,7 @@ func TestSealWith(t *testing.T) {
 				got = append(got, r)
 			})
 			head := c.Head()
-			if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{}, nil)); err != nil {
+			if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{}, nil), preconf.PublishOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			var txs []*types.Transaction
@@ -105,7 +105,7 @@ func TestSealWith(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if last, err = b.Commit(ctx); err != nil {
+				if last, err = b.Commit(ctx, preconf.PublishOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -113,7 +113,7 @@ func TestSealWith(t *testing.T) {
 			for _, i := range tc.seal {
 				sealTxs = append(sealTxs, txs[i])
 			}
-			block, err := p.SealWith(ctx, sealTxs)
+			block, err := p.Dev().SealWith(ctx, sealTxs)
 			if err != nil {
 				t.Fatal(err)
 			}

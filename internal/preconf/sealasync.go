@@ -32,7 +32,7 @@ type sealWrite struct {
 // it seals, so a writer that falls a whole block behind slows the sealing instead of queueing.
 //
 // A block whose last pre-confirmation is not the block sealed (the state cheated since, as
-// cheats.go does) and a fork's block are written before SealAsync returns, as Seal does.
+// dev.go does) and a fork's block are written before SealAsync returns, as Seal does.
 func (p *Preconf) SealAsync(ctx context.Context) (*types.Block, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -50,7 +50,7 @@ func preconfirm(t *testing.T, p *preconf.Preconf, txs ...*types.Transaction) *pr
 			t.Fatal(err)
 		}
 	}
-	snap, err := b.Commit(ctx)
+	snap, err := b.Commit(ctx, preconf.PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func preconfirm(t *testing.T, p *preconf.Preconf, txs ...*types.Transaction) *pr
 func openNext(t *testing.T, p *preconf.Preconf, c *chain.Chain) *preconf.Snapshot {
 	t.Helper()
 	head := p.Head()
-	snap, err := p.Open(context.Background(), preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{}, nil))
+	snap, err := p.Open(context.Background(), preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{}, nil), preconf.PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

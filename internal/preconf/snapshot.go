@@ -29,7 +29,7 @@ type Snapshot struct {
 	FirstNew int
 	// Published is when the snapshot was published, just before readers could see it: the
 	// moment latency measurements start from (docs/benchmarks.md). A batch published on a
-	// schedule (Batch.PublishAfter) is published after its wait, not when it was built.
+	// schedule (PublishOptions.PublishAfter) is published after its wait, not when it was built.
 	Published time.Time
 	// Assembly is how long assembling took: the partial block (roots, hash) and the copy of
 	// its state (the flashblock apply time of internal/metrics), not the wait before

@@ -13,7 +13,7 @@ import (
 
 // TestCheckedPreconfirmations checks that a refused check publishes nothing: no snapshot, no
 // listener call, no View with the refused block, and that the block in progress is gone
-// afterwards (pending is the sealed head until the next OpenChecked).
+// afterwards (pending is the sealed head until the next Open).
 func TestCheckedPreconfirmations(t *testing.T) {
 	refuse := errors.New("not what the sequencer published")
 	accept := func(*types.Block) error { return nil }
@@ -35,7 +35,7 @@ func TestCheckedPreconfirmations(t *testing.T) {
 			p.OnSnapshot(func(s *preconf.Snapshot) { seen = append(seen, s) })
 			head := c.Head()
 			attrs := preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{0xfe}, nil)
-			_, err := p.OpenChecked(ctx, attrs, tc.open)
+			_, err := p.Open(ctx, attrs, preconf.PublishOptions{Check: tc.open})
 			if tc.published == 0 {
 				if !errors.Is(err, preconf.ErrCheckFailed) || !errors.Is(err, refuse) {
 					t.Fatalf("open: got %v, want the refusal", err)
@@ -51,7 +51,7 @@ func TestCheckedPreconfirmations(t *testing.T) {
 				if err := b.Add(ctx, transfer(t, c, 0, common.Address{0xaa})); err != nil {
 					t.Fatal(err)
 				}
-				_, err = b.CommitChecked(ctx, tc.next)
+				_, err = b.Commit(ctx, preconf.PublishOptions{Check: tc.next})
 				if tc.pending != (err == nil) {
 					t.Fatalf("commit: %v", err)
 				}
@@ -68,7 +68,7 @@ func TestCheckedPreconfirmations(t *testing.T) {
 			}
 			if !tc.pending {
 				// A refused block leaves room for the next one.
-				if _, err := p.OpenChecked(ctx, attrs, accept); err != nil {
+				if _, err := p.Open(ctx, attrs, preconf.PublishOptions{Check: accept}); err != nil {
 					t.Fatalf("open after a refusal: %v", err)
 				}
 			}

@@ -25,7 +25,7 @@ import (
 //     Pending builds on exactly Latest;
 //   - Latest never goes backwards.
 //
-// The documented exceptions are retraction (SealWith drops the block in progress, then
+// The documented exceptions are retraction (Dev.SealWith drops the block in progress, then
 // inserts a different block) and reorganisations of the sealed chain.
 //
 // While the chain writes a block SealAsync sealed, that block is Sealing: it is no longer in

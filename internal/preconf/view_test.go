@@ -54,7 +54,7 @@ func TestViewPublication(t *testing.T) {
 		{"start", func() error { return nil },
 			func() *types.Header { return genesis }, func() *preconf.Snapshot { return nil }, func() *types.Header { return nil }},
 		{"open", func() (err error) {
-			open, err = p.Open(ctx, preconf.NextAttributes(c.Config(), genesis, genesis.Time+1, common.Address{}, nil))
+			open, err = p.Open(ctx, preconf.NextAttributes(c.Config(), genesis, genesis.Time+1, common.Address{}, nil), preconf.PublishOptions{})
 			return err
 		}, func() *types.Header { return genesis }, func() *preconf.Snapshot { return open }, func() *types.Header { return nil }},
 		{"commit", func() error {
@@ -65,7 +65,7 @@ func TestViewPublication(t *testing.T) {
 			if err := b.Add(ctx, tx); err != nil {
 				return err
 			}
-			committed, err = b.Commit(ctx)
+			committed, err = b.Commit(ctx, preconf.PublishOptions{})
 			return err
 		}, func() *types.Header { return genesis }, func() *preconf.Snapshot { return committed }, func() *types.Header { return nil }},
 		{"safe set while a block is in progress", func() error {

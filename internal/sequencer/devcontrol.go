@@ -17,11 +17,12 @@ import (
 )
 
 // The dev chain's mining and time controls and state cheats (internal/devapi): they change
-// the block in progress under the sequencer's lock, so no timer tick interleaves. A state
-// cheat applies to the block in progress at once (preconf.Preconf.Cheat); a new timestamp or
-// base fee rebuilds it (preconf.Preconf.Rebuild): its pre-confirmed transactions are executed
-// again, results that change are retracted, and on an OP Stack chain its L1-attributes
-// deposit is made again for the new time. Rewind abandons it and takes the chain back.
+// the block in progress through preconf's dev controls (preconf.Dev) under the sequencer's
+// lock, so no timer tick interleaves. A state cheat applies to the block in progress at once
+// (preconf.Dev.Cheat); a new timestamp or base fee rebuilds it (preconf.Dev.Rebuild): its
+// pre-confirmed transactions are executed again, results that change are retracted, and on an
+// OP Stack chain its L1-attributes deposit is made again for the new time. Rewind abandons it
+// and takes the chain back (preconf.Dev.Rewind).
 
 // MaxMine is the most blocks one Mine call seals.
 const MaxMine = 10_000
@@ -143,7 +144,7 @@ func (s *Sequencer) IncreaseTime(ctx context.Context, seconds uint64) (int64, er
 func (s *Sequencer) SetNextBaseFee(ctx context.Context, fee *big.Int) (*preconf.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	attrs, ok := s.preconf.Attributes()
+	attrs, ok := s.dev.Attributes()
 	if !ok {
 		return nil, preconf.ErrNoBlock
 	}
@@ -177,12 +178,12 @@ func (s *Sequencer) SetGasLimit(ctx context.Context, limit uint64) (*preconf.Sna
 // rebuildWithLocked rebuilds the block in progress with its attributes changed by edit. s.mu
 // must be held.
 func (s *Sequencer) rebuildWithLocked(ctx context.Context, edit func(*preconf.Attributes)) (*preconf.Snapshot, error) {
-	attrs, ok := s.preconf.Attributes()
+	attrs, ok := s.dev.Attributes()
 	if !ok {
 		return nil, preconf.ErrNoBlock
 	}
 	edit(&attrs)
-	snap, _, err := s.preconf.Rebuild(ctx, attrs)
+	snap, _, err := s.dev.Rebuild(ctx, attrs)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +198,7 @@ func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.I
 	if err := s.settleLocked(); err != nil {
 		return nil, err
 	}
-	attrs, ok := s.preconf.Attributes()
+	attrs, ok := s.dev.Attributes()
 	if !ok {
 		return nil, preconf.ErrNoBlock
 	}
@@ -222,7 +223,7 @@ func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.I
 		attrs.ExtraData = oprollup.ExtraData(config, ts)
 		attrs.PrevRandao = info.Hash
 	}
-	snap, dropped, err := s.preconf.Rebuild(ctx, attrs)
+	snap, dropped, err := s.dev.Rebuild(ctx, attrs)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +239,7 @@ func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.I
 func (s *Sequencer) Cheat(ctx context.Context, fn func(*state.StateDB)) (*preconf.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap, err := s.preconf.Cheat(ctx, fn)
+	snap, err := s.dev.Cheat(ctx, fn)
 	if err != nil {
 		return nil, err
 	}
@@ -258,8 +259,7 @@ func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64) err
 	if number > s.chain.Head().Number.Uint64() {
 		return fmt.Errorf("rewind to block %d: the head is %d", number, s.chain.Head().Number.Uint64())
 	}
-	s.preconf.Drop()
-	err := s.chain.Rewind(number)
+	err := s.dev.Rewind(number)
 	s.clock = devClock{offset: offset, coinbase: s.clock.coinbase}
 	if oerr := s.openLocked(ctx); oerr != nil {
 		err = errors.Join(err, oerr)

@@ -22,21 +22,21 @@
 // When the block time is a whole number of intervals (the default 2 s / 200 ms) or zero, the
 // timer publishes on fixed deadlines, as production flashblock builders do (schedule.go):
 // flashblock k is published at start + k × interval. Its build starts lead before that
-// deadline, and a build done early waits for it (preconf.Batch.PublishAfter), so the interval
-// between two publications no longer varies with build times. A late build is published as
-// soon as it is done; a deadline passed by more than an interval is skipped, as a
+// deadline, and a build done early waits for it (preconf.PublishOptions.PublishAfter), so the
+// interval between two publications does not vary with build times. A late build is published
+// as soon as it is done; a deadline passed by more than an interval is skipped, as a
 // time.Ticker drops ticks (the block then lasts longer: a block is BlockTime / interval
-// flashblocks built). The lead follows the builds: 1.5 × the longest of the last 20 plus 2
-// ms, at least 1 ms and at most half an interval: a few milliseconds when the chain is quiet,
-// the slowest recent build under load. A transaction arriving after a build's start goes into
-// the next flashblock: it waits interval/2 + lead on average to be pre-confirmed, where it
-// used to wait interval/2 + the build time. The last flashblock of a block is sealed right
-// after its publication, and the next block's index 0 is published right after the seal.
-// On-request pre-confirmations (Preconfirm, dev_preconfirm, the dev controls) are published
-// as soon as they are built. While the timer waits for a deadline it holds the sequencer's
-// lock: an on-request call meanwhile waits up to the lead. Config.ObserveBuild measures the
-// build, not the wait. When the block time is not a whole number of intervals, two tickers
-// drive pre-confirmations and seals, and each pre-confirmation is published when built.
+// flashblocks built). The lead follows the builds: 1.5 × the longest of the last 20 plus 2 ms,
+// at least 1 ms and at most half an interval: a few milliseconds when the chain is quiet, the
+// slowest recent build under load. A transaction arriving after a build's start goes into the
+// next flashblock: it waits interval/2 + lead on average to be pre-confirmed. The last
+// flashblock of a block is sealed right after its publication, and the next block's index 0 is
+// published right after the seal. On-request pre-confirmations (Preconfirm, dev_preconfirm, the
+// dev controls) are published as soon as they are built. While the timer waits for a deadline
+// it holds the sequencer's lock: an on-request call meanwhile waits up to the lead.
+// Config.ObserveBuild measures the build, not the wait. When the block time is not a whole
+// number of intervals, two tickers drive pre-confirmations and seals, and each pre-confirmation
+// is published when built.
 //
 // The timer's seals do not wait for the chain write (preconf.SealAsync): the next block opens
 // on the sealed block's committed state and its pre-confirmations keep their interval while
@@ -46,15 +46,18 @@
 // Concurrency: one mutex serialises the timer loop and the on-request calls; readers of the block
 // in progress go through preconf and never wait for it.
 //
-// The dev chain's controls (devcontrol.go, for internal/devapi) run under the same mutex:
-// Mine seals blocks now, SetNextTimestamp, IncreaseTime and SetNextBaseFee rebuild the block
-// in progress with new attributes, Cheat changes its state, and Rewind drops it and takes the
-// chain back. The block timestamps follow the wall clock plus an offset those controls move.
-// The mining controls (mining.go) change the timer at runtime: SetBlockTime (interval
-// mining) and SetAutomine, which seals each transaction the pool takes in a block of its own
-// from the pool's Add hook (txpool.Pool.SetOnAdd), through a pre-confirmation, before the send
-// answers. Either restarts the timer loop: the loop runs with a stop and a done channel of
-// its own, stopped and waited for under loopMu, which is never taken while mu is held.
+// The dev chain's controls (devcontrol.go, for internal/devapi) run under the same mutex: Mine
+// seals blocks now, SetNextTimestamp, IncreaseTime and SetNextBaseFee rebuild the block in
+// progress with new attributes, Cheat changes its state, and Rewind drops it and takes the
+// chain back. What changes the block in progress goes through preconf's dev controls
+// (preconf.Dev: Cheat, Rebuild, Rewind, SealWith); the sequencer adds the clock, the pool and
+// the OP Stack deposit of the new time. The block timestamps follow the wall clock plus an
+// offset those controls move. The mining controls (mining.go) change the timer at runtime:
+// SetBlockTime (interval mining) and SetAutomine, which seals each transaction the pool takes
+// in a block of its own from the pool's Add hook (txpool.Pool.SetOnAdd), through a
+// pre-confirmation, before the send answers. Either restarts the timer loop: the loop runs with
+// a stop and a done channel of its own, stopped and waited for under loopMu, which is never
+// taken while mu is held.
 //
 // Imports: preconf, txpool, chain, oprollup and go-ethereum.
 package sequencer

@@ -2,14 +2,13 @@ package sequencer
 
 import "time"
 
-// Deadline scheduling (doc.go, "The cadence"). The timer used to start building a
-// pre-confirmation at each tick and publish it when the build was done, so every change of
-// build time (20-80 ms under load, the first flashblock after a block boundary the slowest)
-// showed in the interval between two publications. Now flashblock k is due at
-// start + k × interval, its build starts lead earlier, and an early build waits for its
-// deadline before it is published (preconf.Batch.PublishAfter). The lead follows the recent
-// builds: a few milliseconds when they are quick, so that a transaction waits no longer than it
-// did, and enough for the slowest recent one under load, up to half an interval.
+// Deadline scheduling (doc.go, "The cadence"). Flashblock k is due at start + k × interval,
+// its build starts lead earlier, and an early build waits for its deadline before it is
+// published (preconf.PublishOptions.PublishAfter), so a change of build time (20-80 ms under
+// load, the first flashblock after a block boundary the slowest) does not show in the
+// interval between two publications. The lead follows the recent builds: a few milliseconds
+// when they are quick, so that a transaction waits little for its publication, and enough
+// for the slowest recent one under load, up to half an interval.
 
 const (
 	// buildHistory is how many recent builds set the lead: two blocks at the default timing,

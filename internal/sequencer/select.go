@@ -19,7 +19,7 @@ var ErrNotPreconfirmed = errors.New("transaction not pre-confirmed in the block 
 // the listed order, and opens the next block. An OP Stack block's deposits open it and stay,
 // listed or not. Pre-confirmed transactions not listed are
 // dropped for good, and when the list differs from what was pre-confirmed, the pre-confirmed
-// logs the sealed block does not carry are retracted (preconf.SealWith). This is the dev
+// logs the sealed block does not carry are retracted (preconf.Dev.SealWith). This is the dev
 // chain's way to exercise retraction (dev_seal with a transaction list); the timers always
 // seal what was pre-confirmed.
 func (s *Sequencer) SealSelected(ctx context.Context, hashes []common.Hash) (*types.Block, error) {
@@ -44,7 +44,7 @@ func (s *Sequencer) SealSelected(ctx context.Context, hashes []common.Hash) (*ty
 			txs = append(txs, tx)
 		}
 	}
-	block, err := s.preconf.SealWith(ctx, txs)
+	block, err := s.dev.SealWith(ctx, txs)
 	if err != nil {
 		// A failed insert after a re-build leaves no block in progress: open the next one on
 		// the head so the chain goes on.

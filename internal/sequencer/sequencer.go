@@ -58,6 +58,7 @@ type Sequencer struct {
 	cfg     Config
 	chain   *chain.Chain
 	preconf *preconf.Preconf
+	dev     *preconf.Dev // the dev chain's controls of the block in progress (devcontrol.go)
 	pool    *txpool.Pool
 	log     *slog.Logger
 
@@ -94,7 +95,7 @@ func newWithClock(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.P
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Sequencer{cfg: cfg, chain: c, preconf: p, pool: pool, log: logger, ticks: ticks}
+	s := &Sequencer{cfg: cfg, chain: c, preconf: p, dev: p.Dev(), pool: pool, log: logger, ticks: ticks}
 	s.automine.Store(cfg.Automine)
 	s.blockTime.Store(int64(cfg.BlockTime))
 	return s
@@ -252,7 +253,7 @@ func (s *Sequencer) openLocked(ctx context.Context) error {
 		taken = s.opAttributes(&attrs, head)
 	}
 	s.clock.apply(&attrs) // devcontrol.go
-	snap, err := s.preconf.Open(ctx, attrs)
+	snap, err := s.preconf.Open(ctx, attrs, preconf.PublishOptions{})
 	if err != nil {
 		s.putBack(taken)
 		return err
@@ -294,8 +295,8 @@ func (s *Sequencer) settleLocked() error { return s.preconf.WaitWritten() }
 // inclusion order, and publishes them as the next pre-confirmation. Transactions that can never
 // be included leave the pool; those that may later (a nonce gap, a full block, a fee cap below
 // the base fee, too little balance for now) wait, with their sender's later ones. When wait is
-// set it runs between the assembly and the publication (preconf.Batch.PublishAfter: the timer
-// loop waits there for the deadline); nil publishes at once.
+// set it runs between the assembly and the publication (preconf.PublishOptions.PublishAfter:
+// the timer loop waits there for the deadline); nil publishes at once.
 func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf.Snapshot, error) {
 	var waited time.Duration // not part of the build
 	if s.cfg.ObserveBuild != nil {
@@ -356,14 +357,15 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf
 			queue.dropSender()
 		}
 	}
+	var opts preconf.PublishOptions
 	if wait != nil {
-		batch.PublishAfter(func() {
+		opts.PublishAfter = func() {
 			start := time.Now()
 			wait()
 			waited = time.Since(start)
-		})
+		}
 	}
-	snap, err := batch.Commit(ctx)
+	snap, err := batch.Commit(ctx, opts)
 	// The pool holds what is not pre-confirmed yet; a pre-confirmed transaction is found in the
 	// block in progress until its block is sealed.
 	s.pool.Remove(done...)

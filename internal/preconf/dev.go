@@ -12,14 +12,23 @@ import (
 	"github.com/flashrpc/flashrpc/internal/impersonation"
 )
 
-// The dev chain's cheats (internal/devapi, through the sequencer) change the block in
-// progress outside its transactions: Cheat changes its state at the current point (anvil_setBalance
-// and friends), Rebuild builds it again with other attributes (a new timestamp or base fee),
-// re-executing its transactions (published again from pre-confirmation 0, as its attributes
-// changed), and Drop abandons it (evm_revert). A block whose state was
-// changed, or whose base fee is not the one the protocol derives, cannot be executed again
-// from its transactions: Seal writes it as executed (chain.Chain.WriteExecuted) instead of
-// inserting it.
+// Dev is the dev chain's control of the block in progress, beside what a producer does with
+// Open, Batch.Commit and Seal: the state cheats (Cheat: anvil_setBalance and friends), a
+// rebuild with other attributes (Rebuild: a new timestamp, base fee, fee recipient…), a rewind
+// of the chain (Rewind: evm_revert, anvil_reset) and a seal with chosen transactions
+// (SealWith: dev_seal). They change the block in progress outside its transactions: a block
+// whose state was changed, or whose base fee is not the one the protocol derives, cannot be
+// executed again from its transactions, so Seal writes it as executed
+// (chain.Chain.WriteExecuted) instead of inserting it. Only the dev sequencer
+// (internal/sequencer, devcontrol.go) uses a Dev: a replica's block in progress is what its
+// upstream published. A Dev is safe for concurrent use: each method takes the Preconf's writer
+// lock.
+type Dev struct {
+	p *Preconf
+}
+
+// Dev returns the dev chain's controls of p's block in progress.
+func (p *Preconf) Dev() *Dev { return &Dev{p: p} }
 
 // stateCheat is a state change made before the block's transaction at position at.
 type stateCheat struct {
@@ -42,7 +51,8 @@ func (w *work) cheated() bool {
 // Cheat changes the state of the block in progress after its last pre-confirmed transaction
 // with fn and publishes the result as the next pre-confirmation: `pending` sees the change at
 // once, the sealed block carries it. fn must only change state.
-func (p *Preconf) Cheat(ctx context.Context, fn func(*state.StateDB)) (*Snapshot, error) {
+func (d *Dev) Cheat(ctx context.Context, fn func(*state.StateDB)) (*Snapshot, error) {
+	p := d.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	w := p.work
@@ -52,12 +62,13 @@ func (p *Preconf) Cheat(ctx context.Context, fn func(*state.StateDB)) (*Snapshot
 	fn(w.state)
 	w.state.Finalise(false) // keep an account that has only storage
 	w.cheats = append(w.cheats, stateCheat{at: len(w.txs), fn: fn})
-	return p.publishLocked(ctx, len(w.txs))
+	return p.publishLocked(ctx, len(w.txs), PublishOptions{})
 }
 
 // Attributes returns the attributes the block in progress was opened with; ok is false when
 // no block is in progress. The transactions slice is shared: copy it to change it.
-func (p *Preconf) Attributes() (attrs Attributes, ok bool) {
+func (d *Dev) Attributes() (attrs Attributes, ok bool) {
+	p := d.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.work == nil {
@@ -74,7 +85,8 @@ func (p *Preconf) Attributes() (attrs Attributes, ok bool) {
 // logs are published again as new, so a result that depends on the timestamp reaches
 // subscribers as its old log removed and its new one added. It returns the new snapshot and
 // the transactions left out.
-func (p *Preconf) Rebuild(ctx context.Context, attrs Attributes) (*Snapshot, []*types.Transaction, error) {
+func (d *Dev) Rebuild(ctx context.Context, attrs Attributes) (*Snapshot, []*types.Transaction, error) {
+	p := d.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// The View it publishes on the way has no block in progress: with the parent still being
@@ -126,7 +138,7 @@ func (p *Preconf) Rebuild(ctx context.Context, attrs Attributes) (*Snapshot, []*
 		}
 	}
 	p.work = fresh
-	snap, err := p.publishLocked(ctx, 0)
+	snap, err := p.publishLocked(ctx, 0, PublishOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,10 +152,19 @@ func (w *work) cheat(fn func(*state.StateDB)) {
 	w.cheats = append(w.cheats, stateCheat{at: len(w.txs), fn: fn})
 }
 
-// Drop abandons the block in progress: its pre-confirmed logs are retracted to the OnRetract
-// listeners (a Retraction without Block) and `pending` means the sealed head until the next
-// Open. It returns the transactions that were pre-confirmed, opening ones included.
-func (p *Preconf) Drop() []*types.Transaction {
+// Rewind abandons the block in progress, its pre-confirmed logs retracted to the OnRetract
+// listeners (a Retraction without Block), and takes the chain back to block number
+// (chain.Chain.Rewind: the dropped blocks' logs reach the chain's listeners as removed).
+// `pending` means the sealed head until the next Open.
+func (d *Dev) Rewind(number uint64) error {
+	d.drop()
+	return d.p.chain.Rewind(number)
+}
+
+// drop abandons the block in progress: its pre-confirmed logs are retracted to the OnRetract
+// listeners and `pending` means the sealed head.
+func (d *Dev) drop() {
+	p := d.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.settleLocked(true) // `pending` becomes the sealed head: the last sealed block, written
@@ -151,14 +172,66 @@ func (p *Preconf) Drop() []*types.Transaction {
 	p.work, p.last = nil, nil
 	p.publishView(nil)
 	if w == nil {
-		return nil
+		return
 	}
 	if r := dropRetraction(last); r != nil {
 		for _, fn := range p.retracts {
 			fn(r)
 		}
 	}
-	return w.txs
+}
+
+// SealWith seals the block in progress with its opening transactions (Attributes.Transactions)
+// followed by txs, in this order, instead of everything that was pre-confirmed. When txs are
+// the pre-confirmed transactions after the opening ones, in pre-confirmation order, it is
+// Seal. Otherwise the block is built again on the parent's state from the block's attributes:
+// the pre-confirmed state and receipts are discarded, a transaction that no longer applies
+// (for example a nonce left behind by a dropped one) is left out, and the retraction is
+// published to OnRetract listeners. Pre-confirmed transactions that end up outside the block
+// are gone: they are not returned to any pool.
+//
+// The dev sequencer uses it for dev_seal with a chosen transaction list, which is how tests
+// exercise retraction; a sequencer never needs it otherwise.
+func (d *Dev) SealWith(ctx context.Context, txs []*types.Transaction) (*types.Block, error) {
+	p := d.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.work == nil {
+		return nil, ErrNoBlock
+	}
+	if err := p.settleLocked(true); err != nil { // the parent must be written first
+		return nil, err
+	}
+	w := p.work
+	if sameHashes(w.txs[len(w.attrs.Transactions):], txs) {
+		return p.sealLocked(ctx)
+	}
+	fresh, err := openWork(ctx, p.chain, w.parent, w.attrs)
+	if err == nil {
+		err = fresh.applyOpening(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
+	}
+	for _, tx := range txs {
+		fresh.apply(ctx, tx) // a transaction that fails is left out, and retracted
+	}
+	block, err := fresh.assemble(ctx, fresh.state)
+	if err != nil {
+		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
+	}
+	r := retraction(p.last, block, fresh.receipts)
+	p.work, p.last = nil, nil
+	p.publishView(nil) // the deliberate exception: the block in progress is gone until WriteExecuted
+	if r != nil {
+		for _, fn := range p.retracts {
+			fn(r)
+		}
+	}
+	if err := p.chain.WriteExecuted(block, fresh.receipts, fresh.state); err != nil {
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	return block, nil
 }
 
 // dropRetraction retracts every log and transaction of a pre-confirmation; nil for none.
