@@ -51,7 +51,7 @@ func TestSimOptsFastDecode(t *testing.T) {
 		exchanges, _ := readIOFile(t, file)
 		for _, ex := range exchanges {
 			var req rpcRequest
-			if json.Unmarshal([]byte(ex.request), &req) == nil && len(req.Params) > 0 {
+			if json.Unmarshal([]byte(ex.Request), &req) == nil && len(req.Params) > 0 {
 				reqs = append(reqs, string(req.Params[0]))
 			}
 		}
