@@ -11,14 +11,6 @@ import (
 	"github.com/flashrpc/flashrpc/internal/exec/internal/exectest"
 )
 
-// The fixture helpers (exectest), under the names the tests use.
-var (
-	conformanceDir = exectest.ConformanceDir
-	readIOFile     = exectest.ReadIOFile
-	truncate       = exectest.Truncate
-	firstDiff      = exectest.FirstDiff
-)
-
 type rpcRequest = exectest.Request
 
 // wireError is a test-local mapping of this package's errors to JSON-RPC codes, following
@@ -26,7 +18,6 @@ type rpcRequest = exectest.Request
 func wireError(method string, err error) map[string]any {
 	code := -32000
 	var (
-		simErr   *SimError
 		rev      *RevertError
 		decErr   *DecodeError
 		paramErr *exectest.ParamError
@@ -34,14 +25,6 @@ func wireError(method string, err error) map[string]any {
 	switch {
 	case errors.As(err, &decErr), errors.As(err, &paramErr):
 		code = -32602
-	case errors.As(err, &simErr):
-		code = map[SimErrorKind]int{
-			SimInvalidParams: -32602, SimClientLimitExceeded: -38026, SimBlockNumberInvalid: -38020,
-			SimBlockTimestampInvalid: -38021, SimBlockGasLimitReached: -38015, SimNonceTooLow: -38010,
-			SimNonceTooHigh: -38011, SimBaseFeeTooLow: -38012, SimIntrinsicGas: -38013,
-			SimInsufficientFunds: -38014, SimSenderNotEOA: -38024, SimMaxInitCodeSizeExceeded: -38025,
-			SimInternal: -32603,
-		}[simErr.Kind]
 	case errors.As(err, &rev):
 		// geth answers reverts of eth_call and eth_estimateGas with code 3 (flashrpc's API
 		// uses -32000 for eth_estimateGas, decisions.md).
@@ -59,29 +42,11 @@ func resolveEnv(bc *core.BlockChain, req rpcRequest, i int) (Env, error) {
 	return Env{Config: bc.Config(), Chain: bc, Header: header, State: st, GasCap: DefaultGasCap, EVMTimeout: DefaultEVMTimeout}, nil
 }
 
-// serveFixture answers one fixture request with this package, the way geth would.
+// serveFixture answers one eth_call or eth_estimateGas fixture request with this package, the
+// way geth would (internal/exec/simulate runs the eth_simulateV1 fixtures).
 func serveFixture(t *testing.T, bc *core.BlockChain, req rpcRequest) (any, error) {
 	ctx := context.Background()
 	switch req.Method {
-	case "eth_simulateV1":
-		var opts SimOpts
-		if err := req.Decode(0, &opts); err != nil {
-			return nil, err
-		}
-		if err := CheckSimOpts(&opts, SimLimits{}); err != nil {
-			return nil, err
-		}
-		env, err := resolveEnv(bc, req, 1)
-		if err != nil {
-			return nil, err
-		}
-		return simulateBothWays(ctx, t, SimEnv{Env: env}, func() SimOpts {
-			var again SimOpts
-			if err := req.Decode(0, &again); err != nil {
-				t.Fatal(err)
-			}
-			return again
-		})
 	case "eth_call", "eth_estimateGas":
 		var (
 			args Args
@@ -114,5 +79,5 @@ func serveFixture(t *testing.T, bc *core.BlockChain, req rpcRequest) (any, error
 }
 
 func TestConformance(t *testing.T) {
-	exectest.RunConformance(t, []string{"eth_simulateV1", "eth_call", "eth_estimateGas"}, serveFixture, wireError)
+	exectest.RunConformance(t, []string{"eth_call", "eth_estimateGas"}, serveFixture, wireError)
 }

@@ -36,7 +36,7 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 	rules := env.Config.Rules(blockCtx.BlockNumber, blockCtx.Random != nil, blockCtx.Time)
 	// The estimator runs with the standard precompiles; moves only validate here, as in geth.
 	precompiles := Precompiles(env.Config, rules)
-	if err := so.apply(env.State, precompiles); err != nil {
+	if err := so.Apply(env.State, precompiles); err != nil {
 		return 0, err
 	}
 	// Like geth's estimator, the trials run in a context made from the overridden header (so
@@ -52,10 +52,10 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 	if args.Gas == nil {
 		args.Gas = new(hexutil.Uint64)
 	}
-	if err := args.callDefaults(env.GasCap, header.BaseFee, env.Config.ChainID); err != nil {
+	if err := args.CallDefaults(env.GasCap, header.BaseFee, env.Config.ChainID); err != nil {
 		return 0, err
 	}
-	msg := args.toMessage(header.BaseFee, true)
+	msg := args.ToMessage(header.BaseFee, true)
 	search := newGasSearch(trialCtx, env.State, env.Config, msg)
 	estimate, revert, err := search.estimate(ctx, env.Config, header, env.GasCap, env.EVMTimeout)
 	// A cancelled EVM stops at its next jump as if it had succeeded; never report that.

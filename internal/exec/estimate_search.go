@@ -44,7 +44,7 @@ func newGasSearch(blockCtx vm.BlockContext, st *state.StateDB, cfg *params.Chain
 	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 		blockCtx.BlobBaseFee = new(big.Int)
 	}
-	return &gasSearch{evm: vm.NewEVM(blockCtx, newWarmPrecompiles(st), cfg, oprollup.VMConfig(vm.Config{NoBaseFee: true})), state: st, msg: msg}
+	return &gasSearch{evm: vm.NewEVM(blockCtx, WithWarmPrecompiles(st), cfg, oprollup.VMConfig(vm.Config{NoBaseFee: true})), state: st, msg: msg}
 }
 
 // timeout cancels the search for running over its time limit.
