@@ -150,7 +150,8 @@ type DecodeError struct {
 // Error returns the message.
 func (e *DecodeError) Error() string { return e.msg }
 
-// classifyEstimateError turns an error of gasestimator.Estimate into this package's types.
+// classifyEstimateError turns an error of the gas search (gasSearch.estimate) into this
+// package's types.
 func classifyEstimateError(err error, revert []byte) error {
 	var n uint64
 	var allowance *AllowanceError

@@ -10,10 +10,11 @@ import (
 )
 
 // EstimateGas returns the lowest gas limit (within 1.5%) at which args succeed in env, like
-// geth's DoEstimateGas with eth/gasestimator (the search is gasSearch, estimate_search.go). Overrides are applied as for Call. The upper
-// bound is the user's gas (if at least 21000) or the block gas limit, capped by EIP-7825's
-// per-transaction limit under Osaka, by what the sender can pay at its fee cap, and by
-// env.GasCap. A plain transfer to an account without code is answered from one run at 21000.
+// geth's DoEstimateGas with eth/gasestimator (the search is gasSearch, a copy of it:
+// estimate_search.go says why it is not imported). Overrides are applied as for Call. The
+// upper bound is the user's gas (if at least 21000) or the block gas limit, capped by
+// EIP-7825's per-transaction limit under Osaka, by what the sender can pay at its fee cap,
+// and by env.GasCap. A plain transfer to an account without code is answered from one run at 21000.
 // env.EVMTimeout limits the whole search (go-ethereum has no such limit here, only the
 // request's timeout): past it the answer is a *TimeoutError.
 //
