@@ -14,6 +14,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/buildinfo"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/exec/simulate"
 	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
@@ -32,7 +33,7 @@ type serverFlags struct {
 	evmTimeout     time.Duration
 	evmConcurrency int
 	evmQueue       int
-	simLimits      exec.SimLimits
+	simLimits      simulate.Limits
 	logsMaxResults int
 	logsMaxRange   uint64
 	logsTimeout    time.Duration
@@ -66,9 +67,9 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call, eth_estimateGas or eth_createAccessList, of all calls of one eth_simulateV1, and of each traced transaction (debug_trace*'s timeout is capped at it) (0 = none beyond --rpc.timeout)")
 	fs.IntVar(&f.evmConcurrency, "rpc.evm.concurrency", runtime.GOMAXPROCS(0), "most EVM requests (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, debug_trace*) executing at once, both endpoints together (default: GOMAXPROCS, the CPUs this process may use)")
 	fs.IntVar(&f.evmQueue, "rpc.evm.queue", exec.DefaultEVMQueue, "most EVM requests waiting for one of the --rpc.evm.concurrency slots; beyond it a request gets error -32005 \"server busy\" at once")
-	fs.IntVar(&f.simLimits.MaxBlocks, "rpc.simulate.max-blocks", exec.DefaultSimMaxBlocks, "most blocks one eth_simulateV1 simulates, and how far past its base block they may go (error -38026 beyond)")
-	fs.IntVar(&f.simLimits.MaxCallsPerBlock, "rpc.simulate.max-calls-per-block", exec.DefaultSimMaxCallsPerBlock, "most calls in one simulated block (error -38026 beyond)")
-	fs.IntVar(&f.simLimits.MaxCalls, "rpc.simulate.max-calls", exec.DefaultSimMaxCalls, "most calls in one eth_simulateV1 request (error -38026 beyond); all of them share the --rpc.gascap budget")
+	fs.IntVar(&f.simLimits.MaxBlocks, "rpc.simulate.max-blocks", simulate.DefaultMaxBlocks, "most blocks one eth_simulateV1 simulates, and how far past its base block they may go (error -38026 beyond)")
+	fs.IntVar(&f.simLimits.MaxCallsPerBlock, "rpc.simulate.max-calls-per-block", simulate.DefaultMaxCallsPerBlock, "most calls in one simulated block (error -38026 beyond)")
+	fs.IntVar(&f.simLimits.MaxCalls, "rpc.simulate.max-calls", simulate.DefaultMaxCalls, "most calls in one eth_simulateV1 request (error -38026 beyond); all of them share the --rpc.gascap budget")
 	fs.IntVar(&f.logsMaxResults, "rpc.logs.max-results", api.DefaultLogsMaxResult, "most logs one eth_getLogs returns; more gives error -32005 naming a block range that fits")
 	fs.Uint64Var(&f.logsMaxRange, "rpc.logs.max-range", api.DefaultLogsMaxRange, "widest block range one eth_getLogs accepts; wider gives error -32602")
 	fs.DurationVar(&f.logsTimeout, "rpc.logs.timeout", api.DefaultLogsTimeout, "time limit of one eth_getLogs; past it error -32005 \"query timeout exceeded\" names the blocks searched in time")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/exec/simulate"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/recent"
@@ -49,7 +50,7 @@ type Config struct {
 	// SimLimits bound eth_simulateV1 requests; zero fields take go-ethereum's defaults (256
 	// blocks, 5,000 calls per block, 10,000 calls). GasCap is the request's shared gas budget
 	// and EVMTimeout its time limit.
-	SimLimits exec.SimLimits
+	SimLimits simulate.Limits
 	// FilterTimeout is how long a polling filter lives without being polled; zero means
 	// DefaultFilterTimeout (go-ethereum's 5 minutes).
 	FilterTimeout time.Duration
@@ -109,9 +110,9 @@ type API struct {
 
 	blocks    blockCache
 	headState headState
-	simBases  *recent.List[any, *exec.SimBase] // prepared eth_simulateV1 bases (simbase.go)
-	streams   *streams                         // subscriptions and sync-send waits (streams.go)
-	filters   *filterTable                     // polling filters (filters.go)
+	simBases  *recent.List[any, *simulate.Base] // prepared eth_simulateV1 bases (simbase.go)
+	streams   *streams                          // subscriptions and sync-send waits (streams.go)
+	filters   *filterTable                      // polling filters (filters.go)
 }
 
 // New returns the API of one endpoint.

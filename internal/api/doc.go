@@ -65,6 +65,6 @@
 // Concurrency: an *API is safe for concurrent use. Readers never block the writer: a request
 // holds its View, immutable, from start to end.
 //
-// Imports: rpc, ethjson, exec, preconf, chain, txpool, logs, recent and go-ethereum; neither
-// internal/fork, internal/remote nor internal/sequencer.
+// Imports: rpc, ethjson, exec, exec/simulate, preconf, chain, txpool, logs, recent and
+// go-ethereum; neither internal/fork, internal/remote nor internal/sequencer.
 package api

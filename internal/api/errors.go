@@ -13,12 +13,13 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/exec/simulate"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
-// Every error the methods build, and every mapping of a domain error (chain, exec, the log
-// search, the upstream of fork mode) to a code, is here (STYLE.md rule 4), one function or
-// sentinel per kind; errors_test.go has a table per function. Plain errors, and errors that
+// Every error the methods build, and every mapping of a domain error (chain, exec, simulate,
+// the log search) to a code, is here (STYLE.md rule 4), one function or sentinel per kind;
+// errors_test.go has a table per function. Plain errors, and errors that
 // reach the transport unmapped (a pool's rejection), are written as -32000 with their text,
 // which is go-ethereum's default too. The generic parameter errors (-32602 "invalid argument
 // i: …", "missing value …", "too many arguments …") are built by the decoders of params.go.
@@ -82,25 +83,25 @@ func requestError(err error) error {
 // eth_simulateV1.
 
 // simErrorCodes maps request-level eth_simulateV1 failures to the execution-apis codes.
-var simErrorCodes = map[exec.SimErrorKind]int{
-	exec.SimInvalidParams:           rpc.CodeInvalidParams,
-	exec.SimClientLimitExceeded:     rpc.CodeClientLimit,
-	exec.SimBlockNumberInvalid:      rpc.CodeBlockNumberOrder,
-	exec.SimBlockTimestampInvalid:   rpc.CodeBlockTimestampOrder,
-	exec.SimBlockGasLimitReached:    rpc.CodeBlockGasLimit,
-	exec.SimNonceTooLow:             rpc.CodeNonceTooLow,
-	exec.SimNonceTooHigh:            rpc.CodeNonceTooHigh,
-	exec.SimBaseFeeTooLow:           rpc.CodeFeeCapTooLow,
-	exec.SimIntrinsicGas:            rpc.CodeIntrinsicGas,
-	exec.SimInsufficientFunds:       rpc.CodeInsufficientFunds,
-	exec.SimSenderNotEOA:            rpc.CodeSenderNotEOA,
-	exec.SimMaxInitCodeSizeExceeded: rpc.CodeMaxInitCode,
-	exec.SimInternal:                rpc.CodeInternal,
+var simErrorCodes = map[simulate.ErrorKind]int{
+	simulate.InvalidParams:           rpc.CodeInvalidParams,
+	simulate.ClientLimitExceeded:     rpc.CodeClientLimit,
+	simulate.BlockNumberInvalid:      rpc.CodeBlockNumberOrder,
+	simulate.BlockTimestampInvalid:   rpc.CodeBlockTimestampOrder,
+	simulate.BlockGasLimitReached:    rpc.CodeBlockGasLimit,
+	simulate.NonceTooLow:             rpc.CodeNonceTooLow,
+	simulate.NonceTooHigh:            rpc.CodeNonceTooHigh,
+	simulate.BaseFeeTooLow:           rpc.CodeFeeCapTooLow,
+	simulate.IntrinsicGas:            rpc.CodeIntrinsicGas,
+	simulate.InsufficientFunds:       rpc.CodeInsufficientFunds,
+	simulate.SenderNotEOA:            rpc.CodeSenderNotEOA,
+	simulate.MaxInitCodeSizeExceeded: rpc.CodeMaxInitCode,
+	simulate.Internal:                rpc.CodeInternal,
 }
 
 // simulateError maps a request-level eth_simulateV1 failure.
 func simulateError(err error) error {
-	var sim *exec.SimError
+	var sim *simulate.Error
 	if errors.As(err, &sim) {
 		if code, ok := simErrorCodes[sim.Kind]; ok {
 			return &rpc.Error{Code: code, Message: sim.Error()}

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 
 	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/exec/simulate"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -80,18 +81,18 @@ func TestSimulateErrors(t *testing.T) {
 	t.Parallel()
 	var cases []errorCase
 	for kind, code := range simErrorCodes {
-		err := &exec.SimError{Kind: kind, Err: errors.New("because")}
+		err := &simulate.Error{Kind: kind, Err: errors.New("because")}
 		cases = append(cases, errorCase{name: kind.String(), got: simulateError(fmt.Errorf("block 1: %w", err)), want: &rpc.Error{Code: code, Message: "because"}})
 	}
 	decode := decodeError(t)
 	cases = append(cases,
-		errorCase{name: "unknown kind", got: simulateError(&exec.SimError{Kind: 999, Err: errors.New("odd")}), want: &rpc.Error{Code: -32000, Message: "odd"}},
+		errorCase{name: "unknown kind", got: simulateError(&simulate.Error{Kind: 999, Err: errors.New("odd")}), want: &rpc.Error{Code: -32000, Message: "odd"}},
 		errorCase{name: "decode", got: simulateError(decode), want: &rpc.Error{Code: -32602, Message: decode.Error()}},
 		errorCase{name: "other", got: simulateError(errors.New("header not found")), want: &rpc.Error{Code: -32000, Message: "header not found"}},
 	)
 	checkErrorCases(t, cases)
-	if len(simErrorCodes) != int(exec.SimInternal) {
-		t.Fatalf("%d simulate kinds mapped, want every kind up to SimInternal (%d)", len(simErrorCodes), exec.SimInternal)
+	if len(simErrorCodes) != int(simulate.Internal) {
+		t.Fatalf("%d simulate kinds mapped, want every kind up to SimInternal (%d)", len(simErrorCodes), simulate.Internal)
 	}
 }
 

@@ -10,11 +10,11 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/ethjson"
-	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/exec/simulate"
 )
 
 // appendSimBlocks appends the eth_simulateV1 result array.
-func appendSimBlocks(dst []byte, blocks []exec.SimBlock, config *params.ChainConfig) []byte {
+func appendSimBlocks(dst []byte, blocks []simulate.Block, config *params.ChainConfig) []byte {
 	dst = append(dst, '[')
 	for i, b := range blocks {
 		if i > 0 {
@@ -36,7 +36,7 @@ func appendSimBlocks(dst []byte, blocks []exec.SimBlock, config *params.ChainCon
 
 // appendSimCall appends one call result: returnData, logs, gasUsed, maxUsedGas, status and, for
 // a failed call, error: code 3 with the revert data for a revert, -32015 for other EVM errors.
-func appendSimCall(dst []byte, c *exec.SimCallResult) []byte {
+func appendSimCall(dst []byte, c *simulate.CallResult) []byte {
 	dst = append(dst, `{"returnData":`...)
 	dst = ethjson.AppendHexBytes(dst, c.ReturnData)
 	dst = append(dst, `,"logs":`...)

@@ -1,7 +1,7 @@
 package api
 
 import (
-	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/exec/simulate"
 	"github.com/flashrpc/flashrpc/internal/recent"
 )
 
@@ -10,10 +10,10 @@ import (
 // before the head moved.
 const simBasesKept = 4
 
-// newSimBases returns the list of the prepared eth_simulateV1 bases (exec.SimBase) of the
+// newSimBases returns the list of the prepared eth_simulateV1 bases (simulate.Base) of the
 // most recently used base states, keyed by what identifies the state they start from: a
 // sealed block's header (the pointer), or the pre-confirmation snapshot. Both are immutable,
 // so an entry never goes stale; it only falls out when newer bases push it out.
-func newSimBases() *recent.List[any, *exec.SimBase] {
-	return recent.New[any, *exec.SimBase](simBasesKept)
+func newSimBases() *recent.List[any, *simulate.Base] {
+	return recent.New[any, *simulate.Base](simBasesKept)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/exec"
+	"github.com/flashrpc/flashrpc/internal/exec/simulate"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -19,7 +20,7 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	if err := checkCount(p, 2); err != nil {
 		return nil, err
 	}
-	var opts exec.SimOpts
+	var opts simulate.Opts
 	if err := decodeArg(p, 0, &opts); err != nil {
 		return nil, err
 	}
@@ -27,7 +28,7 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := exec.CheckSimOpts(&opts, a.cfg.SimLimits); err != nil {
+	if err := simulate.CheckOpts(&opts, a.cfg.SimLimits); err != nil {
 		return nil, simulateError(err)
 	}
 	release, err := a.evm.Acquire(ctx) // as eth_call (execute.go)
@@ -39,12 +40,12 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	if a.up != nil {
 		// Fetch the upstream state the simulation reads first (execute.go); the probe
 		// decodes its own options, so the simulation below starts from untouched ones.
-		var probeOpts exec.SimOpts
+		var probeOpts simulate.Opts
 		if err := decodeArg(p, 0, &probeOpts); err != nil {
 			return nil, err
 		}
 		_, err := a.discover(ctx, v, b, false, func(env exec.Env) error {
-			_, err := exec.Simulate(ctx, exec.SimEnv{Env: env, Limits: a.cfg.SimLimits}, probeOpts)
+			_, err := simulate.Run(ctx, simulate.Env{Env: env, Limits: a.cfg.SimLimits}, probeOpts)
 			return err
 		})
 		if rerr := (*rpc.Error)(nil); errors.As(err, &rerr) {
@@ -55,25 +56,25 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := exec.SimEnv{
+	env := simulate.Env{
 		Env:    exec.Env{Config: a.config, Chain: a.chain.Context(), GasCap: a.cfg.GasCap, EVMTimeout: a.cfg.EVMTimeout},
 		Limits: a.cfg.SimLimits,
 	}
 	// Simulations start from a prepared base, one per base state (simbase.go).
-	var base *exec.SimBase
+	var base *simulate.Base
 	switch {
 	case snap != nil:
-		base, err = a.simBases.Get(snap, func() (*exec.SimBase, error) {
+		base, err = a.simBases.Get(snap, func() (*simulate.Base, error) {
 			env.Header, env.State, env.Pending = snap.Parent, snap.CopyState(), snap.Header()
 			env.L1Info = l1InfoOf(snap.Block.Transactions())
-			return exec.NewSimBase(ctx, env), nil
+			return simulate.NewBase(ctx, env), nil
 		})
 	case h == nil:
 		return nil, errHeaderNotFound
 	default:
 		// By header pointer: the chain hands out one *types.Header per cached block, and a
 		// header's hash costs a Keccak-256 of its encoding per request.
-		base, err = a.simBases.Get(h, func() (*exec.SimBase, error) {
+		base, err = a.simBases.Get(h, func() (*simulate.Base, error) {
 			st, err := a.chain.StateAt(h)
 			if err != nil {
 				return nil, err
@@ -84,13 +85,13 @@ func (a *API) simulateV1(ctx context.Context, p rpc.Params) (any, error) {
 					env.L1Info = l1InfoOf(block.Transactions())
 				}
 			}
-			return exec.NewSimBase(ctx, env), nil
+			return simulate.NewBase(ctx, env), nil
 		})
 	}
 	if err != nil {
 		return nil, err
 	}
-	blocks, err := exec.Simulate(ctx, base.Env(), opts)
+	blocks, err := simulate.Run(ctx, base.Env(), opts)
 	if err != nil {
 		return nil, simulateError(err)
 	}

@@ -46,7 +46,7 @@ func CreateAccessList(ctx context.Context, env Env, args Args, so StateOverride,
 	if err := args.checkBlobFeeCap(); err != nil {
 		return nil, err
 	}
-	if err := so.apply(env.State, nil); err != nil {
+	if err := so.Apply(env.State, nil); err != nil {
 		return nil, err
 	}
 	header := env.Header
@@ -56,10 +56,10 @@ func CreateAccessList(ctx context.Context, env Env, args Args, so StateOverride,
 		}
 	}
 	if args.Nonce == nil {
-		nonce := hexutil.Uint64(env.State.GetNonce(args.from()))
+		nonce := hexutil.Uint64(env.State.GetNonce(args.Sender()))
 		args.Nonce = &nonce
 	}
-	if err := args.callDefaults(env.GasCap, header.BaseFee, env.Config.ChainID); err != nil {
+	if err := args.CallDefaults(env.GasCap, header.BaseFee, env.Config.ChainID); err != nil {
 		return nil, err
 	}
 	excluded := accessListExcluded(env.Config, header, &args)
@@ -82,7 +82,7 @@ func CreateAccessList(ctx context.Context, env Env, args Args, so StateOverride,
 		}
 		list := prev.AccessList()
 		args.AccessList = &list
-		msg := args.toMessage(header.BaseFee, true)
+		msg := args.ToMessage(header.BaseFee, true)
 		tracer := logger.NewAccessListTracer(list, excluded)
 		statedb := env.State.Copy() // each run starts from the same state
 		blockCtx := core.NewEVMBlockContext(header, env.Chain, nil, env.Config, statedb)
@@ -103,7 +103,7 @@ func CreateAccessList(ctx context.Context, env Env, args Args, so StateOverride,
 			return nil, fmt.Errorf("read state: %w", serr)
 		}
 		if err != nil {
-			hash := types.NewTx(args.txData(types.LegacyTxType)).Hash()
+			hash := types.NewTx(args.TxData(types.LegacyTxType)).Hash()
 			return nil, &TxError{Err: fmt.Errorf("failed to apply transaction: %v err: %w", hash, err)}
 		}
 		if tracer.Equal(prev) {
@@ -126,11 +126,11 @@ func accessListCtxError(err error, timeout time.Duration) error {
 // recipient (the created contract's address for a creation), the precompiles active in the
 // header's block and the authorities of the authorizations that may be valid.
 func accessListExcluded(config *params.ChainConfig, header *types.Header, args *Args) map[common.Address]struct{} {
-	to := crypto.CreateAddress(args.from(), uint64(*args.Nonce))
+	to := crypto.CreateAddress(args.Sender(), uint64(*args.Nonce))
 	if args.To != nil {
 		to = *args.To
 	}
-	excluded := map[common.Address]struct{}{args.from(): {}, to: {}}
+	excluded := map[common.Address]struct{}{args.Sender(): {}, to: {}}
 	rules := config.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time)
 	for _, addr := range vm.ActivePrecompiles(rules) {
 		excluded[addr] = struct{}{}

@@ -55,7 +55,7 @@ type Args struct {
 // it (e.g. `invalid value for field "gas": …`).
 func (a *Args) UnmarshalJSON(input []byte) error {
 	type plain Args
-	dec, err := decodeObject[plain](input, "transaction arguments")
+	dec, err := DecodeObject[plain](input, "transaction arguments")
 	if err != nil {
 		return err
 	}
@@ -63,10 +63,11 @@ func (a *Args) UnmarshalJSON(input []byte) error {
 	return nil
 }
 
-// decodeObject decodes a JSON object into T (a type without its own UnmarshalJSON). If that
+// DecodeObject decodes a JSON object into T (a type without its own UnmarshalJSON). If that
 // fails, it finds the key whose value does not decode and returns a *DecodeError naming it,
-// e.g. `invalid value for field "gas" in transaction arguments: …`.
-func decodeObject[T any](input []byte, what string) (T, error) {
+// e.g. `invalid value for field "gas" in transaction arguments: …`; what names the object.
+// The UnmarshalJSON methods of the request types here and in internal/exec/simulate use it.
+func DecodeObject[T any](input []byte, what string) (T, error) {
 	var dec T
 	err := json.Unmarshal(input, &dec)
 	if err == nil {
@@ -98,8 +99,8 @@ func fieldError(err error) error {
 	return err
 }
 
-// from returns the sender, the zero address when none was given.
-func (a *Args) from() common.Address {
+// Sender returns the sender, the zero address when none was given.
+func (a *Args) Sender() common.Address {
 	if a.From == nil {
 		return common.Address{}
 	}
@@ -125,11 +126,11 @@ func (a *Args) checkBlobFeeCap() error {
 	return nil
 }
 
-// callDefaults fills missing fields for a call like geth's TransactionArgs.CallDefaults:
+// CallDefaults fills missing fields for a call like geth's TransactionArgs.CallDefaults:
 // gas defaults to (and is capped at) gasCap (0 = half of MaxUint64), nonce and value to
 // zero, fee fields to zero of the style the base fee calls for, chain id to chainID.
 // It also rejects "data" and "input" that differ.
-func (a *Args) callDefaults(gasCap uint64, baseFee, chainID *big.Int) error {
+func (a *Args) CallDefaults(gasCap uint64, baseFee, chainID *big.Int) error {
 	if a.Data != nil && a.Input != nil && !bytes.Equal(*a.Data, *a.Input) {
 		return argsErrorf(`both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`)
 	}
@@ -185,9 +186,9 @@ func (a *Args) callDefaults(gasCap uint64, baseFee, chainID *big.Int) error {
 	return nil
 }
 
-// toMessage converts defaulted args to a core.Message like geth's TransactionArgs.ToMessage.
+// ToMessage converts defaulted args to a core.Message like geth's TransactionArgs.ToMessage.
 // The transaction checks (sender is an EOA, EIP-7825 gas limit cap) are always skipped.
-func (a *Args) toMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
+func (a *Args) ToMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
 	var gasPrice, gasFeeCap, gasTipCap *big.Int
 	switch {
 	case baseFee == nil || a.GasPrice != nil:
@@ -210,7 +211,7 @@ func (a *Args) toMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
 		accessList = *a.AccessList
 	}
 	return &core.Message{
-		From:                  a.from(),
+		From:                  a.Sender(),
 		To:                    a.To,
 		Value:                 (*big.Int)(a.Value),
 		Nonce:                 uint64(*a.Nonce),
@@ -228,11 +229,11 @@ func (a *Args) toMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
 	}
 }
 
-// txData returns the fields of the unsigned transaction for defaulted args, as geth's
+// TxData returns the fields of the unsigned transaction for defaulted args, as geth's
 // TransactionArgs.ToTransaction builds it (types.NewTx of them): the given type unless the
 // fields call for another (gasPrice → legacy, or access list if one is given; blob hashes →
 // blob; authorizations → set-code).
-func (a *Args) txData(defaultType int) types.TxData {
+func (a *Args) TxData(defaultType int) types.TxData {
 	usedType := types.LegacyTxType
 	switch {
 	case a.AuthorizationList != nil || defaultType == types.SetCodeTxType:

@@ -73,7 +73,7 @@ func Call(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOv
 	if len(so) > 0 {
 		rules := env.Config.Rules(blockCtx.BlockNumber, blockCtx.Random != nil, blockCtx.Time)
 		precompiles = Precompiles(env.Config, rules)
-		if err := so.apply(env.State, precompiles); err != nil {
+		if err := so.Apply(env.State, precompiles); err != nil {
 			return nil, err
 		}
 	}
@@ -89,10 +89,10 @@ func Call(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOv
 	if env.GasCap == 0 {
 		gp = core.NewGasPool(math.MaxUint64)
 	}
-	if err := args.callDefaults(gp.Gas(), blockCtx.BaseFee, env.Config.ChainID); err != nil {
+	if err := args.CallDefaults(gp.Gas(), blockCtx.BaseFee, env.Config.ChainID); err != nil {
 		return nil, err
 	}
-	msg := args.toMessage(header.BaseFee, true)
+	msg := args.ToMessage(header.BaseFee, true)
 	// Lower the base fee to 0 to keep the EVM invariant basefee <= feecap.
 	if msg.GasPrice.Sign() == 0 {
 		blockCtx.BaseFee = new(big.Int)
@@ -100,7 +100,7 @@ func Call(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOv
 	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 		blockCtx.BlobBaseFee = new(big.Int)
 	}
-	evm := vm.NewEVM(blockCtx, newWarmPrecompiles(env.State), env.Config, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
+	evm := vm.NewEVM(blockCtx, WithWarmPrecompiles(env.State), env.Config, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
 	if precompiles != nil {
 		evm.SetPrecompiles(precompiles)
 	}
@@ -123,24 +123,24 @@ func resultError(res *core.ExecutionResult) error {
 	case res.Err == nil:
 		return nil
 	case errors.Is(res.Err, vm.ErrExecutionReverted):
-		return newRevertError(res.Revert())
+		return NewRevertError(res.Revert())
 	default:
 		return &VMError{Err: res.Err}
 	}
 }
 
 // applyMessage runs msg on evm, cancelling the EVM when ctx ends, like geth's
-// applyMessageWithEVM. Errors are runMessage's.
+// applyMessageWithEVM. Errors are RunMessage's.
 func applyMessage(ctx context.Context, evm *vm.EVM, msg *core.Message, timeout time.Duration, gp *core.GasPool) (*core.ExecutionResult, error) {
 	stop := context.AfterFunc(ctx, evm.Cancel)
 	defer stop()
-	return runMessage(evm, msg, timeout, gp)
+	return RunMessage(evm, msg, timeout, gp)
 }
 
-// runMessage runs msg on evm, which the caller cancels when the request ends. Invalid
+// RunMessage runs msg on evm, which the caller cancels when the request ends. Invalid
 // messages give a *TxError "err: <cause> (supplied gas N)"; an aborted run gives a
 // *TimeoutError.
-func runMessage(evm *vm.EVM, msg *core.Message, timeout time.Duration, gp *core.GasPool) (*core.ExecutionResult, error) {
+func RunMessage(evm *vm.EVM, msg *core.Message, timeout time.Duration, gp *core.GasPool) (*core.ExecutionResult, error) {
 	result, err := core.ApplyMessage(evm, msg, gp)
 	if evm.Cancelled() {
 		return nil, &TimeoutError{Timeout: timeout}

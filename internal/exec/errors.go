@@ -24,8 +24,8 @@ type RevertError struct {
 	decoded bool // whether Reason came from decoding (geth prints "execution reverted: " then)
 }
 
-// newRevertError decodes data like go-ethereum's abi.UnpackRevert.
-func newRevertError(data []byte) *RevertError {
+// NewRevertError decodes data like go-ethereum's abi.UnpackRevert.
+func NewRevertError(data []byte) *RevertError {
 	reason, err := abi.UnpackRevert(data)
 	if err != nil {
 		return &RevertError{Data: data}
@@ -150,93 +150,8 @@ type DecodeError struct {
 // Error returns the message.
 func (e *DecodeError) Error() string { return e.msg }
 
-// SimErrorKind classifies a request-level eth_simulateV1 failure. Each kind maps to one
-// JSON-RPC code (see the package documentation).
-type SimErrorKind int
-
-// The kinds of SimError.
-const (
-	SimInvalidParams           SimErrorKind = iota + 1 // -32602: empty input, difficulty override after the merge, fee cap or tip too high
-	SimClientLimitExceeded                             // -38026: too many blocks or calls
-	SimBlockNumberInvalid                              // -38020: block numbers not increasing
-	SimBlockTimestampInvalid                           // -38021: timestamps not increasing
-	SimBlockGasLimitReached                            // -38015: a call's gas above the block's remaining gas
-	SimNonceTooLow                                     // -38010
-	SimNonceTooHigh                                    // -38011
-	SimBaseFeeTooLow                                   // -38012: fee cap below the block base fee
-	SimIntrinsicGas                                    // -38013
-	SimInsufficientFunds                               // -38014
-	SimSenderNotEOA                                    // -38024
-	SimMaxInitCodeSizeExceeded                         // -38025
-	SimInternal                                        // -32603: any other message failure (nonce at 2^64-1, timeout)
-)
-
-var simKindNames = map[SimErrorKind]string{
-	SimInvalidParams:           "invalid params",
-	SimClientLimitExceeded:     "client limit exceeded",
-	SimBlockNumberInvalid:      "block number invalid",
-	SimBlockTimestampInvalid:   "block timestamp invalid",
-	SimBlockGasLimitReached:    "block gas limit reached",
-	SimNonceTooLow:             "nonce too low",
-	SimNonceTooHigh:            "nonce too high",
-	SimBaseFeeTooLow:           "base fee too low",
-	SimIntrinsicGas:            "intrinsic gas",
-	SimInsufficientFunds:       "insufficient funds",
-	SimSenderNotEOA:            "sender not eoa",
-	SimMaxInitCodeSizeExceeded: "max initcode size exceeded",
-	SimInternal:                "internal",
-}
-
-// String names the kind.
-func (k SimErrorKind) String() string {
-	if s, ok := simKindNames[k]; ok {
-		return s
-	}
-	return fmt.Sprintf("SimErrorKind(%d)", int(k))
-}
-
-// A SimError is a request-level eth_simulateV1 failure of a kind that has its own JSON-RPC
-// code. Errors of Simulate that are not SimErrors (override errors, argument errors,
-// context errors, unknown base block) take the generic code.
-type SimError struct {
-	Kind SimErrorKind
-	Err  error
-}
-
-func simErrorf(kind SimErrorKind, format string, a ...any) *SimError {
-	return &SimError{Kind: kind, Err: errors.New(fmt.Sprintf(format, a...))}
-}
-
-// Error returns go-ethereum's message.
-func (e *SimError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *SimError) Unwrap() error { return e.Err }
-
-// txErrorKind classifies a message-application error like geth's txValidationError.
-func txErrorKind(err error) SimErrorKind {
-	switch {
-	case errors.Is(err, core.ErrNonceTooHigh):
-		return SimNonceTooHigh
-	case errors.Is(err, core.ErrNonceTooLow):
-		return SimNonceTooLow
-	case errors.Is(err, core.ErrSenderNoEOA):
-		return SimSenderNotEOA
-	case errors.Is(err, core.ErrFeeCapVeryHigh), errors.Is(err, core.ErrTipVeryHigh), errors.Is(err, core.ErrTipAboveFeeCap):
-		return SimInvalidParams
-	case errors.Is(err, core.ErrFeeCapTooLow):
-		return SimBaseFeeTooLow
-	case errors.Is(err, core.ErrInsufficientFunds), errors.Is(err, core.ErrInsufficientFundsForTransfer):
-		return SimInsufficientFunds
-	case errors.Is(err, core.ErrIntrinsicGas):
-		return SimIntrinsicGas
-	case errors.Is(err, vm.ErrMaxInitCodeSizeExceeded):
-		return SimMaxInitCodeSizeExceeded
-	}
-	return SimInternal
-}
-
-// classifyEstimateError turns an error of gasestimator.Estimate into this package's types.
+// classifyEstimateError turns an error of the gas search (gasSearch.estimate) into this
+// package's types.
 func classifyEstimateError(err error, revert []byte) error {
 	var n uint64
 	var allowance *AllowanceError
@@ -244,7 +159,7 @@ func classifyEstimateError(err error, revert []byte) error {
 	case errors.As(err, &allowance):
 		return allowance
 	case errors.Is(err, vm.ErrExecutionReverted):
-		return newRevertError(revert)
+		return NewRevertError(revert)
 	case strings.HasPrefix(err.Error(), "gas required exceeds allowance"):
 		if _, serr := fmt.Sscanf(err.Error(), "gas required exceeds allowance (%d)", &n); serr == nil {
 			return &AllowanceError{Gas: n}

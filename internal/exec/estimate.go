@@ -10,10 +10,11 @@ import (
 )
 
 // EstimateGas returns the lowest gas limit (within 1.5%) at which args succeed in env, like
-// geth's DoEstimateGas with eth/gasestimator (the search is gasSearch, estimate_search.go). Overrides are applied as for Call. The upper
-// bound is the user's gas (if at least 21000) or the block gas limit, capped by EIP-7825's
-// per-transaction limit under Osaka, by what the sender can pay at its fee cap, and by
-// env.GasCap. A plain transfer to an account without code is answered from one run at 21000.
+// geth's DoEstimateGas with eth/gasestimator (the search is gasSearch, a copy of it:
+// estimate_search.go says why it is not imported). Overrides are applied as for Call. The
+// upper bound is the user's gas (if at least 21000) or the block gas limit, capped by
+// EIP-7825's per-transaction limit under Osaka, by what the sender can pay at its fee cap,
+// and by env.GasCap. A plain transfer to an account without code is answered from one run at 21000.
 // env.EVMTimeout limits the whole search (go-ethereum has no such limit here, only the
 // request's timeout): past it the answer is a *TimeoutError.
 //
@@ -36,7 +37,7 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 	rules := env.Config.Rules(blockCtx.BlockNumber, blockCtx.Random != nil, blockCtx.Time)
 	// The estimator runs with the standard precompiles; moves only validate here, as in geth.
 	precompiles := Precompiles(env.Config, rules)
-	if err := so.apply(env.State, precompiles); err != nil {
+	if err := so.Apply(env.State, precompiles); err != nil {
 		return 0, err
 	}
 	// Like geth's estimator, the trials run in a context made from the overridden header (so
@@ -52,10 +53,10 @@ func EstimateGas(ctx context.Context, env Env, args Args, so StateOverride, bo *
 	if args.Gas == nil {
 		args.Gas = new(hexutil.Uint64)
 	}
-	if err := args.callDefaults(env.GasCap, header.BaseFee, env.Config.ChainID); err != nil {
+	if err := args.CallDefaults(env.GasCap, header.BaseFee, env.Config.ChainID); err != nil {
 		return 0, err
 	}
-	msg := args.toMessage(header.BaseFee, true)
+	msg := args.ToMessage(header.BaseFee, true)
 	search := newGasSearch(trialCtx, env.State, env.Config, msg)
 	estimate, revert, err := search.estimate(ctx, env.Config, header, env.GasCap, env.EVMTimeout)
 	// A cancelled EVM stops at its next jump as if it had succeeded; never report that.

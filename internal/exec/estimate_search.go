@@ -19,13 +19,33 @@ import (
 
 // gasSearch is go-ethereum's eth/gasestimator.Estimate (v1.17.10), step for step: the same
 // bounds, the same plain-transfer shortcut, the same optimistic first guess and the same
-// bisection with its 1.5% stop, so it finds the same number and fails with the same errors.
-// Only the way each trial runs differs. go-ethereum copies the StateDB and builds a block
-// context, an EVM and a watcher goroutine for every trial, and each copy loads every account
-// again. Here one EVM runs all trials on one StateDB, and each trial is rolled back through
-// the StateDB's journal (every state change of a message is journaled until Finalise, which
-// a message run never calls), so accounts, code and slots stay loaded between trials. A
-// search makes five to eight trials; that made it about half of an eth_estimateGas.
+// bisection with its 1.5% stop, so it finds the same number and fails with the same errors
+// (TestGethDifferential and the conformance fixtures compare). Only the way each trial runs
+// differs. go-ethereum copies the StateDB and builds a block context, an EVM and a watcher
+// goroutine for every trial, and each copy loads every account again. Here one EVM runs all
+// trials on one StateDB, and each trial is rolled back through the StateDB's journal (every
+// state change of a message is journaled until Finalise, which a message run never calls),
+// so accounts, code and slots stay loaded between trials. A search makes five to eight
+// trials; that made it about half of an eth_estimateGas.
+//
+// It is a copy, not an import of the eth/gasestimator that go.mod's op-geth v1.101702.3
+// provides (go-ethereum 1.17.2's), because that package cannot run flashrpc's estimate:
+//
+//   - It builds every trial's EVM with vm.Config{NoBaseFee: true}, so the EVM would run
+//     without oprollup.VMConfig (Azul's precompile set on the OP dev chain: estimates would
+//     not execute as blocks do) and without warm precompiles (WithWarmPrecompiles).
+//   - Its block overrides are go-ethereum's internal/ethapi/override.BlockOverrides, which
+//     flashrpc cannot import, and it bounds the search by the base header's gas limit, not
+//     the overridden one: go-ethereum v1.17.10 and flashrpc use the overridden header
+//     (opGethDivergences' eth_estimateGas/block-override-gas-limit).
+//   - It copies the state for each trial and starts a goroutine per trial (above): importing
+//     it would give back the measured gain (docs/benchmarks.md: 5.8k to 8.8k requests a
+//     second on one core).
+//   - It has no time limit of its own: Env.EVMTimeout bounds the whole search here, checked
+//     before each trial and enforced by one timer.
+//   - When the search fails at the EIP-7825 cap on an OP Stack chain it says only "gas
+//     required exceeds allowance"; here the *AllowanceError says the cap was the limit, as
+//     the pool's refusal does.
 type gasSearch struct {
 	evm      *vm.EVM
 	state    *state.StateDB
@@ -44,7 +64,7 @@ func newGasSearch(blockCtx vm.BlockContext, st *state.StateDB, cfg *params.Chain
 	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 		blockCtx.BlobBaseFee = new(big.Int)
 	}
-	return &gasSearch{evm: vm.NewEVM(blockCtx, newWarmPrecompiles(st), cfg, oprollup.VMConfig(vm.Config{NoBaseFee: true})), state: st, msg: msg}
+	return &gasSearch{evm: vm.NewEVM(blockCtx, WithWarmPrecompiles(st), cfg, oprollup.VMConfig(vm.Config{NoBaseFee: true})), state: st, msg: msg}
 }
 
 // timeout cancels the search for running over its time limit.

@@ -55,7 +55,7 @@ func (so *StateOverride) UnmarshalJSON(input []byte) error {
 		if err := checkKeys(raw[addr], accountOverrideKeys, what); err != nil {
 			return err
 		}
-		acc, err := decodeObject[AccountOverride](raw[addr], what)
+		acc, err := DecodeObject[AccountOverride](raw[addr], what)
 		if err != nil {
 			return err
 		}
@@ -87,10 +87,10 @@ func checkKeys(input json.RawMessage, fields []string, what string) error {
 	return nil
 }
 
-// apply writes the overrides into statedb in ascending address order and finalises them,
+// Apply writes the overrides into statedb in ascending address order and finalises them,
 // as if a preceding transaction had made them. precompiles is updated in place: moved
 // precompiles appear at their target, overridden ones are removed.
-func (so StateOverride) apply(statedb *state.StateDB, precompiles vm.PrecompiledContracts) error {
+func (so StateOverride) Apply(statedb *state.StateDB, precompiles vm.PrecompiledContracts) error {
 	if so == nil {
 		return nil
 	}
@@ -164,7 +164,7 @@ func (o *BlockOverrides) UnmarshalJSON(input []byte) error {
 		return err
 	}
 	type plain BlockOverrides
-	dec, err := decodeObject[plain](input, "block override")
+	dec, err := DecodeObject[plain](input, "block override")
 	if err != nil {
 		return err
 	}
@@ -217,12 +217,12 @@ func (o *BlockOverrides) makeHeader(header *types.Header) *types.Header {
 		return header
 	}
 	h := types.CopyHeader(header)
-	o.applyHeader(h)
+	o.ApplyHeader(h)
 	return h
 }
 
-// applyHeader sets the overridden fields of h, as makeHeader does on its copy.
-func (o *BlockOverrides) applyHeader(h *types.Header) {
+// ApplyHeader sets the overridden fields of h, as makeHeader does on its copy.
+func (o *BlockOverrides) ApplyHeader(h *types.Header) {
 	if o.Number != nil {
 		h.Number = o.Number.ToInt()
 	}

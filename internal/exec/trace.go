@@ -52,7 +52,7 @@ type TraceConfig struct {
 // UnmarshalJSON decodes the options, naming a wrongly typed field in its error.
 func (c *TraceConfig) UnmarshalJSON(input []byte) error {
 	type plain TraceConfig
-	dec, err := decodeObject[plain](input, "trace config")
+	dec, err := DecodeObject[plain](input, "trace config")
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (c *TraceCallConfig) UnmarshalJSON(input []byte) error {
 		BlockOverrides *BlockOverrides `json:"blockOverrides"`
 		TxIndex        *hexutil.Uint   `json:"txIndex"`
 	}
-	dec, err := decodeObject[extra](input, "trace config")
+	dec, err := DecodeObject[extra](input, "trace config")
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 // its newest pre-confirmation. Replaying runs what the block's execution ran, in the same
 // way: the block context of its header (on an OP Stack chain with the L1 cost function read
 // from the replayed state, as op-geth's processor builds it), the pre-execution system calls
-// (preExecution), then its transactions in order.
+// (PreExecution), then its transactions in order.
 type BlockEnv struct {
 	Config *params.ChainConfig
 	Chain  core.ChainContext
@@ -61,7 +61,7 @@ func replay(ctx context.Context, env *BlockEnv, n int) (vm.BlockContext, error) 
 	evm := vm.NewEVM(blockCtx, env.State, env.Config, oprollup.VMConfig(vm.Config{}))
 	stop := context.AfterFunc(ctx, evm.Cancel)
 	defer stop()
-	preExecution(env.Config, env.Header, env.Parent, evm)
+	PreExecution(env.Config, env.Header, env.Parent, evm)
 	signer := types.MakeSigner(env.Config, env.Header.Number, env.Header.Time)
 	deleteEmpty := env.Config.IsEIP158(env.Header.Number)
 	for i, tx := range env.Txs[:n] {

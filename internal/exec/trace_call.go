@@ -42,15 +42,15 @@ func TraceCall(ctx context.Context, env Env, args Args, cfg *TraceCallConfig, li
 		}
 		rules := env.Config.Rules(blockCtx.BlockNumber, blockCtx.Random != nil, blockCtx.Time)
 		precompiles = Precompiles(env.Config, rules)
-		if err := cfg.StateOverrides.apply(env.State, precompiles); err != nil {
+		if err := cfg.StateOverrides.Apply(env.State, precompiles); err != nil {
 			return nil, err
 		}
 	}
-	if err := args.callDefaults(env.GasCap, blockCtx.BaseFee, env.Config.ChainID); err != nil {
+	if err := args.CallDefaults(env.GasCap, blockCtx.BaseFee, env.Config.ChainID); err != nil {
 		return nil, err
 	}
-	msg := args.toMessage(blockCtx.BaseFee, true)
-	tx := types.NewTx(args.txData(types.DynamicFeeTxType))
+	msg := args.ToMessage(blockCtx.BaseFee, true)
+	tx := types.NewTx(args.TxData(types.DynamicFeeTxType))
 	if msg.GasPrice.Sign() == 0 {
 		blockCtx.BaseFee = new(big.Int)
 	}

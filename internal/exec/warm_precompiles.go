@@ -52,7 +52,10 @@ func precompileSet(list []common.Address) map[common.Address]struct{} {
 	return set
 }
 
-func newWarmPrecompiles(db vm.StateDB) *warmPrecompiles {
+// WithWarmPrecompiles returns db with the precompiles warm from the first Prepare on, kept
+// out of the access list (warmPrecompiles). Every EVM that runs calls here and in
+// internal/exec/simulate runs on such a state.
+func WithWarmPrecompiles(db vm.StateDB) vm.StateDB {
 	return &warmPrecompiles{StateDB: db}
 }
 

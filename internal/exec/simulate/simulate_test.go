@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"context"
@@ -15,20 +15,22 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
+
+	"github.com/flashrpc/flashrpc/internal/exec"
 )
 
-func decodeSimOpts(t *testing.T, s string) SimOpts {
+func decodeSimOpts(t *testing.T, s string) Opts {
 	t.Helper()
-	var opts SimOpts
+	var opts Opts
 	if err := json.Unmarshal([]byte(s), &opts); err != nil {
 		t.Fatalf("decode %s: %v", s, err)
 	}
 	return opts
 }
 
-// pendingEnv is a SimEnv for `pending`: the block in progress on top of the head, with a
+// pendingEnv is a Env for `pending`: the block in progress on top of the head, with a
 // pre-confirmed change in the state (poorAddr received 1 ether).
-func pendingEnv(t *testing.T, chain *testChain) (SimEnv, *types.Header) {
+func pendingEnv(t *testing.T, chain *testChain) (Env, *types.Header) {
 	t.Helper()
 	env := chain.env(t)
 	head := env.Header
@@ -43,7 +45,7 @@ func pendingEnv(t *testing.T, chain *testChain) (SimEnv, *types.Header) {
 	}
 	env.State.SetBalance(poorAddr, uint256.NewInt(params.Ether), tracing.BalanceChangeUnspecified)
 	env.State.Finalise(false)
-	return SimEnv{Env: env, Pending: pending}, pending
+	return Env{Env: env, Pending: pending}, pending
 }
 
 // envWords decodes the env contract's return: NUMBER, TIMESTAMP, BASEFEE, COINBASE,
@@ -69,7 +71,7 @@ func TestSimulatePending(t *testing.T) {
 		env, pending := pendingEnv(t, chain)
 		head := env.Header
 		opts := decodeSimOpts(t, `{"blockStateCalls":[{"calls":[`+envCall+`,`+transfer+`]},{"calls":[`+envCall+`]}]}`)
-		blocks, err := Simulate(context.Background(), env, opts)
+		blocks, err := Run(context.Background(), env, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +100,7 @@ func TestSimulatePending(t *testing.T) {
 		t.Parallel()
 		env, pending := pendingEnv(t, chain)
 		opts := decodeSimOpts(t, `{"validation":true,"blockStateCalls":[{"calls":[{"from":"`+richAddr.Hex()+`","to":"`+emptyAddr.Hex()+`","maxFeePerGas":"0x3b9aca00"}]}]}`)
-		blocks, err := Simulate(context.Background(), env, opts)
+		blocks, err := Run(context.Background(), env, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +113,7 @@ func TestSimulatePending(t *testing.T) {
 		env, pending := pendingEnv(t, chain)
 		n := pending.Number.Uint64() + 2
 		opts := decodeSimOpts(t, `{"blockStateCalls":[{"blockOverrides":{"number":"`+hexU(n)+`"},"calls":[`+envCall+`]}]}`)
-		blocks, err := Simulate(context.Background(), env, opts)
+		blocks, err := Run(context.Background(), env, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,26 +134,26 @@ func TestSimulatePending(t *testing.T) {
 		env, _ := pendingEnv(t, chain)
 		head := env.Header
 		opts := decodeSimOpts(t, `{"blockStateCalls":[{"blockOverrides":{"time":"`+hexU(head.Time+1)+`"}}]}`)
-		blocks, err := Simulate(context.Background(), env, opts)
+		blocks, err := Run(context.Background(), env, opts)
 		if err != nil || blocks[0].Block.Time() != head.Time+1 {
 			t.Fatalf("time override: %v", err)
 		}
 		env, _ = pendingEnv(t, chain)
 		opts = decodeSimOpts(t, `{"blockStateCalls":[{"blockOverrides":{"time":"`+hexU(head.Time)+`"}}]}`)
-		_, err = Simulate(context.Background(), env, opts)
-		var simErr *SimError
-		if !errors.As(err, &simErr) || simErr.Kind != SimBlockTimestampInvalid {
-			t.Fatalf("error = %v, want SimBlockTimestampInvalid", err)
+		_, err = Run(context.Background(), env, opts)
+		var simErr *Error
+		if !errors.As(err, &simErr) || simErr.Kind != BlockTimestampInvalid {
+			t.Fatalf("error = %v, want BlockTimestampInvalid", err)
 		}
 	})
 	t.Run("sealed-base", func(t *testing.T) {
 		t.Parallel()
 		env := chain.env(t)
 		opts := decodeSimOpts(t, `{"blockStateCalls":[{"calls":[`+transfer+`]}]}`)
-		_, err := Simulate(context.Background(), SimEnv{Env: env}, opts)
-		var simErr *SimError
-		if !errors.As(err, &simErr) || simErr.Kind != SimInsufficientFunds {
-			t.Fatalf("without the pre-confirmed state: error = %v, want SimInsufficientFunds", err)
+		_, err := Run(context.Background(), Env{Env: env}, opts)
+		var simErr *Error
+		if !errors.As(err, &simErr) || simErr.Kind != InsufficientFunds {
+			t.Fatalf("without the pre-confirmed state: error = %v, want InsufficientFunds", err)
 		}
 	})
 }
@@ -165,35 +167,35 @@ func TestSimulateErrors(t *testing.T) {
 	cases := []struct {
 		name     string
 		opts     string
-		limits   SimLimits
-		mutate   func(*SimEnv)
-		wantKind SimErrorKind
+		limits   Limits
+		mutate   func(*Env)
+		wantKind ErrorKind
 		wantErr  string
 	}{
-		{name: "empty", opts: `{"blockStateCalls":[]}`, wantKind: SimInvalidParams, wantErr: "empty input"},
-		{name: "max-blocks", opts: `{"blockStateCalls":[{},{},{}]}`, limits: SimLimits{MaxBlocks: 2}, wantKind: SimClientLimitExceeded, wantErr: "too many blocks"},
-		{name: "max-span", opts: `{"blockStateCalls":[{"blockOverrides":{"number":"0x4"}}]}`, limits: SimLimits{MaxBlocks: 2}, wantKind: SimClientLimitExceeded, wantErr: "too many blocks"},
-		{name: "max-calls-per-block", opts: `{"blockStateCalls":[{"calls":[{},{},{}]}]}`, limits: SimLimits{MaxCallsPerBlock: 2}, wantKind: SimClientLimitExceeded, wantErr: "too many calls in block: 3 > 2"},
-		{name: "max-calls", opts: `{"blockStateCalls":[{"calls":[{},{}]},{"calls":[{},{}]}]}`, limits: SimLimits{MaxCalls: 3}, wantKind: SimClientLimitExceeded, wantErr: "too many calls: 4 > 3"},
-		{name: "block-gas", opts: `{"blockStateCalls":[{"blockOverrides":{"gasLimit":"0x5208"},"calls":[{"gas":"0x5209"}]}]}`, wantKind: SimBlockGasLimitReached, wantErr: "block gas limit reached: remaining: 21000, required: 21001"},
-		{name: "nonce-low", opts: `{"validation":true,"blockStateCalls":[{"stateOverrides":{"` + richAddr.Hex() + `":{"nonce":"0x2"}},"calls":[{"from":"` + richAddr.Hex() + `","nonce":"0x1","maxFeePerGas":"0x3b9aca00"}]}]}`, wantKind: SimNonceTooLow},
-		{name: "nonce-max-validation", opts: `{"validation":true,"blockStateCalls":[{"stateOverrides":{"` + richAddr.Hex() + `":{"nonce":"0xffffffffffffffff"}},"calls":[{"from":"` + richAddr.Hex() + `"}]}]}`, wantKind: SimInternal, wantErr: "err: nonce has max value: address " + richAddr.Hex() + ", nonce: 18446744073709551615 (supplied gas 50000000)"},
+		{name: "empty", opts: `{"blockStateCalls":[]}`, wantKind: InvalidParams, wantErr: "empty input"},
+		{name: "max-blocks", opts: `{"blockStateCalls":[{},{},{}]}`, limits: Limits{MaxBlocks: 2}, wantKind: ClientLimitExceeded, wantErr: "too many blocks"},
+		{name: "max-span", opts: `{"blockStateCalls":[{"blockOverrides":{"number":"0x4"}}]}`, limits: Limits{MaxBlocks: 2}, wantKind: ClientLimitExceeded, wantErr: "too many blocks"},
+		{name: "max-calls-per-block", opts: `{"blockStateCalls":[{"calls":[{},{},{}]}]}`, limits: Limits{MaxCallsPerBlock: 2}, wantKind: ClientLimitExceeded, wantErr: "too many calls in block: 3 > 2"},
+		{name: "max-calls", opts: `{"blockStateCalls":[{"calls":[{},{}]},{"calls":[{},{}]}]}`, limits: Limits{MaxCalls: 3}, wantKind: ClientLimitExceeded, wantErr: "too many calls: 4 > 3"},
+		{name: "block-gas", opts: `{"blockStateCalls":[{"blockOverrides":{"gasLimit":"0x5208"},"calls":[{"gas":"0x5209"}]}]}`, wantKind: BlockGasLimitReached, wantErr: "block gas limit reached: remaining: 21000, required: 21001"},
+		{name: "nonce-low", opts: `{"validation":true,"blockStateCalls":[{"stateOverrides":{"` + richAddr.Hex() + `":{"nonce":"0x2"}},"calls":[{"from":"` + richAddr.Hex() + `","nonce":"0x1","maxFeePerGas":"0x3b9aca00"}]}]}`, wantKind: NonceTooLow},
+		{name: "nonce-max-validation", opts: `{"validation":true,"blockStateCalls":[{"stateOverrides":{"` + richAddr.Hex() + `":{"nonce":"0xffffffffffffffff"}},"calls":[{"from":"` + richAddr.Hex() + `"}]}]}`, wantKind: Internal, wantErr: "err: nonce has max value: address " + richAddr.Hex() + ", nonce: 18446744073709551615 (supplied gas 50000000)"},
 		// Without validation the nonce is not checked at all (execution-apis ethSimulate-overflow-nonce).,
 		{
 			name: "timeout", opts: `{"blockStateCalls":[{"blockOverrides":{"gasLimit":"0x4000000000000000"},"calls":[` + spin + `]}]}`,
-			wantKind: SimInternal, wantErr: "execution aborted (timeout = 20ms)",
-			mutate: func(env *SimEnv) { env.GasCap, env.EVMTimeout = 0, 20*time.Millisecond },
+			wantKind: Internal, wantErr: "execution aborted (timeout = 20ms)",
+			mutate: func(env *Env) { env.GasCap, env.EVMTimeout = 0, 20*time.Millisecond },
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := SimEnv{Env: chain.env(t), Limits: tc.limits}
+			env := Env{Env: chain.env(t), Limits: tc.limits}
 			if tc.mutate != nil {
 				tc.mutate(&env)
 			}
-			_, err := Simulate(context.Background(), env, decodeSimOpts(t, tc.opts))
-			var simErr *SimError
+			_, err := Run(context.Background(), env, decodeSimOpts(t, tc.opts))
+			var simErr *Error
 			if !errors.As(err, &simErr) || simErr.Kind != tc.wantKind {
 				t.Fatalf("error = %v, want kind %v", err, tc.wantKind)
 			}
@@ -209,7 +211,7 @@ func TestSimulateContextDone(t *testing.T) {
 	chain := newTestChain(t, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Simulate(ctx, SimEnv{Env: chain.env(t)}, decodeSimOpts(t, `{"blockStateCalls":[{}]}`))
+	_, err := Run(ctx, Env{Env: chain.env(t)}, decodeSimOpts(t, `{"blockStateCalls":[{}]}`))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error = %v, want context.Canceled", err)
 	}
@@ -219,12 +221,12 @@ func TestSimulateKeepsRequest(t *testing.T) {
 	t.Parallel()
 	chain := newTestChain(t, 1)
 	opts := decodeSimOpts(t, `{"blockStateCalls":[{"blockOverrides":{"feeRecipient":"`+emptyAddr.Hex()+`"},"calls":[{"to":"`+emptyAddr.Hex()+`"}]}]}`)
-	if _, err := Simulate(context.Background(), SimEnv{Env: chain.env(t)}, opts); err != nil {
+	if _, err := Run(context.Background(), Env{Env: chain.env(t)}, opts); err != nil {
 		t.Fatal(err)
 	}
 	bo, call := opts.BlockStateCalls[0].BlockOverrides, opts.BlockStateCalls[0].Calls[0]
 	if bo.Number != nil || bo.Time != nil || bo.Withdrawals != nil || call.Gas != nil || call.Nonce != nil {
-		t.Fatalf("Simulate modified the request: %+v %+v", bo, call)
+		t.Fatalf("Run modified the request: %+v %+v", bo, call)
 	}
 }
 
@@ -244,7 +246,7 @@ func TestSimOptsDecode(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var opts SimOpts
+			var opts Opts
 			err := json.Unmarshal([]byte(tc.input), &opts)
 			if tc.wantErr == "" {
 				if err != nil {
@@ -252,9 +254,9 @@ func TestSimOptsDecode(t *testing.T) {
 				}
 				return
 			}
-			var de *DecodeError
+			var de *exec.DecodeError
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.As(err, &de) {
-				t.Fatalf("error = %v, want *DecodeError containing %q", err, tc.wantErr)
+				t.Fatalf("error = %v, want *exec.DecodeError containing %q", err, tc.wantErr)
 			}
 		})
 	}
@@ -270,7 +272,7 @@ func BenchmarkSimulate(b *testing.B) {
 	}
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
-			var opts SimOpts
+			var opts Opts
 			if err := json.Unmarshal([]byte(bc.opts), &opts); err != nil {
 				b.Fatal(err)
 			}
@@ -278,7 +280,7 @@ func BenchmarkSimulate(b *testing.B) {
 			for b.Loop() {
 				env := base
 				env.State = base.State.Copy()
-				blocks, err := Simulate(context.Background(), SimEnv{Env: env}, opts)
+				blocks, err := Run(context.Background(), Env{Env: env}, opts)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -292,7 +294,7 @@ func BenchmarkSimulate(b *testing.B) {
 
 // TestSimulateStops: a call that loops until its gas runs out (~5 million iterations) is cut
 // short by the EVM timeout, by the request's deadline, and (without an EVM timeout) by the
-// request's context ending, in the first block and in a later one; the request fails with a *TimeoutError (or the context's error, when the end
+// request's context ending, in the first block and in a later one; the request fails with a *exec.TimeoutError (or the context's error, when the end
 // comes before the call starts).
 func TestSimulateStops(t *testing.T) {
 	t.Parallel()
@@ -303,31 +305,31 @@ func TestSimulateStops(t *testing.T) {
 		"later block": `{"blockStateCalls":[{},{` + loop + `}]}`,
 	} {
 		t.Run(name+"/timeout", func(t *testing.T) {
-			env := SimEnv{Env: chain.env(t)}
+			env := Env{Env: chain.env(t)}
 			env.EVMTimeout = time.Millisecond
-			_, err := Simulate(context.Background(), env, decodeSimOpts(t, req))
+			_, err := Run(context.Background(), env, decodeSimOpts(t, req))
 			// On a busy machine the time may run out before the call starts.
-			if !errors.As(err, new(*TimeoutError)) && !errors.Is(err, context.DeadlineExceeded) {
+			if !errors.As(err, new(*exec.TimeoutError)) && !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("error = %v, want a timeout", err)
 			}
 		})
 		t.Run(name+"/deadline", func(t *testing.T) {
-			env := SimEnv{Env: chain.env(t)}
+			env := Env{Env: chain.env(t)}
 			env.EVMTimeout = time.Minute
 			ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 			defer cancel()
-			_, err := Simulate(ctx, env, decodeSimOpts(t, req))
-			if !errors.As(err, new(*TimeoutError)) && !errors.Is(err, context.DeadlineExceeded) {
+			_, err := Run(ctx, env, decodeSimOpts(t, req))
+			if !errors.As(err, new(*exec.TimeoutError)) && !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("error = %v, want the request's deadline to stop it", err)
 			}
 		})
 		t.Run(name+"/context", func(t *testing.T) {
-			env := SimEnv{Env: chain.env(t)}
+			env := Env{Env: chain.env(t)}
 			env.EVMTimeout = 0
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(time.Millisecond, cancel)
-			_, err := Simulate(ctx, env, decodeSimOpts(t, req))
-			if !errors.As(err, new(*TimeoutError)) && !errors.Is(err, context.Canceled) {
+			_, err := Run(ctx, env, decodeSimOpts(t, req))
+			if !errors.As(err, new(*exec.TimeoutError)) && !errors.Is(err, context.Canceled) {
 				t.Fatalf("error = %v, want the run cut short", err)
 			}
 		})

@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"math/big"
@@ -32,7 +32,7 @@ type logTracer struct {
 }
 
 // newLogTracer returns the tracer of a block with traceTransfers. Without traceTransfers
-// simulations need no tracer (simulate_block.go).
+// simulations need no tracer (block.go).
 func newLogTracer(blockNumber, blockTimestamp uint64) *logTracer {
 	return &logTracer{blockNumber: blockNumber, blockTimestamp: blockTimestamp}
 }

@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"bytes"
@@ -13,17 +13,18 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
-// A SimBase is the base of many simulations, prepared once. Every eth_simulateV1 block
+// A Base is the base of many simulations, prepared once. Every eth_simulateV1 block
 // starts with the EIP-4788 and EIP-2935 system calls, and for the first simulated block on a
 // given base they do the same thing in every request that leaves the block's number, time
 // and beacon root alone: write the same slots of the same two contracts. Running them, and
 // opening and hashing those contracts' storage tries for the state root, was a fifth of a
-// one-call eth_simulateV1. A SimBase runs them once, on a copy of the base state, computes
+// one-call eth_simulateV1. A Base runs them once, on a copy of the base state, computes
 // the state root there (so the tries are open and hashed), and hands each request that state:
-// on a sealed base a fresh StateDB on a memory layer holding it (simulate_layer.go), on a
+// on a sealed base a fresh StateDB on a memory layer holding it (layer.go), on a
 // pre-confirmed one a copy.
 //
 // A request gets the prepared state only when nothing it does could make the system calls
@@ -41,11 +42,11 @@ import (
 // and withdrawals leave those accounts and the system address alone. Another sixth of a
 // one-call request.
 //
-// A SimBase is safe for concurrent use. It must not outlive the state it was made from being
+// A Base is safe for concurrent use. It must not outlive the state it was made from being
 // the one a request at its base should see: the API keeps one per sealed head and one per
 // pre-confirmation.
-type SimBase struct {
-	env   SimEnv        // the base; env.State is the untouched base state
+type Base struct {
+	env   Env           // the base; env.State is the untouched base state
 	hash  common.Hash   // env.Header's hash, the first block's parent hash
 	first *types.Header // the first block's header as the prepared state assumes it; nil: nothing prepared
 
@@ -53,7 +54,7 @@ type SimBase struct {
 	warm *state.StateDB // the base state after the first block's system calls and a state root
 	// layer, when not nil, holds warm's state in memory on top of the base state (a sealed
 	// block's): requests open a fresh StateDB on it instead of copying warm
-	// (simulate_layer.go).
+	// (layer.go).
 	layer *memLayer
 
 	// postNoop: on warm, the post-block system calls (EIP-7002, EIP-7251) change nothing and
@@ -63,14 +64,14 @@ type SimBase struct {
 	postNoop bool
 }
 
-// NewSimBase prepares env for simulations; env.State becomes the SimBase's and must not be
+// NewBase prepares env for simulations; env.State becomes the Base's and must not be
 // used by the caller afterwards. A base whose first block has nothing to prepare (no system
 // calls before Prague, a block-level access list from Amsterdam on) still works: every
 // request then gets a copy of the base state.
-func NewSimBase(ctx context.Context, env SimEnv) *SimBase {
-	b := &SimBase{env: env, hash: env.Header.Hash()}
+func NewBase(ctx context.Context, env Env) *Base {
+	b := &Base{env: env, hash: env.Header.Hash()}
 	sim := &simulator{env: env, limits: env.Limits.withDefaults()}
-	blocks, err := sim.sanitizeChain([]SimBlockCalls{{}})
+	blocks, err := sim.sanitizeChain([]BlockCalls{{}})
 	if err != nil {
 		return b
 	}
@@ -85,7 +86,7 @@ func NewSimBase(ctx context.Context, env SimEnv) *SimBase {
 	}
 	warm := env.State.Copy()
 	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, cfg, warm), warm, cfg, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
-	preExecution(cfg, header, env.Header, evm)
+	exec.PreExecution(cfg, header, env.Header, evm)
 	warm.IntermediateRoot(cfg.IsEIP158(header.Number))
 	if warm.Error() != nil {
 		return b
@@ -100,14 +101,14 @@ func NewSimBase(ctx context.Context, env SimEnv) *SimBase {
 // memory layer over the base, and commits them there. The base must be a committed state,
 // unchanged: a sealed block's (a pre-confirmed state is the sealed parent plus transactions
 // held only in a StateDB). nil when it is not, or the layer refuses the transition.
-func prepareLayer(ctx context.Context, env SimEnv, header *types.Header) *memLayer {
+func prepareLayer(ctx context.Context, env Env, header *types.Header) *memLayer {
 	rules := env.Config.Rules(header.Number, true, header.Time)
 	if env.Pending != nil || env.State.IntermediateRoot(rules.IsEIP158) != env.Header.Root {
 		return nil
 	}
 	layer, err := buildMemLayer(env.State, env.Header.Root, rules, header.Number.Uint64(), func(st *state.StateDB) error {
 		evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, st), st, env.Config, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
-		preExecution(env.Config, header, env.Header, evm)
+		exec.PreExecution(env.Config, header, env.Header, evm)
 		return st.Error()
 	})
 	if err != nil {
@@ -119,7 +120,7 @@ func prepareLayer(ctx context.Context, env SimEnv, header *types.Header) *memLay
 // postExecutionNoop reports whether the post-block system calls of a block with this header
 // leave st as it is and return no requests (the queues are empty), and the queue contracts run
 // go-ethereum's code.
-func postExecutionNoop(ctx context.Context, env SimEnv, header *types.Header, st *state.StateDB) bool {
+func postExecutionNoop(ctx context.Context, env Env, header *types.Header, st *state.StateDB) bool {
 	probe := st.Copy()
 	if !bytes.Equal(probe.GetCode(params.WithdrawalQueueAddress), params.WithdrawalQueueCode) ||
 		!bytes.Equal(probe.GetCode(params.ConsolidationQueueAddress), params.ConsolidationQueueCode) {
@@ -135,13 +136,13 @@ func postExecutionNoop(ctx context.Context, env SimEnv, header *types.Header, st
 // skipsPostExecution reports whether a first block on the prepared state may skip the
 // post-block system calls: they change nothing on the base, and the block neither touched the
 // system accounts (calls from or to them, fees to them) nor has withdrawals.
-func (b *SimBase) skipsPostExecution(header *types.Header, touched bool, withdrawals types.Withdrawals) bool {
+func (b *Base) skipsPostExecution(header *types.Header, touched bool, withdrawals types.Withdrawals) bool {
 	return b.postNoop && !touched && len(withdrawals) == 0 && !systemCallAccount(header.Coinbase)
 }
 
-// Env returns the environment of a simulation on this base. Its State is nil: Simulate takes
+// Env returns the environment of a simulation on this base. Its State is nil: Run takes
 // the state from the base when it starts the first block.
-func (b *SimBase) Env() SimEnv {
+func (b *Base) Env() Env {
 	env := b.env
 	env.State = nil
 	env.Base = b
@@ -150,7 +151,7 @@ func (b *SimBase) Env() SimEnv {
 
 // firstState returns the state the first simulated block starts from, and whether its
 // system calls have already run on it.
-func (b *SimBase) firstState(header *types.Header, overrides StateOverride) (*state.StateDB, bool) {
+func (b *Base) firstState(header *types.Header, overrides exec.StateOverride) (*state.StateDB, bool) {
 	fits := b.fits(header, overrides)
 	if fits && b.layer != nil {
 		if st, err := b.layer.newState(); err == nil {
@@ -167,7 +168,7 @@ func (b *SimBase) firstState(header *types.Header, overrides StateOverride) (*st
 
 // fits reports whether the prepared state serves a first block with this header and these
 // state overrides.
-func (b *SimBase) fits(header *types.Header, overrides StateOverride) bool {
+func (b *Base) fits(header *types.Header, overrides exec.StateOverride) bool {
 	f := b.first
 	if f == nil || header.Number.Cmp(f.Number) != 0 || header.Time != f.Time || header.ParentHash != f.ParentHash {
 		return false

@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -27,17 +28,17 @@ type blockRun struct {
 	evm      *vm.EVM
 	gp       *core.GasPool
 	tracer   *logTracer // with traceTransfers; otherwise the logs come from the state
-	prepared bool       // the block started on a SimBase's prepared state
+	prepared bool       // the block started on a Base's prepared state
 	hooked   vm.StateDB // the state as the EVM sees it (tracer hooks, warm precompiles)
 	logCount int        // logs of the block's calls so far, the next log index
 	// touchedSystem is set once a call of the block accessed an account of the system calls
-	// (simulate_base.go): the post-block system calls cannot be skipped then.
+	// (base.go): the post-block system calls cannot be skipped then.
 	touchedSystem bool
 	txs           []*types.Transaction
 	txEncodings   encodedTxs    // the transactions' trie encodings
 	txHashes      []common.Hash // their hashes
 	senders       []common.Address
-	calls         []SimCallResult
+	calls         []CallResult
 	receipts      []*types.Receipt
 	allLogs       []*types.Log // logs of successful calls, for deposit requests
 	blooms        bloomMemo
@@ -48,7 +49,7 @@ type blockRun struct {
 // finishes the header (parent hash, base fee, excess blob gas), applies the state
 // overrides, runs the system calls, the calls and the post-block processing, and assembles
 // the block. headers are the final headers of the earlier simulated blocks.
-func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, header, parent *types.Header, headers []*types.Header) (SimBlock, *types.Header, error) {
+func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, header, parent *types.Header, headers []*types.Header) (Block, *types.Header, error) {
 	cfg := sim.env.Config
 	sim.finishHeader(header, parent)
 	// A fresh precompile set per block with state overrides, which may move or remove
@@ -56,10 +57,10 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	// serves (copying it was a twentieth of a one-call request).
 	var precompiles vm.PrecompiledContracts
 	if len(block.StateOverrides) > 0 {
-		precompiles = Precompiles(cfg, cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time))
+		precompiles = exec.Precompiles(cfg, cfg.Rules(header.Number, header.Difficulty.Sign() == 0, header.Time))
 	}
 	// On a prepared base the first block's state comes from it, maybe with the system calls
-	// already run (simulate_base.go).
+	// already run (base.go).
 	prepared := false
 	if sim.env.State == nil {
 		sim.env.State, prepared = sim.env.Base.firstState(header, block.StateOverrides)
@@ -71,8 +72,8 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 	if block.BlockOverrides.BlobBaseFee != nil {
 		blockCtx.BlobBaseFee = block.BlockOverrides.BlobBaseFee.ToInt()
 	}
-	if err := block.StateOverrides.apply(sim.env.State, precompiles); err != nil {
-		return SimBlock{}, nil, err
+	if err := block.StateOverrides.Apply(sim.env.State, precompiles); err != nil {
+		return Block{}, nil, err
 	}
 	n := len(block.Calls)
 	// After Amsterdam the protocol's EIP-7708 logs report transfers.
@@ -86,7 +87,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 		txEncodings: make(encodedTxs, n),
 		txHashes:    make([]common.Hash, n),
 		senders:     make([]common.Address, n),
-		calls:       make([]SimCallResult, n),
+		calls:       make([]CallResult, n),
 		receipts:    make([]*types.Receipt, n),
 	}
 	// Only the synthetic transfer logs need a tracer: the state records the calls' logs
@@ -97,9 +98,9 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 		hooks = run.tracer.hooks()
 		run.hooked = state.NewHookedState(sim.env.State, hooks)
 	}
-	run.hooked = newWarmPrecompiles(run.hooked)
+	run.hooked = exec.WithWarmPrecompiles(run.hooked)
 	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, oprollup.VMConfig(vm.Config{NoBaseFee: !sim.validate, Tracer: hooks}))
-	// The request's end cancels this EVM (Simulate), where go-ethereum registers a hook per call.
+	// The request's end cancels this EVM (Run), where go-ethereum registers a hook per call.
 	sim.stop.run(run.evm)
 	defer sim.stop.run(nil)
 	if precompiles != nil {
@@ -109,15 +110,15 @@ func (sim *simulator) processBlock(ctx context.Context, block *SimBlockCalls, he
 		// What the system calls would have ended with, now that the overrides are in.
 		run.hooked.Finalise(true)
 	} else {
-		preExecution(cfg, header, parent, run.evm)
+		exec.PreExecution(cfg, header, parent, run.evm)
 	}
 
 	for i := range block.Calls {
 		if err := sim.err(ctx); err != nil {
-			return SimBlock{}, nil, err
+			return Block{}, nil, err
 		}
 		if err := sim.runCall(run, i, block.Calls[i]); err != nil {
-			return SimBlock{}, nil, err
+			return Block{}, nil, err
 		}
 	}
 	return sim.assemble(ctx, run, *block.BlockOverrides.Withdrawals)
@@ -149,7 +150,7 @@ func (sim *simulator) finishHeader(header, parent *types.Header) {
 }
 
 // runCall defaults and executes the i-th call of the block. Errors fail the request.
-func (sim *simulator) runCall(run *blockRun, i int, call Args) error {
+func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 	var (
 		cfg     = sim.env.Config
 		statedb = sim.env.State
@@ -162,10 +163,10 @@ func (sim *simulator) runCall(run *blockRun, i int, call Args) error {
 	// Without validation the nonce is not checked at all, EIP-2681's cap included: the
 	// execution-apis fixture ethSimulate-overflow-nonce expects a result (geth v1.17.5; v1.17.10
 	// added an explicit -32603 here). With validation core's pre-check refuses it.
-	data := call.txData(types.DynamicFeeTxType)
+	data := call.TxData(types.DynamicFeeTxType)
 	tx := types.NewTx(data)
 	enc, txHash := encodeTx(tx, data)
-	run.txs[i], run.txEncodings[i], run.txHashes[i], run.senders[i] = tx, enc, txHash, call.from()
+	run.txs[i], run.txEncodings[i], run.txHashes[i], run.senders[i] = tx, enc, txHash, call.Sender()
 	statedb.SetTxContext(txHash, i)
 	// Logs are kept by transaction hash, and two calls may share one (same sender, nonce and
 	// fields, without validation): this call's are the ones after those already there.
@@ -176,10 +177,10 @@ func (sim *simulator) runCall(run *blockRun, i int, call Args) error {
 		earlierLogs = len(statedb.GetLogs(txHash, header.Number.Uint64(), common.Hash{}, header.Time))
 	}
 
-	msg := call.toMessage(header.BaseFee, !sim.validate)
-	result, err := runMessage(run.evm, msg, sim.env.EVMTimeout, run.gp)
+	msg := call.ToMessage(header.BaseFee, !sim.validate)
+	result, err := exec.RunMessage(run.evm, msg, sim.env.EVMTimeout, run.gp)
 	if err != nil {
-		return &SimError{Kind: txErrorKind(err), Err: err}
+		return &Error{Kind: txErrorKind(err), Err: err}
 	}
 	run.touchedSystem = run.touchedSystem || accessedSystemAccount(statedb)
 	var root []byte
@@ -234,7 +235,7 @@ func accessedSystemAccount(statedb *state.StateDB) bool {
 // assemble runs the post-block processing (withdrawals, EIP-7685 requests, consensus
 // finalisation), builds the block and writes its hash into the calls' logs. It returns the
 // block's result and its final header.
-func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals types.Withdrawals) (SimBlock, *types.Header, error) {
+func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals types.Withdrawals) (Block, *types.Header, error) {
 	cfg, header := sim.env.Config, run.header
 	header.GasUsed = run.gp.Used()
 	if cfg.IsCancun(header.Number, header.Time) {
@@ -250,16 +251,16 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 		err      error
 	)
 	if run.prepared && sim.env.Base.skipsPostExecution(header, run.touchedSystem, body.Withdrawals) {
-		// The queues' system calls would change nothing and add no requests (simulate_base.go);
+		// The queues' system calls would change nothing and add no requests (base.go);
 		// the deposit requests come from the block's logs.
 		requests = [][]byte{}
 		if err := core.ParseDepositLogs(&requests, run.allLogs, cfg); err != nil {
-			return SimBlock{}, nil, fmt.Errorf("failed to parse deposit logs: %w", err)
+			return Block{}, nil, fmt.Errorf("failed to parse deposit logs: %w", err)
 		}
 	} else {
 		requests, err = postExecution(cfg, header, run.allLogs, run.evm)
 		if err != nil {
-			return SimBlock{}, nil, err
+			return Block{}, nil, err
 		}
 	}
 	if requests != nil {
@@ -268,12 +269,12 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 	}
 	// The consensus engine credits the withdrawals.
 	sim.env.Chain.Engine().Finalize(sim.env.Chain, header, sim.env.State, body)
-	res := SimBlock{Calls: run.calls, Senders: run.senders, TxHashes: run.txHashes}
+	res := Block{Calls: run.calls, Senders: run.senders, TxHashes: run.txHashes}
 	// The engine's FinalizeAndAssemble, with the encodings at hand.
 	header.Root = sim.env.State.IntermediateRoot(cfg.IsEIP158(header.Number))
 	withdrawalsRoot, err := sim.opFinalize(header, run.txs)
 	if err != nil {
-		return SimBlock{}, nil, err
+		return Block{}, nil, err
 	}
 	res.Block, res.Hash, res.Size = newSimBlock(header, body, run.txEncodings, run.receipts, withdrawalsRoot)
 
@@ -287,8 +288,8 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 }
 
 // newSimCallResult reports one executed call.
-func newSimCallResult(result *core.ExecutionResult, logs []*types.Log, gasCapped bool) SimCallResult {
-	res := SimCallResult{
+func newSimCallResult(result *core.ExecutionResult, logs []*types.Log, gasCapped bool) CallResult {
+	res := CallResult{
 		ReturnData: result.Return(),
 		Logs:       logs,
 		GasUsed:    result.UsedGas,
@@ -298,9 +299,9 @@ func newSimCallResult(result *core.ExecutionResult, logs []*types.Log, gasCapped
 	if result.Failed() {
 		res.Status = types.ReceiptStatusFailed
 		if errors.Is(result.Err, vm.ErrExecutionReverted) {
-			res.Err = newRevertError(result.Revert())
+			res.Err = exec.NewRevertError(result.Revert())
 		} else {
-			res.Err = &VMError{Err: result.Err, GasCapped: gasCapped}
+			res.Err = &exec.VMError{Err: result.Err, GasCapped: gasCapped}
 		}
 	}
 	return res
@@ -309,9 +310,9 @@ func newSimCallResult(result *core.ExecutionResult, logs []*types.Log, gasCapped
 // sanitizeCall fills in the nonce (the sender's) and gas (what is left in the block),
 // rejects gas above the block's remaining gas, clamps gas to the request's budget and
 // applies the call defaults. It reports whether the budget clamped the gas.
-func (sim *simulator) sanitizeCall(call *Args, header *types.Header, gp *core.GasPool) (bool, error) {
+func (sim *simulator) sanitizeCall(call *exec.Args, header *types.Header, gp *core.GasPool) (bool, error) {
 	if call.Nonce == nil {
-		nonce := sim.env.State.GetNonce(call.from())
+		nonce := sim.env.State.GetNonce(call.Sender())
 		call.Nonce = (*hexutil.Uint64)(&nonce)
 	}
 	remaining := gp.Gas()
@@ -319,12 +320,12 @@ func (sim *simulator) sanitizeCall(call *Args, header *types.Header, gp *core.Ga
 		call.Gas = (*hexutil.Uint64)(&remaining)
 	}
 	if remaining < uint64(*call.Gas) {
-		return false, simErrorf(SimBlockGasLimitReached, "block gas limit reached: remaining: %d, required: %d", remaining, uint64(*call.Gas))
+		return false, simErrorf(BlockGasLimitReached, "block gas limit reached: remaining: %d, required: %d", remaining, uint64(*call.Gas))
 	}
 	gas := sim.budget.cap(uint64(*call.Gas))
 	gasCapped := gas < uint64(*call.Gas)
 	call.Gas = (*hexutil.Uint64)(&gas)
-	return gasCapped, call.callDefaults(0, header.BaseFee, sim.env.Config.ChainID)
+	return gasCapped, call.CallDefaults(0, header.BaseFee, sim.env.Config.ChainID)
 }
 
 // simChain serves headers to the EVM (BLOCKHASH) during a simulation: the base block and

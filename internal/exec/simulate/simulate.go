@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"context"
@@ -13,29 +13,31 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
+
+	"github.com/flashrpc/flashrpc/internal/exec"
 )
 
 // Defaults of the eth_simulateV1 limits, as in go-ethereum.
 const (
-	DefaultSimMaxBlocks        = 256   // blocks per request, also the number span from the base block
-	DefaultSimMaxCallsPerBlock = 5000  // calls in one simulated block
-	DefaultSimMaxCalls         = 10000 // calls in one request
+	DefaultMaxBlocks        = 256   // blocks per request, also the number span from the base block
+	DefaultMaxCallsPerBlock = 5000  // calls in one simulated block
+	DefaultMaxCalls         = 10000 // calls in one request
 )
 
 // simTimestampIncrement is the default time between simulated blocks, in seconds.
 const simTimestampIncrement = 12
 
-// SimOpts is the first parameter of eth_simulateV1. Keys decode case-insensitively; a
-// wrongly typed value, or an unknown or duplicate override key, is a *DecodeError.
-type SimOpts struct {
-	BlockStateCalls        []SimBlockCalls `json:"blockStateCalls"`
-	TraceTransfers         bool            `json:"traceTransfers"`
-	Validation             bool            `json:"validation"`
-	ReturnFullTransactions bool            `json:"returnFullTransactions"`
+// Opts is the first parameter of eth_simulateV1. Keys decode case-insensitively; a
+// wrongly typed value, or an unknown or duplicate override key, is a *exec.DecodeError.
+type Opts struct {
+	BlockStateCalls        []BlockCalls `json:"blockStateCalls"`
+	TraceTransfers         bool         `json:"traceTransfers"`
+	Validation             bool         `json:"validation"`
+	ReturnFullTransactions bool         `json:"returnFullTransactions"`
 }
 
 // UnmarshalJSON decodes the options, naming a wrongly typed field.
-func (o *SimOpts) UnmarshalJSON(input []byte) error {
+func (o *Opts) UnmarshalJSON(input []byte) error {
 	if opts, ok := decodeSimOptsFast(input); ok {
 		*o = opts
 		return nil
@@ -49,93 +51,93 @@ func (o *SimOpts) UnmarshalJSON(input []byte) error {
 }
 
 // decodeSimOptsJSON decodes the options with encoding/json.
-func decodeSimOptsJSON(input []byte) (SimOpts, error) {
+func decodeSimOptsJSON(input []byte) (Opts, error) {
 	var wire simOptsWire
 	if json.Unmarshal(input, &wire) == nil {
 		return wire.opts(), nil
 	}
 	// Decode again level by level, for the error that names the field.
-	type plain SimOpts
-	dec, err := decodeObject[plain](input, "simulation options")
-	return SimOpts(dec), err
+	type plain Opts
+	dec, err := exec.DecodeObject[plain](input, "simulation options")
+	return Opts(dec), err
 }
 
-// SimBlockCalls is one entry of blockStateCalls: the overrides of a simulated block and its
+// BlockCalls is one entry of blockStateCalls: the overrides of a simulated block and its
 // calls.
-type SimBlockCalls struct {
-	BlockOverrides *BlockOverrides `json:"blockOverrides"`
-	StateOverrides StateOverride   `json:"stateOverrides"`
-	Calls          []Args          `json:"calls"`
+type BlockCalls struct {
+	BlockOverrides *exec.BlockOverrides `json:"blockOverrides"`
+	StateOverrides exec.StateOverride   `json:"stateOverrides"`
+	Calls          []exec.Args          `json:"calls"`
 }
 
 // UnmarshalJSON decodes the entry, naming a wrongly typed field.
-func (b *SimBlockCalls) UnmarshalJSON(input []byte) error {
-	type plain SimBlockCalls
-	dec, err := decodeObject[plain](input, "block state call")
+func (b *BlockCalls) UnmarshalJSON(input []byte) error {
+	type plain BlockCalls
+	dec, err := exec.DecodeObject[plain](input, "block state call")
 	if err != nil {
 		return err
 	}
-	*b = SimBlockCalls(dec)
+	*b = BlockCalls(dec)
 	return nil
 }
 
-// simOptsWire is SimOpts without the UnmarshalJSON methods of its levels. Each of those
+// simOptsWire is Opts without the UnmarshalJSON methods of its levels. Each of those
 // validates its input again before decoding it, so decoding a request through them scans it
 // once per level: a sixth of a 100-call eth_simulateV1. A request that decodes through
 // simOptsWire decodes to the same value the slow way (each level's method is a plain decode
 // plus error naming), so the slow way is only taken for requests that fail.
 type simOptsWire struct {
 	BlockStateCalls []struct {
-		BlockOverrides *BlockOverrides `json:"blockOverrides"`
-		StateOverrides StateOverride   `json:"stateOverrides"`
-		Calls          []plainArgs     `json:"calls"`
+		BlockOverrides *exec.BlockOverrides `json:"blockOverrides"`
+		StateOverrides exec.StateOverride   `json:"stateOverrides"`
+		Calls          []plainArgs          `json:"calls"`
 	} `json:"blockStateCalls"`
 	TraceTransfers         bool `json:"traceTransfers"`
 	Validation             bool `json:"validation"`
 	ReturnFullTransactions bool `json:"returnFullTransactions"`
 }
 
-// plainArgs is Args without its UnmarshalJSON.
-type plainArgs Args
+// plainArgs is exec.Args without its UnmarshalJSON.
+type plainArgs exec.Args
 
-func (w *simOptsWire) opts() SimOpts {
-	o := SimOpts{TraceTransfers: w.TraceTransfers, Validation: w.Validation, ReturnFullTransactions: w.ReturnFullTransactions}
+func (w *simOptsWire) opts() Opts {
+	o := Opts{TraceTransfers: w.TraceTransfers, Validation: w.Validation, ReturnFullTransactions: w.ReturnFullTransactions}
 	if w.BlockStateCalls != nil {
-		o.BlockStateCalls = make([]SimBlockCalls, len(w.BlockStateCalls))
+		o.BlockStateCalls = make([]BlockCalls, len(w.BlockStateCalls))
 	}
 	for i, b := range w.BlockStateCalls {
-		o.BlockStateCalls[i] = SimBlockCalls{BlockOverrides: b.BlockOverrides, StateOverrides: b.StateOverrides}
+		o.BlockStateCalls[i] = BlockCalls{BlockOverrides: b.BlockOverrides, StateOverrides: b.StateOverrides}
 		if b.Calls != nil {
-			o.BlockStateCalls[i].Calls = make([]Args, len(b.Calls))
+			o.BlockStateCalls[i].Calls = make([]exec.Args, len(b.Calls))
 		}
 		for j := range b.Calls {
-			o.BlockStateCalls[i].Calls[j] = Args(b.Calls[j])
+			o.BlockStateCalls[i].Calls[j] = exec.Args(b.Calls[j])
 		}
 	}
 	return o
 }
 
-// SimLimits bounds one simulation. Zero fields take the Default values.
-type SimLimits struct {
-	MaxBlocks        int // blocks per request and number span from the base block (DefaultSimMaxBlocks)
-	MaxCallsPerBlock int // calls per block (DefaultSimMaxCallsPerBlock)
-	MaxCalls         int // calls per request (DefaultSimMaxCalls)
+// Limits bounds one simulation. Zero fields take the Default values.
+type Limits struct {
+	MaxBlocks        int // blocks per request and number span from the base block (DefaultMaxBlocks)
+	MaxCallsPerBlock int // calls per block (DefaultMaxCallsPerBlock)
+	MaxCalls         int // calls per request (DefaultMaxCalls)
 }
 
-func (l SimLimits) withDefaults() SimLimits {
+func (l Limits) withDefaults() Limits {
 	if l.MaxBlocks <= 0 {
-		l.MaxBlocks = DefaultSimMaxBlocks
+		l.MaxBlocks = DefaultMaxBlocks
 	}
 	if l.MaxCallsPerBlock <= 0 {
-		l.MaxCallsPerBlock = DefaultSimMaxCallsPerBlock
+		l.MaxCallsPerBlock = DefaultMaxCallsPerBlock
 	}
 	if l.MaxCalls <= 0 {
-		l.MaxCalls = DefaultSimMaxCalls
+		l.MaxCalls = DefaultMaxCalls
 	}
 	return l
 }
 
-// SimEnv is what a simulation runs against. Env.Header is the base block: the parent of the
+// Env is what a simulation runs against. Env.Header is the base block: the parent of the
 // first simulated block. Env.State is the state the first block starts from; it is owned by
 // the simulation and mutated. Env.GasCap is one gas budget shared by all calls of the
 // request and Env.EVMTimeout limits the whole request.
@@ -145,16 +147,16 @@ func (l SimLimits) withDefaults() SimLimits {
 // header of the block in progress: the first simulated block then defaults to Pending's
 // number and timestamp and inherits Pending's fee recipient and gas limit; its parent is
 // still Header. Later blocks follow the usual defaults (number + 1, time + 12 s).
-type SimEnv struct {
-	Env
+type Env struct {
+	exec.Env
 	// Pending is the partial header of the block in progress, or nil when the base is a
 	// sealed block and the first simulated block is Header+1 at Header's time + 12 s.
 	Pending *types.Header
 	// Limits bound the request; zero fields take the defaults.
-	Limits SimLimits
-	// Base, when set, is the prepared base the environment came from (SimBase.Env); State is
+	Limits Limits
+	// Base, when set, is the prepared base the environment came from (Base.Env); State is
 	// then nil and taken from Base.
-	Base *SimBase
+	Base *Base
 	// L1Info is, on an OP Stack chain, the L1-attributes deposit of the base block (of the
 	// block in progress in pending mode): from Jovian on, a simulated block's DA footprint
 	// (its blobGasUsed) is computed with it, as op-geth's simulator prepends it to the block
@@ -162,41 +164,42 @@ type SimEnv struct {
 	L1Info *types.Transaction
 }
 
-// CheckSimOpts rejects requests over the limits: no blocks (SimInvalidParams "empty
-// input"), too many blocks, calls per block or calls (SimClientLimitExceeded). geth checks
-// these before it resolves the base block, so the API should call CheckSimOpts before
-// looking the block up; Simulate calls it again.
-func CheckSimOpts(opts *SimOpts, limits SimLimits) error {
+// CheckOpts rejects requests over the limits: no blocks (InvalidParams "empty
+// input"), too many blocks, calls per block or calls (ClientLimitExceeded). geth checks
+// these before it resolves the base block, so the API should call CheckOpts before
+// looking the block up; Run calls it again.
+func CheckOpts(opts *Opts, limits Limits) error {
 	limits = limits.withDefaults()
 	if len(opts.BlockStateCalls) == 0 {
-		return simErrorf(SimInvalidParams, "empty input")
+		return simErrorf(InvalidParams, "empty input")
 	}
 	if len(opts.BlockStateCalls) > limits.MaxBlocks {
-		return simErrorf(SimClientLimitExceeded, "too many blocks")
+		return simErrorf(ClientLimitExceeded, "too many blocks")
 	}
 	total := 0
 	for _, block := range opts.BlockStateCalls {
 		if len(block.Calls) > limits.MaxCallsPerBlock {
-			return simErrorf(SimClientLimitExceeded, "too many calls in block: %d > %d", len(block.Calls), limits.MaxCallsPerBlock)
+			return simErrorf(ClientLimitExceeded, "too many calls in block: %d > %d", len(block.Calls), limits.MaxCallsPerBlock)
 		}
 		total += len(block.Calls)
 		if total > limits.MaxCalls {
-			return simErrorf(SimClientLimitExceeded, "too many calls: %d > %d", total, limits.MaxCalls)
+			return simErrorf(ClientLimitExceeded, "too many calls: %d > %d", total, limits.MaxCalls)
 		}
 	}
 	return nil
 }
 
-// Simulate runs eth_simulateV1: a chain of simulated blocks on top of env, each with its
-// overrides and calls, like geth's simulator. It returns one SimBlock per simulated block,
+// Run runs eth_simulateV1: a chain of simulated blocks on top of env, each with its
+// overrides and calls, like geth's simulator. It returns one Block per simulated block,
 // including the empty blocks that fill gaps in the requested numbers. The result belongs to
-// the caller; json.Marshal of it writes geth's eth_simulateV1 result.
+// the caller, which encodes it as geth's eth_simulateV1 result (internal/api's
+// json_simulate.go).
 //
-// A failing call does not fail the request: its SimCallResult has status 0 and an error.
-// Request-level failures are *SimError (with a Kind for each -380xx code), *OverrideError,
-// *ArgsError, or ctx's error.
-func Simulate(ctx context.Context, env SimEnv, opts SimOpts) ([]SimBlock, error) {
-	if err := CheckSimOpts(&opts, env.Limits); err != nil {
+// A failing call does not fail the request: its CallResult has status 0 and an error.
+// Request-level failures are *Error (with a Kind for each -380xx code), *exec.OverrideError,
+// *exec.ArgsError, or ctx's error.
+func Run(ctx context.Context, env Env, opts Opts) ([]Block, error) {
+	if err := CheckOpts(&opts, env.Limits); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -235,7 +238,7 @@ func Simulate(ctx context.Context, env SimEnv, opts SimOpts) ([]SimBlock, error)
 	if err != nil {
 		return nil, err
 	}
-	results := make([]SimBlock, len(blocks))
+	results := make([]Block, len(blocks))
 	parent := env.Header
 	for i := range blocks {
 		res, header, err := sim.processBlock(ctx, &blocks[i], headers[i], parent, headers[:i])
@@ -259,8 +262,8 @@ func Simulate(ctx context.Context, env SimEnv, opts SimOpts) ([]SimBlock, error)
 // simulator runs one simulation. It is not safe for concurrent use.
 type simulator struct {
 	stop           *simStop
-	env            SimEnv
-	limits         SimLimits
+	env            Env
+	limits         Limits
 	budget         *gasBudget
 	traceTransfers bool
 	validate       bool
@@ -336,16 +339,16 @@ func (b *gasBudget) consume(amount uint64) error {
 // sanitizeChain fills in block numbers and timestamps, checks that both increase, and fills
 // gaps in the numbers with empty blocks, like geth's sanitizeChain. It returns new block
 // entries; the caller's overrides are not modified.
-func (sim *simulator) sanitizeChain(blocks []SimBlockCalls) ([]SimBlockCalls, error) {
+func (sim *simulator) sanitizeChain(blocks []BlockCalls) ([]BlockCalls, error) {
 	var (
-		res        = make([]SimBlockCalls, 0, len(blocks))
+		res        = make([]BlockCalls, 0, len(blocks))
 		base       = sim.env.Header
 		prevNumber = base.Number
 		prevTime   = base.Time
 		maxBlocks  = big.NewInt(int64(sim.limits.MaxBlocks))
 	)
 	for _, block := range blocks {
-		bo := new(BlockOverrides)
+		bo := new(exec.BlockOverrides)
 		if block.BlockOverrides != nil {
 			*bo = *block.BlockOverrides
 		}
@@ -359,16 +362,16 @@ func (sim *simulator) sanitizeChain(blocks []SimBlockCalls) ([]SimBlockCalls, er
 		number := bo.Number.ToInt()
 		diff := new(big.Int).Sub(number, prevNumber)
 		if diff.Sign() <= 0 {
-			return nil, simErrorf(SimBlockNumberInvalid, "block numbers must be in order: %d <= %d", number.Uint64(), prevNumber)
+			return nil, simErrorf(BlockNumberInvalid, "block numbers must be in order: %d <= %d", number.Uint64(), prevNumber)
 		}
 		if total := new(big.Int).Sub(number, base.Number); total.Cmp(maxBlocks) > 0 {
-			return nil, simErrorf(SimClientLimitExceeded, "too many blocks")
+			return nil, simErrorf(ClientLimitExceeded, "too many blocks")
 		}
 		// Fill the gap with empty blocks.
 		for i := uint64(1); i < diff.Uint64(); i++ {
 			n := new(big.Int).Add(prevNumber, new(big.Int).SetUint64(i))
 			t := sim.defaultTime(n, prevTime)
-			res = append(res, SimBlockCalls{BlockOverrides: &BlockOverrides{
+			res = append(res, BlockCalls{BlockOverrides: &exec.BlockOverrides{
 				Number:      (*hexutil.Big)(n),
 				Time:        (*hexutil.Uint64)(&t),
 				Withdrawals: &types.Withdrawals{},
@@ -383,7 +386,7 @@ func (sim *simulator) sanitizeChain(blocks []SimBlockCalls) ([]SimBlockCalls, er
 		} else {
 			t = uint64(*bo.Time)
 			if t <= prevTime {
-				return nil, simErrorf(SimBlockTimestampInvalid, "block timestamps must be in order: %d <= %d", t, prevTime)
+				return nil, simErrorf(BlockTimestampInvalid, "block timestamps must be in order: %d <= %d", t, prevTime)
 			}
 		}
 		prevTime = t
@@ -404,7 +407,7 @@ func (sim *simulator) defaultTime(number *big.Int, prevTime uint64) uint64 {
 // makeHeaders builds the preliminary headers of the sanitized blocks, like geth's
 // makeHeaders: fee recipient and gas limit carry forward from the previous header (the block
 // in progress for the first block in pending mode), overrides apply on top.
-func (sim *simulator) makeHeaders(blocks []SimBlockCalls) ([]*types.Header, error) {
+func (sim *simulator) makeHeaders(blocks []BlockCalls) ([]*types.Header, error) {
 	var (
 		cfg      = sim.env.Config
 		res      = make([]*types.Header, len(blocks))
@@ -437,7 +440,7 @@ func (sim *simulator) makeHeaders(blocks []SimBlockCalls) ([]*types.Header, erro
 			difficulty = big.NewInt(0)
 		}
 		if bo.Difficulty != nil && difficulty.Sign() == 0 {
-			return nil, simErrorf(SimInvalidParams, "block %d: difficulty override is not allowed after the merge", number)
+			return nil, simErrorf(InvalidParams, "block %d: difficulty override is not allowed after the merge", number)
 		}
 		var slotNumber *uint64
 		if prev.SlotNumber != nil {
@@ -460,7 +463,7 @@ func (sim *simulator) makeHeaders(blocks []SimBlockCalls) ([]*types.Header, erro
 			SlotNumber:       slotNumber,
 		}
 		if bo != nil {
-			bo.applyHeader(header)
+			bo.ApplyHeader(header)
 		}
 		res[i] = header
 		prev, coinbase, gasLimit = header, header.Coinbase, header.GasLimit

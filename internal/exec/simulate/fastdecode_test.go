@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/flashrpc/flashrpc/internal/exec"
 )
 
 // TestSimOptsDecodeOnePass: the one-pass decoding of simOptsWire gives the value the level
@@ -21,17 +23,17 @@ func TestSimOptsDecodeOnePass(t *testing.T) {
 		reqs = append(reqs, randomBundle(r))
 	}
 	reqs = append(reqs, `{"blockStateCalls":null}`, `{"blockStateCalls":[{"calls":null}]}`, `{"blockStateCalls":[{"calls":[null,{}]}]}`)
-	type plain SimOpts
+	type plain Opts
 	for _, req := range reqs {
 		var wire simOptsWire
 		if err := json.Unmarshal([]byte(req), &wire); err != nil {
 			continue // the slow way decides these; the error tests cover them
 		}
-		slow, err := decodeObject[plain]([]byte(req), "simulation options")
+		slow, err := exec.DecodeObject[plain]([]byte(req), "simulation options")
 		if err != nil {
 			t.Fatalf("%s: one pass decodes, level by level fails: %v", req, err)
 		}
-		if fast := wire.opts(); !reflect.DeepEqual(fast, SimOpts(slow)) {
+		if fast := wire.opts(); !reflect.DeepEqual(fast, Opts(slow)) {
 			t.Fatalf("%s: decodings differ\n one pass %+v\n   levels %+v", req, fast, slow)
 		}
 	}
@@ -51,7 +53,7 @@ func TestSimOptsFastDecode(t *testing.T) {
 		exchanges, _ := readIOFile(t, file)
 		for _, ex := range exchanges {
 			var req rpcRequest
-			if json.Unmarshal([]byte(ex.request), &req) == nil && len(req.Params) > 0 {
+			if json.Unmarshal([]byte(ex.Request), &req) == nil && len(req.Params) > 0 {
 				reqs = append(reqs, string(req.Params[0]))
 			}
 		}

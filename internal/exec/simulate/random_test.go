@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"context"
@@ -102,7 +102,7 @@ func TestGethSimulateRandomBundles(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11)) // fixed seed: failures reproduce
 	prepared := preparedRuns.Load()
 	defer func() {
-		// simOutcome also runs each bundle on a prepared SimBase; some must have taken its state.
+		// simOutcome also runs each bundle on a prepared Base; some must have taken its state.
 		if n := preparedRuns.Load() - prepared; n == 0 && !t.Failed() {
 			t.Error("no bundle ran on a prepared base's state")
 		} else {

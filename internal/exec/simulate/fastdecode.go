@@ -1,6 +1,10 @@
-package exec
+package simulate
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/flashrpc/flashrpc/internal/exec"
+)
 
 // decodeSimOptsFast decodes eth_simulateV1's first parameter without reflection, for the
 // shape nearly every request has: keys spelled as documented, calls with from, to, gas,
@@ -11,7 +15,7 @@ import "encoding/json"
 // what is wrong. The values set are the ones encoding/json would set: the scalar fields
 // are decoded by the UnmarshalText their UnmarshalJSON delegates to, null sets a pointer
 // to nil and leaves a bool alone, and a repeated key overwrites.
-func decodeSimOptsFast(input []byte) (opts SimOpts, ok bool) {
+func decodeSimOptsFast(input []byte) (opts Opts, ok bool) {
 	d := &fastDecoder{b: input}
 	ok = d.object(func(key []byte, once func(int) bool) bool {
 		switch string(key) {
@@ -187,7 +191,7 @@ func list[T any](d *fastDecoder, v *[]T, elem func(*T) bool) bool {
 	return ok
 }
 
-func (d *fastDecoder) blockCalls(b *SimBlockCalls) bool {
+func (d *fastDecoder) blockCalls(b *BlockCalls) bool {
 	return d.object(func(key []byte, once func(int) bool) bool {
 		switch string(key) {
 		case "calls":
@@ -201,7 +205,7 @@ func (d *fastDecoder) blockCalls(b *SimBlockCalls) bool {
 	})
 }
 
-func (d *fastDecoder) args(a *Args) bool {
+func (d *fastDecoder) args(a *exec.Args) bool {
 	return d.object(func(key []byte, once func(int) bool) bool {
 		switch string(key) {
 		case "from":

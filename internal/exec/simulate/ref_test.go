@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/exec"
 )
 
 // This file is a test-only reference encoding of eth_simulateV1 results, a transcription of
@@ -31,7 +33,7 @@ type simCallError struct {
 
 // MarshalJSON writes {"returnData","logs","gasUsed","maxUsedGas","status","error"?} with
 // "error" {"message","code":3,"data"} for reverts and {"message","code":-32015} otherwise.
-func (r SimCallResult) MarshalJSON() ([]byte, error) {
+func (r CallResult) MarshalJSON() ([]byte, error) {
 	logs := r.Logs
 	if logs == nil {
 		logs = []*types.Log{}
@@ -51,7 +53,7 @@ func (r SimCallResult) MarshalJSON() ([]byte, error) {
 		Status:     hexutil.Uint64(r.Status),
 	}
 	if r.Err != nil {
-		var rev *RevertError
+		var rev *exec.RevertError
 		if errors.As(r.Err, &rev) {
 			out.Error = &simCallError{Message: rev.Error(), Code: simCallRevertCode, Data: hexutil.Encode(rev.Data)}
 		} else {
@@ -62,7 +64,7 @@ func (r SimCallResult) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the block like geth's RPCMarshalBlock plus "calls".
-func (b SimBlock) MarshalJSON() ([]byte, error) {
+func (b Block) MarshalJSON() ([]byte, error) {
 	fields := marshalHeader(b.Block.Header())
 	fields["size"] = hexutil.Uint64(b.Block.Size())
 	txs := b.Block.Transactions()
@@ -90,7 +92,7 @@ func (b SimBlock) MarshalJSON() ([]byte, error) {
 	}
 	calls := b.Calls
 	if calls == nil {
-		calls = []SimCallResult{}
+		calls = []CallResult{}
 	}
 	fields["calls"] = calls
 	return json.Marshal(fields)

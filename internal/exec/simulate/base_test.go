@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"context"
@@ -20,17 +20,17 @@ import (
 // that the tests can show the comparison was not vacuous.
 var preparedRuns atomic.Int64
 
-// simulateBothWays runs a simulation on env as given and again on a SimBase made from a copy
+// simulateBothWays runs a simulation on env as given and again on a Base made from a copy
 // of env, fails t when the two differ in any byte of the result or the error, and returns the
 // first. decode returns the request's options afresh for each run.
-func simulateBothWays(ctx context.Context, t testing.TB, env SimEnv, decode func() SimOpts) ([]SimBlock, error) {
+func simulateBothWays(ctx context.Context, t testing.TB, env Env, decode func() Opts) ([]Block, error) {
 	t.Helper()
 	baseEnv := env
 	baseEnv.State = env.State.Copy()
-	base := NewSimBase(ctx, baseEnv)
-	viaBase, baseErr := Simulate(ctx, base.Env(), decode())
+	base := NewBase(ctx, baseEnv)
+	viaBase, baseErr := Run(ctx, base.Env(), decode())
 	opts := decode()
-	direct, err := Simulate(ctx, env, opts)
+	direct, err := Run(ctx, env, opts)
 	if fmt.Sprint(err) != fmt.Sprint(baseErr) {
 		t.Fatalf("prepared base changes the error:\n direct %v\nprepared %v", err, baseErr)
 	}
@@ -64,7 +64,7 @@ func simulateBothWays(ctx context.Context, t testing.TB, env SimEnv, decode func
 // without a base.
 func TestSimBaseSystemAccounts(t *testing.T) {
 	chain := newTestChain(t, 2)
-	if base := NewSimBase(context.Background(), SimEnv{Env: chain.env(t)}); base.first == nil || !base.postNoop || base.layer == nil {
+	if base := NewBase(context.Background(), Env{Env: chain.env(t)}); base.first == nil || !base.postNoop || base.layer == nil {
 		t.Fatalf("the test chain's base prepares nothing (first %v, post-block calls skippable %v, memory layer %v)", base.first != nil, base.postNoop, base.layer != nil)
 	}
 	// The first block's system calls wrote the base block's hash where EIP-2935's contract
@@ -87,8 +87,8 @@ func TestSimBaseSystemAccounts(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := preparedRuns.Load()
-			decode := func() SimOpts { return decodeSimOpts(t, req) }
-			if _, err := simulateBothWays(context.Background(), t, SimEnv{Env: chain.env(t)}, decode); err != nil {
+			decode := func() Opts { return decodeSimOpts(t, req) }
+			if _, err := simulateBothWays(context.Background(), t, Env{Env: chain.env(t)}, decode); err != nil {
 				t.Fatal(err)
 			}
 			used := preparedRuns.Load() > before
@@ -105,7 +105,7 @@ func TestSimBaseSystemAccounts(t *testing.T) {
 // contract's storage (its trie then comes from the layer's nodes) and to an account.
 func TestSimBaseMemLayer(t *testing.T) {
 	chain := newTestChain(t, 2)
-	base := NewSimBase(context.Background(), SimEnv{Env: chain.env(t)})
+	base := NewBase(context.Background(), Env{Env: chain.env(t)})
 	if base.layer == nil {
 		t.Fatal("no memory layer on a sealed base")
 	}

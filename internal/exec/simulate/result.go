@@ -1,20 +1,20 @@
-package exec
+package simulate
 
 import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
-// SimBlock is the result of one simulated block. The API layer encodes it as
+// Block is the result of one simulated block. The API layer encodes it as
 // go-ethereum's eth_simulateV1 block object: the RPC block (transaction hashes, or full
 // transactions when FullTx) plus "calls".
-type SimBlock struct {
+type Block struct {
 	// Block is the assembled block; its transactions are unsigned (v = r = s = 0).
 	Block *types.Block
 	// Header is Block's header, which Block.Header() would copy. It must not be modified.
 	Header *types.Header
 	// Calls[i] is the result of the i-th call (Block.Transactions()[i]).
-	Calls []SimCallResult
+	Calls []CallResult
 	// Senders[i] is the sender of Block.Transactions()[i], which the unsigned transaction
 	// cannot tell.
 	Senders []common.Address
@@ -27,8 +27,8 @@ type SimBlock struct {
 	FullTx bool
 }
 
-// SimCallResult is the result of one simulated call.
-type SimCallResult struct {
+// CallResult is the result of one simulated call.
+type CallResult struct {
 	ReturnData []byte
 	// Logs are the call's logs with block hash, number, timestamp, transaction hash and
 	// block-wide log index set; with traceTransfers they include the synthetic transfer
@@ -37,6 +37,6 @@ type SimCallResult struct {
 	GasUsed    uint64
 	MaxUsedGas uint64
 	Status     uint64 // types.ReceiptStatusSuccessful or types.ReceiptStatusFailed
-	// Err is nil for a successful call, a *RevertError or a *VMError otherwise.
+	// Err is nil for a successful call, a *exec.RevertError or a *exec.VMError otherwise.
 	Err error
 }

@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/holiman/uint256"
+
+	"github.com/flashrpc/flashrpc/internal/exec"
 )
 
 // Contracts used only through state overrides in the simulate tests.
@@ -132,16 +134,16 @@ func TestGethSimulateDifferential(t *testing.T) {
 }
 
 // simOutcome runs a simulate request with this package and maps errors like geth.
-func simOutcome(ctx context.Context, t *testing.T, env Env, req string) wireOutcome {
+func simOutcome(ctx context.Context, t *testing.T, env exec.Env, req string) wireOutcome {
 	t.Helper()
-	decode := func() SimOpts {
-		var opts SimOpts
+	decode := func() Opts {
+		var opts Opts
 		if err := json.Unmarshal([]byte(req), &opts); err != nil {
 			t.Fatalf("decode request: %v", err)
 		}
 		return opts
 	}
-	blocks, err := simulateBothWays(ctx, t, SimEnv{Env: env}, decode)
+	blocks, err := simulateBothWays(ctx, t, Env{Env: env}, decode)
 	if err != nil {
 		e := wireError("eth_simulateV1", err)
 		return wireOutcome{Code: e["code"].(int), Message: e["message"].(string)}

@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 
 // A memLayer is a state held in memory on top of a committed base state: what one state
 // transition changed (accounts, slots, trie nodes), as a go-ethereum diff layer holds it, but
-// private to this package. It is how a SimBase keeps its prepared state (simulate_base.go).
+// private to this package. It is how a Base keeps its prepared state (base.go).
 //
 // Handing each request a StateDB.Copy of a prepared state cost a tenth of a one-call
 // eth_simulateV1: go-ethereum deep-copies every loaded trie with its node tracers and every

@@ -1,4 +1,4 @@
-package exec
+package simulate
 
 import (
 	"github.com/ethereum/go-ethereum/common"
@@ -33,7 +33,7 @@ func (sim *simulator) opFinalize(header *types.Header, txs []*types.Transaction)
 			var err error
 			footprint, err = types.CalcDAFootprint(append([]*types.Transaction{info}, txs...))
 			if err != nil {
-				return nil, simErrorf(SimInternal, "DA footprint: %v", err)
+				return nil, simErrorf(Internal, "DA footprint: %v", err)
 			}
 		}
 		header.BlobGasUsed = &footprint
