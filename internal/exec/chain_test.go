@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	devchain "github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/networks"
 )
 
 // Test accounts and contracts shared by the tests of this package.
@@ -86,7 +87,7 @@ func proxyCode() []byte {
 }
 
 // testConfig has every fork through Osaka active at genesis: the dev chain's configuration.
-func testConfig() *params.ChainConfig { return devchain.DevConfig(1337) }
+func testConfig() *params.ChainConfig { return networks.DevEthereum(1337) }
 
 // testAlloc returns the genesis accounts (without the system contracts).
 func testAlloc() types.GenesisAlloc {
