@@ -35,41 +35,22 @@ func at(t uint64) *uint64 { return &t }
 // genesis returns a schedule entry for a fork active from a chain's first block.
 func genesis() *uint64 { return at(0) }
 
-// ethereumToday is every fork Ethereum mainnet runs today (through BPO2), active from
-// genesis: the rules of an Ethereum chain flashrpc does not know.
-func ethereumToday() ethereumForks {
-	return ethereumForks{shanghai: genesis(), cancun: genesis(), prague: genesis(), osaka: genesis(), bpo1: genesis(), bpo2: genesis()}
-}
-
-// devEthereum is the schedule of the Ethereum dev chain: every fork through Osaka from
-// genesis. It leaves out BPO1 and BPO2, the forks that only raise the blob limits: they
-// would change the blob base fee of an existing dev chain.
-func devEthereum() ethereumForks {
-	return ethereumForks{shanghai: genesis(), cancun: genesis(), prague: genesis(), osaka: genesis()}
-}
-
-// devOPStack is the schedule of the OP Stack dev chain, configured as Base is today: every
-// OP fork through Jovian, and Azul, from genesis.
-func devOPStack() opForks {
-	return opForks{
-		canyon: genesis(), ecotone: genesis(), fjord: genesis(), granite: genesis(),
-		holocene: genesis(), isthmus: genesis(), jovian: genesis(), azul: genesis(),
-	}
-}
-
 // DevEthereum returns the configuration of flashrpc's Ethereum dev chain (--chain-type l1):
 // every Ethereum fork through Osaka from genesis, merged from the start, with the blob
-// schedule of Cancun, Prague and Osaka. Ethereum's later blob-parameter forks (BPO1, BPO2,
-// which [CurrentEthereum] runs) stay off. The result is the caller's.
+// schedule of Cancun, Prague and Osaka. Ethereum's later forks that only raise the blob
+// limits (BPO1, BPO2, which [CurrentEthereum] runs) stay off, so the dev chain's blob limits
+// and blob base fee are Osaka's. The result is the caller's.
 func DevEthereum(chainID uint64) *params.ChainConfig {
-	return ethereumConfig(chainID, devEthereum())
+	return ethereumConfig(chainID, ethereumForks{shanghai: genesis(), cancun: genesis(), prague: genesis(), osaka: genesis()})
 }
 
 // CurrentEthereum returns the configuration of an Ethereum chain flashrpc does not know:
 // every fork Ethereum mainnet runs today (through BPO2) active from block 0, merged from the
 // start, with mainnet's blob schedule. The result is the caller's.
 func CurrentEthereum(chainID uint64) *params.ChainConfig {
-	return ethereumConfig(chainID, ethereumToday())
+	return ethereumConfig(chainID, ethereumForks{
+		shanghai: genesis(), cancun: genesis(), prague: genesis(), osaka: genesis(), bpo1: genesis(), bpo2: genesis(),
+	})
 }
 
 // DevOPStack returns the configuration of flashrpc's OP Stack dev chain (--chain-type op),
@@ -80,7 +61,10 @@ func CurrentEthereum(chainID uint64) *params.ChainConfig {
 // not a Base fork and stays off. It is also the rules of an OP Stack chain flashrpc does
 // not know. The result is the caller's.
 func DevOPStack(chainID uint64) *params.ChainConfig {
-	return opConfig(chainID, devOPStack(), baseMainnetElasticity)
+	return opConfig(chainID, opForks{
+		canyon: genesis(), ecotone: genesis(), fjord: genesis(), granite: genesis(),
+		holocene: genesis(), isthmus: genesis(), jovian: genesis(), azul: genesis(),
+	}, baseMainnetElasticity)
 }
 
 // mergedAtGenesis returns the configuration of chain chainID with every block-scheduled
