@@ -7,11 +7,11 @@ import (
 // Base is not in op-geth's superchain registry (params.BaseMainnetChainID is only a constant
 // there), so its configuration is carried here as data.
 //
-// Fork times (Delta, consensus-layer only, has no field here): base/base, crates/alloy/hardforks, as recorded in
-// shared/reference/opstack.md (Bedrock at block 0, Regolith at genesis). The Ethereum forks map
-// as on every OP Stack chain: Shanghai = Canyon, Cancun = Ecotone, Prague = Isthmus. Azul,
-// Base's own fork with Osaka's EVM changes, has no time here, so a fork of Base keeps
-// Jovian's EVM.
+// Fork times (Delta, consensus-layer only, has no field here): base/base,
+// crates/alloy/hardforks, as recorded in shared/reference/opstack.md (Bedrock at block 0,
+// Regolith at genesis). The Ethereum forks map as on every OP Stack chain: Shanghai = Canyon,
+// Cancun = Ecotone, Prague = Isthmus. Azul, Base's own fork with Osaka's EVM changes, has no
+// time here, so a fork of Base keeps Jovian's EVM.
 //
 // EIP-1559 parameters before Holocene (from memory, UNVERIFIED offline): mainnet elasticity 6,
 // Sepolia 10, denominator 50 and 250 from Canyon on. Since Holocene every block's extraData
