@@ -16,13 +16,14 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/fork"
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
-// The dev chain's types (--chain-type).
+// The dev chain's types (--chain-type): the kinds of chain internal/networks knows.
 const (
-	chainTypeOP = "op" // an OP Stack chain configured as Base is (the default)
-	chainTypeL1 = "l1" // a plain Ethereum chain, the dev chain before OP Stack support
+	chainTypeOP = string(networks.OPStack)  // an OP Stack chain configured as Base is (the default)
+	chainTypeL1 = string(networks.Ethereum) // a plain Ethereum chain
 )
 
 // genesisFileName is where the dev command writes its chain's genesis in the data directory,

@@ -49,7 +49,7 @@
 // listeners, told of canonical blocks that a rewind or a side chain dropped (reorg.go), then
 // OnHead listeners; all run synchronously on the writing goroutine and must not block.
 //
-// Imports: go-ethereum, internal/recent, internal/impersonation, and internal/oprollup for the
-// EVM configuration the chain's block processing shares with every other EVM (its precompile
+// Imports: go-ethereum, internal/networks (the dev chain's configuration), internal/recent,
+// internal/impersonation, and internal/oprollup for the EVM configuration the chain's block processing shares with every other EVM (its precompile
 // overrides). Neither internal/fork nor internal/remote: fork imports chain.
 package chain

@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 	"github.com/holiman/uint256"
 
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -90,7 +91,7 @@ func jsonForks(t testing.TB) []jsonFork {
 		forks = append(forks, buildJSONFork(t, name, jsonChainConfig(cfgName)))
 	}
 	// An OP Stack block (every fork through Jovian): deposits first, then the other types.
-	return append(forks, buildJSONFork(t, "op-jovian", oprollup.ChainConfig(1337)))
+	return append(forks, buildJSONFork(t, "op-jovian", networks.DevOPStack(1337)))
 }
 
 func buildJSONFork(t testing.TB, name string, cfg *params.ChainConfig) jsonFork {

@@ -31,41 +31,33 @@ const (
 
 // NewFollow registers the follow-mode metrics with reg.
 func NewFollow(reg prometheus.Registerer) *Follow {
-	failures := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Subsystem: "follow", Name: "verification_failures_total",
-		Help: "Blocks (kind=block) and flashblocks (kind=flashblock) that failed verification and were not served.",
-	}, []string{"kind"})
-	f := &Follow{
-		upstreamHead: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "follow", Name: "upstream_head_block",
-			Help: "Newest block number the upstream has announced.",
-		}),
-		lag: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "follow", Name: "lag_blocks",
-			Help: "Blocks the replica's sealed head is behind the upstream's (what /health compares with --health.max-lag).",
-		}),
-		connected: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "follow", Name: "feed_connected",
-			Help: "1 while the flashblocks feed is connected, 0 while it is redialled.",
-		}),
-		feedLag: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Namespace: namespace, Subsystem: "follow", Name: "feed_lag_seconds",
-			Help:    "Time from a flashblock's arrival on the feed to its being served (verified and published as the block in progress).",
-			Buckets: latencyBuckets,
-		}),
-		messages: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "follow", Name: "feed_messages_total",
-			Help: "Flashblocks received on the feed.",
-		}),
-		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "follow", Name: "feed_reconnects_total",
-			Help: "Times the feed was redialled after it dropped.",
-		}),
-		failBlock: failures.WithLabelValues(FailBlock),
-		failFlash: failures.WithLabelValues(FailFlashblock),
-	}
-	reg.MustRegister(f.upstreamHead, f.lag, f.connected, f.feedLag, f.messages, f.reconnects, failures)
+	f := &Follow{}
+	var failures *prometheus.CounterVec
+	register(reg, f.table(&failures))
+	f.failBlock = failures.WithLabelValues(FailBlock)
+	f.failFlash = failures.WithLabelValues(FailFlashblock)
 	return f
+}
+
+// table is the registration table of the follow-mode metrics; the verification failures,
+// by kind, go to failures.
+func (f *Follow) table(failures **prometheus.CounterVec) []metric {
+	return []metric{
+		{kind: gauge, subsystem: "follow", name: "upstream_head_block", into: &f.upstreamHead,
+			help: "Newest block number the upstream has announced."},
+		{kind: gauge, subsystem: "follow", name: "lag_blocks", into: &f.lag,
+			help: "Blocks the replica's sealed head is behind the upstream's (what /health compares with --health.max-lag)."},
+		{kind: gauge, subsystem: "follow", name: "feed_connected", into: &f.connected,
+			help: "1 while the flashblocks feed is connected, 0 while it is redialled."},
+		{kind: histogram, subsystem: "follow", name: "feed_lag_seconds", into: &f.feedLag,
+			help: "Time from a flashblock's arrival on the feed to its being served (verified and published as the block in progress)."},
+		{kind: counter, subsystem: "follow", name: "feed_messages_total", into: &f.messages,
+			help: "Flashblocks received on the feed."},
+		{kind: counter, subsystem: "follow", name: "feed_reconnects_total", into: &f.reconnects,
+			help: "Times the feed was redialled after it dropped."},
+		{kind: counter, subsystem: "follow", name: "verification_failures_total", labels: []string{"kind"}, into: failures,
+			help: "Blocks (kind=block) and flashblocks (kind=flashblock) that failed verification and were not served."},
+	}
 }
 
 // SetUpstream records the upstream's head and the replica's lag behind it, in blocks.

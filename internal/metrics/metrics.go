@@ -40,67 +40,47 @@ var latencyBuckets = []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 
 // collectors and flashrpc_build_info. It panics when a name is already registered with reg
 // (a programming error, as prometheus.MustRegister).
 func New(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{
-		reg: reg,
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "rpc", Name: "requests_total",
-			Help: "JSON-RPC calls answered, by endpoint and method (a batch counts each call; method=\"unknown\": not a method of the endpoint).",
-		}, []string{"endpoint", "method"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Subsystem: "rpc", Name: "request_duration_seconds",
-			Help:    "Time to answer one JSON-RPC call, from dispatch to encoded result, by endpoint and method.",
-			Buckets: latencyBuckets,
-		}, []string{"endpoint", "method"}),
-		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "rpc", Name: "errors_total",
-			Help: "JSON-RPC calls answered with an error, by endpoint and error code.",
-		}, []string{"endpoint", "code"}),
-		wsConns: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "ws", Name: "connections",
-			Help: "Open WebSocket connections, by endpoint.",
-		}, []string{"endpoint"}),
-		subs: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "ws", Name: "subscriptions",
-			Help: "Active eth_subscribe subscriptions, by endpoint.",
-		}, []string{"endpoint"}),
-		slow: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "ws", Name: "slow_consumers_total",
-			Help: "WebSocket connections closed because they fell behind their send queue (--ws.send-queue, --ws.send-queue-bytes), by endpoint.",
-		}, []string{"endpoint"}),
-		blocks: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "chain", Name: "head_updates_total",
-			Help: "Blocks that became the sealed head (sealed by the sequencer, or imported).",
-		}),
-		preconfs: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "preconf", Name: "published_total",
-			Help: "Pre-confirmations (flashblocks) published, index 0 included.",
-		}),
-		build: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Namespace: namespace, Subsystem: "flashblock", Name: "build_seconds",
-			Help:    "Time the sequencer took to build one pre-confirmation: select and execute the pool's transactions and publish them (without the wait for the publication deadline).",
-			Buckets: latencyBuckets,
-		}),
-		apply: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Namespace: namespace, Subsystem: "flashblock", Name: "apply_seconds",
-			Help:    "Time to apply one pre-confirmation to the block in progress and publish it: assemble the partial block (roots, hash) and its snapshot; in follow mode also re-executing and verifying a received flashblock.",
-			Buckets: latencyBuckets,
-		}),
-		lastIndex: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "preconf", Name: "index",
-			Help: "Index of the newest pre-confirmation of the block in progress (0 opens a block).",
-		}),
-	}
-	info := buildinfo.Read()
-	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
-		Namespace: namespace, Name: "build_info",
-		Help:        "Always 1; the labels say which build runs (flashrpc version, commit, op-geth version).",
-		ConstLabels: prometheus.Labels{"version": info.Version, "commit": info.Commit, "modified": boolLabel(info.Modified), "opgeth": info.OPGeth, "goethereum": info.GoEthereum, "goversion": info.Go},
-	})
+	m := &Metrics{reg: reg}
+	var buildInfo prometheus.Gauge
+	register(reg, m.table(&buildInfo))
 	buildInfo.Set(1)
-	reg.MustRegister(m.requests, m.duration, m.errors, m.wsConns, m.subs, m.slow,
-		m.blocks, m.preconfs, m.build, m.apply, m.lastIndex, buildInfo,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// table is the registration table of the node's metrics; the build information gauge goes
+// to buildInfo.
+func (m *Metrics) table(buildInfo *prometheus.Gauge) []metric {
+	endpointMethod := []string{"endpoint", "method"}
+	endpoint := []string{"endpoint"}
+	info := buildinfo.Read()
+	return []metric{
+		{kind: counter, subsystem: "rpc", name: "requests_total", labels: endpointMethod, into: &m.requests,
+			help: "JSON-RPC calls answered, by endpoint and method (a batch counts each call; method=\"unknown\": not a method of the endpoint)."},
+		{kind: histogram, subsystem: "rpc", name: "request_duration_seconds", labels: endpointMethod, into: &m.duration,
+			help: "Time to answer one JSON-RPC call, from dispatch to encoded result, by endpoint and method."},
+		{kind: counter, subsystem: "rpc", name: "errors_total", labels: []string{"endpoint", "code"}, into: &m.errors,
+			help: "JSON-RPC calls answered with an error, by endpoint and error code."},
+		{kind: gauge, subsystem: "ws", name: "connections", labels: endpoint, into: &m.wsConns,
+			help: "Open WebSocket connections, by endpoint."},
+		{kind: gauge, subsystem: "ws", name: "subscriptions", labels: endpoint, into: &m.subs,
+			help: "Active eth_subscribe subscriptions, by endpoint."},
+		{kind: counter, subsystem: "ws", name: "slow_consumers_total", labels: endpoint, into: &m.slow,
+			help: "WebSocket connections closed because they fell behind their send queue (--ws.send-queue, --ws.send-queue-bytes), by endpoint."},
+		{kind: counter, subsystem: "chain", name: "head_updates_total", into: &m.blocks,
+			help: "Blocks that became the sealed head (sealed by the sequencer, or imported)."},
+		{kind: counter, subsystem: "preconf", name: "published_total", into: &m.preconfs,
+			help: "Pre-confirmations (flashblocks) published, index 0 included."},
+		{kind: histogram, subsystem: "flashblock", name: "build_seconds", into: &m.build,
+			help: "Time the sequencer took to build one pre-confirmation: select and execute the pool's transactions and publish them (without the wait for the publication deadline)."},
+		{kind: histogram, subsystem: "flashblock", name: "apply_seconds", into: &m.apply,
+			help: "Time to apply one pre-confirmation to the block in progress and publish it: assemble the partial block (roots, hash) and its snapshot; in follow mode also re-executing and verifying a received flashblock."},
+		{kind: gauge, subsystem: "preconf", name: "index", into: &m.lastIndex,
+			help: "Index of the newest pre-confirmation of the block in progress (0 opens a block)."},
+		{kind: gauge, name: "build_info", into: buildInfo,
+			help:        "Always 1; the labels say which build runs (flashrpc version, commit, op-geth version).",
+			constLabels: prometheus.Labels{"version": info.Version, "commit": info.Commit, "modified": boolLabel(info.Modified), "opgeth": info.OPGeth, "goethereum": info.GoEthereum, "goversion": info.Go}},
+	}
 }
 
 func boolLabel(b bool) string {

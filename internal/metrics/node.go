@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/txpool"
@@ -30,18 +28,7 @@ type watched struct {
 // flashrpc_chain_head_updates_total. A later call watches another chain instead.
 func (m *Metrics) WatchChain(c *chain.Chain) {
 	m.watched.chain.Store(c)
-	m.watched.chainOnce.Do(func() {
-		m.reg.MustRegister(
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Namespace: namespace, Subsystem: "chain", Name: "head_block",
-				Help: "Number of the sealed head (the latest block).",
-			}, func() float64 { return float64(m.watched.chain.Load().Head().Number.Uint64()) }),
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Namespace: namespace, Subsystem: "chain", Name: "head_timestamp_seconds",
-				Help: "Timestamp of the sealed head (Unix seconds, from its header).",
-			}, func() float64 { return float64(m.watched.chain.Load().Head().Time) }),
-		)
-	})
+	m.watched.chainOnce.Do(func() { register(m.reg, m.chainTable()) })
 	c.OnHead(func(chain.HeadEvent) { m.blocks.Inc() })
 }
 
@@ -58,58 +45,60 @@ func (m *Metrics) WatchPreconf(p *preconf.Preconf) {
 		m.lastIndex.Set(float64(s.Index))
 		m.ObserveApply(s.Assembly)
 	})
-	m.watched.preOnce.Do(func() { m.registerPreconf() })
+	m.watched.preOnce.Do(func() { register(m.reg, m.preconfTable()) })
 }
 
-func (m *Metrics) registerPreconf() {
+// chainTable is the registration table of the sealed head's gauges, read at scrape time.
+func (m *Metrics) chainTable() []metric {
+	return []metric{
+		{kind: gaugeFunc, subsystem: "chain", name: "head_block", value: func() float64 { return float64(m.watched.chain.Load().Head().Number.Uint64()) },
+			help: "Number of the sealed head (the latest block)."},
+		{kind: gaugeFunc, subsystem: "chain", name: "head_timestamp_seconds", value: func() float64 { return float64(m.watched.chain.Load().Head().Time) },
+			help: "Timestamp of the sealed head (Unix seconds, from its header)."},
+	}
+}
+
+// preconfTable is the registration table of the block in progress's gauges, read at scrape
+// time.
+func (m *Metrics) preconfTable() []metric {
 	last := &m.watched.last
-	m.reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "preconf", Name: "block",
-			Help: "Number of the block in progress (the newest pre-confirmation's block).",
-		}, func() float64 {
+	return []metric{
+		{kind: gaugeFunc, subsystem: "preconf", name: "block", value: func() float64 {
 			if s := last.Load(); s != nil {
 				return float64(s.Number())
 			}
 			return 0
-		}),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "preconf", Name: "age_seconds",
-			Help: "Seconds since the newest pre-confirmation was published (0 before the first).",
-		}, func() float64 {
+		}, help: "Number of the block in progress (the newest pre-confirmation's block)."},
+		{kind: gaugeFunc, subsystem: "preconf", name: "age_seconds", value: func() float64 {
 			if s := last.Load(); s != nil {
 				return time.Since(s.Published).Seconds()
 			}
 			return 0
-		}),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: namespace, Subsystem: "preconf", Name: "transactions",
-			Help: "Transactions pre-confirmed in the block in progress so far.",
-		}, func() float64 {
+		}, help: "Seconds since the newest pre-confirmation was published (0 before the first)."},
+		{kind: gaugeFunc, subsystem: "preconf", name: "transactions", value: func() float64 {
 			if s := m.watched.preconf.Load().Current(); s != nil {
 				return float64(len(s.Block.Transactions()))
 			}
 			return 0
-		}),
-	)
+		}, help: "Transactions pre-confirmed in the block in progress so far."},
+	}
 }
 
 // WatchPool reports the transaction pool's size: flashrpc_txpool_pending and _queued. A
 // later call watches another pool instead.
 func (m *Metrics) WatchPool(pool *txpool.Pool) {
 	m.watched.pool.Store(pool)
-	m.watched.poolOnce.Do(func() {
-		m.reg.MustRegister(
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Namespace: namespace, Subsystem: "txpool", Name: "pending",
-				Help: "Executable transactions waiting in the pool (not pre-confirmed yet).",
-			}, func() float64 { p, _ := m.watched.pool.Load().Stats(); return float64(p) }),
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Namespace: namespace, Subsystem: "txpool", Name: "queued",
-				Help: "Transactions waiting in the pool for an earlier nonce (future nonces).",
-			}, func() float64 { _, q := m.watched.pool.Load().Stats(); return float64(q) }),
-		)
-	})
+	m.watched.poolOnce.Do(func() { register(m.reg, m.poolTable()) })
+}
+
+// poolTable is the registration table of the pool's gauges, read at scrape time.
+func (m *Metrics) poolTable() []metric {
+	return []metric{
+		{kind: gaugeFunc, subsystem: "txpool", name: "pending", value: func() float64 { p, _ := m.watched.pool.Load().Stats(); return float64(p) },
+			help: "Executable transactions waiting in the pool (not pre-confirmed yet)."},
+		{kind: gaugeFunc, subsystem: "txpool", name: "queued", value: func() float64 { _, q := m.watched.pool.Load().Stats(); return float64(q) },
+			help: "Transactions waiting in the pool for an earlier nonce (future nonces)."},
+	}
 }
 
 // ObserveBuild records the time the sequencer took to build one pre-confirmation (for

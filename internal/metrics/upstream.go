@@ -20,31 +20,26 @@ type Upstream struct {
 
 // NewUpstream registers the upstream metrics with reg.
 func NewUpstream(reg prometheus.Registerer) *Upstream {
-	u := &Upstream{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "upstream", Name: "requests_total",
-			Help: "Calls sent to the upstream JSON-RPC, by method (a batch counts each call).",
-		}, []string{"method"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Subsystem: "upstream", Name: "request_duration_seconds",
-			Help:    "Time the upstream took to answer, by method (a batch is observed once, under its first method).",
-			Buckets: latencyBuckets,
-		}, []string{"method"}),
-		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "upstream", Name: "errors_total",
-			Help: "Upstream calls that failed (transport error or JSON-RPC error), by method.",
-		}, []string{"method"}),
-		hits: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "upstream", Name: "cache_hits_total",
-			Help: "Reads answered from the upstream cache in the datadir, by kind (account, storage, code, block, ...).",
-		}, []string{"kind"}),
-		misses: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "upstream", Name: "cache_misses_total",
-			Help: "Reads the cache could not answer, sent to the upstream, by kind.",
-		}, []string{"kind"}),
-	}
-	reg.MustRegister(u.requests, u.duration, u.errors, u.hits, u.misses)
+	u := &Upstream{}
+	register(reg, u.table())
 	return u
+}
+
+// table is the registration table of the upstream metrics.
+func (u *Upstream) table() []metric {
+	byMethod, byKind := []string{"method"}, []string{"kind"}
+	return []metric{
+		{kind: counter, subsystem: "upstream", name: "requests_total", labels: byMethod, into: &u.requests,
+			help: "Calls sent to the upstream JSON-RPC, by method (a batch counts each call)."},
+		{kind: histogram, subsystem: "upstream", name: "request_duration_seconds", labels: byMethod, into: &u.duration,
+			help: "Time the upstream took to answer, by method (a batch is observed once, under its first method)."},
+		{kind: counter, subsystem: "upstream", name: "errors_total", labels: byMethod, into: &u.errors,
+			help: "Upstream calls that failed (transport error or JSON-RPC error), by method."},
+		{kind: counter, subsystem: "upstream", name: "cache_hits_total", labels: byKind, into: &u.hits,
+			help: "Reads answered from the upstream cache in the datadir, by kind (account, storage, code, block, ...)."},
+		{kind: counter, subsystem: "upstream", name: "cache_misses_total", labels: byKind, into: &u.misses,
+			help: "Reads the cache could not answer, sent to the upstream, by kind."},
+	}
 }
 
 // UpstreamMethod observes the calls of one upstream method.

@@ -1,14 +1,28 @@
-// Package networks knows the chains flashrpc can fork (and later follow) by chain id, and which
-// rules each runs: go-ethereum's built-in Ethereum networks (params), the OP Stack chains of
-// op-geth's embedded superchain registry, and Base mainnet and Base Sepolia, which the registry
-// lacks and which this package carries as data (base.go). An unknown chain runs the current
-// Ethereum rules, or the OP Stack's when asked to (--chain-type).
+// Package networks holds every chain configuration flashrpc runs: which rules a chain
+// follows and which fork it runs from which block or time. It is the one place a fork
+// schedule is written, and where a new fork (Karst, Denim, …) is added.
 //
-// ForkRules turns a network's schedule into the configuration of a fork that continues one of
-// its blocks: forks scheduled after that block stay off, so the fork keeps the block's rules.
+//   - forks.go writes the schedules flashrpc builds itself: the Ethereum dev chain's
+//     ([DevEthereum], --chain-type l1), the OP Stack dev chain's, configured as Base is
+//     ([DevOPStack], --chain-type op), and current Ethereum's ([CurrentEthereum], the rules of
+//     an Ethereum chain it does not know). Each is made from one schedule of Ethereum forks
+//     and one of OP forks, so the chains cannot disagree on a fork they share
+//     (TestSchedulesAgree).
+//   - base.go carries Base mainnet's and Base Sepolia's OP fork times as data: op-geth's
+//     superchain registry does not have them.
+//   - networks.go knows the chains by chain id ([Lookup]): go-ethereum's built-in Ethereum
+//     networks (params), Base, and the OP Stack chains of op-geth's embedded superchain
+//     registry, whose schedules are the registry's. [Kind] names the two kinds of chain
+//     (the values of --chain-type). [ForkRules] turns a network's schedule into the
+//     configuration of a fork that continues one of its blocks: forks scheduled after that
+//     block stay off, so the fork keeps the block's rules.
+//
+// The rules op-geth does not run itself (Azul's precompiles, deposits, the L1-attributes
+// transaction) are internal/oprollup's; which fork is on when is decided here.
 //
 // Concurrency: the package holds immutable data; every function is safe for concurrent use
-// and returns configurations the caller owns.
+// and returns configurations the caller owns, except [Network.Config], which is shared.
 //
-// Imports: go-ethereum (params, superchain) only.
+// Imports: go-ethereum's params and op-geth's superchain registry only; every other flashrpc
+// package may import it.
 package networks

@@ -8,8 +8,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/superchain"
-
-	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // Kind says which rules a chain runs.
@@ -33,7 +31,7 @@ type Network struct {
 	// superchain registry or flashrpc's own data (base.go).
 	Source string
 	// Config is the chain's configuration, its whole fork schedule. It is the network's own:
-	// callers copy it (ForkConfig does) before changing it.
+	// callers copy it (ForkRules does) before changing it.
 	Config *params.ChainConfig
 }
 
@@ -70,49 +68,10 @@ func Lookup(chainID uint64) (Network, bool) {
 	return Network{Name: ch.Name, Kind: OPStack, Source: "op-geth superchain registry " + superchain.EmbeddedRegistryCommit(), Config: config}, true
 }
 
-// CurrentEthereum returns the configuration of an unknown Ethereum chain: every fork Ethereum
-// mainnet runs today (through BPO2) active from block 0, merged from the start, with
-// mainnet's blob schedule.
-func CurrentEthereum(chainID uint64) *params.ChainConfig {
-	zero := uint64(0)
-	at := func() *uint64 { t := zero; return &t }
-	return &params.ChainConfig{
-		ChainID:                 new(big.Int).SetUint64(chainID),
-		HomesteadBlock:          big.NewInt(0),
-		EIP150Block:             big.NewInt(0),
-		EIP155Block:             big.NewInt(0),
-		EIP158Block:             big.NewInt(0),
-		ByzantiumBlock:          big.NewInt(0),
-		ConstantinopleBlock:     big.NewInt(0),
-		PetersburgBlock:         big.NewInt(0),
-		IstanbulBlock:           big.NewInt(0),
-		MuirGlacierBlock:        big.NewInt(0),
-		BerlinBlock:             big.NewInt(0),
-		LondonBlock:             big.NewInt(0),
-		ArrowGlacierBlock:       big.NewInt(0),
-		GrayGlacierBlock:        big.NewInt(0),
-		MergeNetsplitBlock:      big.NewInt(0),
-		TerminalTotalDifficulty: big.NewInt(0),
-		ShanghaiTime:            at(),
-		CancunTime:              at(),
-		PragueTime:              at(),
-		OsakaTime:               at(),
-		BPO1Time:                at(),
-		BPO2Time:                at(),
-		BlobScheduleConfig: &params.BlobScheduleConfig{
-			Cancun: params.DefaultCancunBlobConfig,
-			Prague: params.DefaultPragueBlobConfig,
-			Osaka:  params.DefaultOsakaBlobConfig,
-			BPO1:   params.DefaultBPO1BlobConfig,
-			BPO2:   params.DefaultBPO2BlobConfig,
-		},
-	}
-}
-
 // ForkRules returns the configuration a fork of the chain chainID runs when it continues from
 // a block at number and time: the known network's, or for an unknown chain the current rules
-// of its kind (kind "" means Ethereum; OP Stack is the rules flashrpc's own OP Stack dev chain
-// runs, oprollup.ChainConfig), with every fork the network schedules after that block
+// of its kind (kind "" means Ethereum: [CurrentEthereum]; OP Stack: the rules of flashrpc's OP
+// Stack dev chain, [DevOPStack]), with every fork the network schedules after that block
 // turned off, so the fork keeps the rules of the block it continues (local blocks carry wall
 // clock times: a fork scheduled later would switch on without the upgrade it needs). chainID
 // sets the configuration's chain id (--chain-id may differ from the upstream's); upstreamID
@@ -125,7 +84,7 @@ func ForkRules(upstreamID, chainID uint64, kind Kind, number, time uint64) (*par
 	case !known && (kind == "" || kind == Ethereum):
 		n = Network{Name: fmt.Sprintf("chain %d", upstreamID), Kind: Ethereum, Source: "current Ethereum rules (unknown chain id)", Config: CurrentEthereum(upstreamID)}
 	case !known && kind == OPStack:
-		n = Network{Name: fmt.Sprintf("chain %d", upstreamID), Kind: OPStack, Source: "current OP Stack rules (unknown chain id): flashrpc's dev chain's", Config: oprollup.ChainConfig(upstreamID)}
+		n = Network{Name: fmt.Sprintf("chain %d", upstreamID), Kind: OPStack, Source: "current OP Stack rules (unknown chain id): flashrpc's dev chain's", Config: DevOPStack(upstreamID)}
 	case !known:
 		return nil, n, fmt.Errorf("unknown --chain-type %q (want l1 or op)", kind)
 	}

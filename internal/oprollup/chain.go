@@ -1,8 +1,6 @@
 package oprollup
 
 import (
-	"math/big"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -73,58 +71,6 @@ var (
 	// withdrawalsRoot.
 	L2ToL1MessagePasser = params.OptimismL2ToL1MessagePasser
 )
-
-// ChainConfig returns the configuration of an OP Stack chain configured as Base is today:
-// Bedrock from block 0 and every OP fork through Jovian active at genesis, with the Ethereum
-// forks they imply (London = Bedrock, Shanghai = Canyon, Cancun = Ecotone, Prague = Isthmus).
-// Azul, Base's own fork, is Osaka on L2 (op-geth's OsakaTime, with Osaka's precompiles
-// installed by PrecompileOverrides, azul.go). op-geth's Karst is not a Base fork and stays
-// off. This is the one place the dev chain's fork schedule is written.
-func ChainConfig(chainID uint64) *params.ChainConfig {
-	genesis := uint64(0)
-	at := func() *uint64 { t := genesis; return &t }
-	denominatorCanyon := EIP1559Denominator
-	return &params.ChainConfig{
-		ChainID:                 new(big.Int).SetUint64(chainID),
-		HomesteadBlock:          big.NewInt(0),
-		EIP150Block:             big.NewInt(0),
-		EIP155Block:             big.NewInt(0),
-		EIP158Block:             big.NewInt(0),
-		ByzantiumBlock:          big.NewInt(0),
-		ConstantinopleBlock:     big.NewInt(0),
-		PetersburgBlock:         big.NewInt(0),
-		IstanbulBlock:           big.NewInt(0),
-		MuirGlacierBlock:        big.NewInt(0),
-		BerlinBlock:             big.NewInt(0),
-		LondonBlock:             big.NewInt(0),
-		ArrowGlacierBlock:       big.NewInt(0),
-		GrayGlacierBlock:        big.NewInt(0),
-		MergeNetsplitBlock:      big.NewInt(0),
-		TerminalTotalDifficulty: big.NewInt(0),
-		BedrockBlock:            big.NewInt(0),
-		RegolithTime:            at(),
-		CanyonTime:              at(),
-		ShanghaiTime:            at(),
-		EcotoneTime:             at(),
-		CancunTime:              at(),
-		FjordTime:               at(),
-		GraniteTime:             at(),
-		HoloceneTime:            at(),
-		IsthmusTime:             at(),
-		PragueTime:              at(),
-		JovianTime:              at(),
-		// Azul, Base's own fork: Osaka's EVM on L2 (azul.go).
-		OsakaTime: at(),
-		// No blob schedule: OP Stack chains have no blobs (op-geth refuses one).
-		Optimism: &params.OptimismConfig{
-			// The pre-Holocene parameters op-geth keeps in the config; since Holocene each
-			// block's extraData carries the ones in force (ExtraData).
-			EIP1559Elasticity:        EIP1559Elasticity,
-			EIP1559Denominator:       50,
-			EIP1559DenominatorCanyon: &denominatorCanyon,
-		},
-	}
-}
 
 // ExtraData returns the extraData of a block at time on chain config: since Jovian the
 // version byte 1, the EIP-1559 denominator and elasticity and the minimum base fee, which

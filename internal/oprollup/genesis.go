@@ -14,6 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/flashrpc/flashrpc/internal/networks"
 )
 
 // genesisData is tools/opgenesis's output: the predeploys and preinstalls of an OP Stack
@@ -110,13 +112,13 @@ func permit2DomainSeparator(chainID uint64) common.Hash {
 	return crypto.Keccak256Hash(typeHash, name, id[:], common.LeftPadBytes(Permit2[:], 32))
 }
 
-// DevGenesis returns the genesis of an OP Stack dev chain: ChainConfig, the predeploys and
-// preinstalls, and each of funded holding balance. As on OP Stack chains, the coinbase is the
-// SequencerFeeVault and extraData carries the EIP-1559 parameters and minimum base fee
-// (without them op-geth cannot compute block 1's base fee). Its timestamp is 0, so the
-// genesis hash depends only on the chain id, gas limit and funded accounts.
+// DevGenesis returns the genesis of an OP Stack dev chain: the rules of networks.DevOPStack,
+// the predeploys and preinstalls, and each of funded holding balance. As on OP Stack chains,
+// the coinbase is the SequencerFeeVault and extraData carries the EIP-1559 parameters and
+// minimum base fee (without them op-geth cannot compute block 1's base fee). Its timestamp is
+// 0, so the genesis hash depends only on the chain id, gas limit and funded accounts.
 func DevGenesis(chainID uint64, funded []common.Address, balance *big.Int) *core.Genesis {
-	config := ChainConfig(chainID)
+	config := networks.DevOPStack(chainID)
 	alloc := Predeploys(chainID)
 	for _, addr := range funded {
 		alloc[addr] = types.Account{Balance: new(big.Int).Set(balance)}

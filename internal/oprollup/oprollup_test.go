@@ -14,6 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/networks"
 )
 
 // jovianVector is op-geth's Jovian L1-attributes payload (core/types/receipt_opstack_test.go,
@@ -183,29 +185,11 @@ func TestDevL1Origin(t *testing.T) {
 	}
 }
 
-func TestChainConfig(t *testing.T) {
-	cfg := ChainConfig(8453)
-	if err := cfg.CheckConfigForkOrder(); err != nil {
-		t.Fatalf("fork order: %v", err)
-	}
-	if err := cfg.CheckOptimismValidity(); err != nil {
-		t.Fatalf("OP validity: %v", err)
-	}
-	for name, active := range map[string]bool{
-		"Bedrock": cfg.IsOptimismBedrock(common.Big0), "Regolith": cfg.IsOptimismRegolith(0), "Canyon": cfg.IsOptimismCanyon(0),
-		"Ecotone": cfg.IsOptimismEcotone(0), "Fjord": cfg.IsOptimismFjord(0), "Granite": cfg.IsOptimismGranite(0),
-		"Holocene": cfg.IsOptimismHolocene(0), "Isthmus": cfg.IsOptimismIsthmus(0), "Jovian": cfg.IsOptimismJovian(0),
-	} {
-		if !active {
-			t.Errorf("%s is not active at genesis", name)
-		}
-	}
-	if cfg.IsOptimismKarst(1 << 40) {
-		t.Error("Karst is active: it is not a Base fork")
-	}
-	if !cfg.IsOsaka(common.Big0, 0) {
-		t.Error("Osaka is not active at genesis: Azul, Base's fork, is Osaka on L2")
-	}
+// TestExtraData checks that the extraData of the dev chain's blocks is what op-geth accepts
+// and decodes back to the EIP-1559 parameters and minimum base fee (the dev chain's fork
+// schedule itself is networks' TestDevOPStack).
+func TestExtraData(t *testing.T) {
+	cfg := networks.DevOPStack(8453)
 	extra := ExtraData(cfg, 0)
 	if err := eip1559.ValidateOptimismExtraData(cfg, 0, extra); err != nil {
 		t.Fatalf("extraData %x: %v", extra, err)
@@ -306,8 +290,8 @@ func TestPermit2ChainID(t *testing.T) {
 // P256VERIFY over op-geth's Jovian ones, and leave everything else alone: the other
 // precompiles, the plain Ethereum chain's, and an address whose precompile was moved away.
 func TestPrecompileOverrides(t *testing.T) {
-	azul := ChainConfig(1).Rules(common.Big0, true, 0)
-	jovian := *ChainConfig(1)
+	azul := networks.DevOPStack(1).Rules(common.Big0, true, 0)
+	jovian := *networks.DevOPStack(1)
 	jovian.OsakaTime = nil
 	preAzul := jovian.Rules(common.Big0, true, 0)
 	l1 := params.MergedTestChainConfig.Rules(common.Big0, true, 0)

@@ -1,6 +1,3 @@
-// Package recent keeps the few most recently used values of an expensive kind, by key: a
-// list searched front to back, for the handful of entries (the head's state, the block in
-// progress's) where a map and an eviction policy would be more machinery than work.
 package recent
 
 import "sync"

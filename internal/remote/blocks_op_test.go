@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/flashrpc/flashrpc/internal/ethjson"
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -25,7 +26,7 @@ import (
 // whole, with the hash of the header it was encoded from.
 func TestBlockByNumberOPStack(t *testing.T) {
 	t.Parallel()
-	config := oprollup.ChainConfig(1337)
+	config := networks.DevOPStack(1337)
 	key, _ := crypto.GenerateKey()
 	info := (&oprollup.DevL1{GenesisTime: 1_700_000_000}).Info(nil, 1_700_000_100)
 	user, err := types.SignNewTx(key, types.LatestSignerForChainID(config.ChainID), &types.DynamicFeeTx{

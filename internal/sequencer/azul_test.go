@@ -16,7 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
@@ -39,7 +39,7 @@ func modexpInput(base, exp, mod []byte) []byte {
 var p256Valid = common.FromHex("4cee90eb86eaa050036147a12d49004b6b9c72bd725d39d4785011fe190f0b4da73bd4903f0ce3b639bbbf6e8e80d16931ff4bcf5993d58468e8fb19086e8cac36dbcd03009df8c59286b162af3bd7fcc0450c9aa81be5d10d312af6c66b1d604aebd3099c618202fcfe16ae7770b0c49ab5eadf74b754204a3bb6060e44eff37618b065f9832de4ca6ca971a7a1adc826d0f7c00181a5fb2ddf79ae00b4e10e")
 
 // TestAzulMatchesOsaka runs CLZ, MODEXP and P256VERIFY calls on the OP Stack dev chain and the
-// same calls on go-ethereum's own EVM under plain Osaka rules (chain.DevConfig, no overrides),
+// same calls on go-ethereum's own EVM under plain Osaka rules (networks.DevEthereum, no overrides),
 // and wants the same gas used and the same success or failure: Azul is Osaka's EVM on L2. The
 // sealed blocks are also re-executed by op-geth's state processor (through the chain's insert
 // and checkWithStateProcessor). Without the precompile overrides P256VERIFY costs op-geth's
@@ -95,7 +95,7 @@ func TestAzulMatchesOsaka(t *testing.T) {
 	// go-ethereum under plain Osaka rules, no overrides, the CLZ contract at the same address.
 	st, _ := state.New(types.EmptyRootHash, state.NewDatabaseForTesting())
 	st.SetCode(clz, clzRuntime, 0)
-	l1 := chain.DevConfig(1)
+	l1 := networks.DevEthereum(1)
 	header := &types.Header{Number: big.NewInt(1), Time: 1, GasLimit: 60_000_000, BaseFee: new(big.Int), Difficulty: new(big.Int)}
 	evm := vm.NewEVM(core.NewEVMBlockContext(header, nil, &common.Address{}, l1, st), st, l1, vm.Config{NoBaseFee: true})
 	for i, c := range cases {

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -37,7 +38,7 @@ func newOPState(t *testing.T) *opState {
 	st.SetState(types.L1BlockAddr, types.L1BlobBaseFeeSlot, common.BigToHash(big.NewInt(params.GWei)))
 	st.SetState(types.L1BlockAddr, types.L1FeeScalarsSlot, scalars)
 	return &opState{
-		config: oprollup.ChainConfig(1337),
+		config: networks.DevOPStack(1337),
 		header: &types.Header{Number: big.NewInt(1), Time: 1_800_000_000, GasLimit: 30_000_000, BaseFee: big.NewInt(params.GWei)},
 		st:     st,
 	}

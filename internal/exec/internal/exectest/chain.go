@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	devchain "github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/networks"
 )
 
 // Accounts and contracts of the test chain's genesis.
@@ -91,7 +92,7 @@ func ProxyCode() []byte {
 }
 
 // Config has every fork through Osaka active at genesis: the dev chain's configuration.
-func Config() *params.ChainConfig { return devchain.DevConfig(1337) }
+func Config() *params.ChainConfig { return networks.DevEthereum(1337) }
 
 // Alloc returns the genesis accounts (without the system contracts).
 func Alloc() types.GenesisAlloc {
