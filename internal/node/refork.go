@@ -1,0 +1,262 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// ForkRequest names the fork a re-fork makes: the upstream's URL and the block to fork (nil:
+// the upstream's latest; negative: that many blocks before it). An empty URL keeps the
+// current fork's URL.
+type ForkRequest struct {
+	URL   string
+	Block *int64
+}
+
+// reforkStep names a step of a re-fork that can fail; a test injects a failure at each.
+type reforkStep string
+
+const (
+	stepOpen     reforkStep = "open the new fork"
+	stepCloseNew reforkStep = "close the new fork"               // with a datadir
+	stepStopOld  reforkStep = "stop the current chain"           // with a datadir
+	stepSwap     reforkStep = "swap the chain data"              // with a datadir
+	stepReopen   reforkStep = "open the new fork in the datadir" // with a datadir
+	stepBuild    reforkStep = "build the new fork's core"
+	stepStart    reforkStep = "start the sequencer"
+)
+
+// Refork replaces the node's chain by a new fork of req, as anvil_reset with forking params
+// does, and everything built on the chain with it (the block in progress, the pool, the
+// sequencer, the log index, both endpoints' APIs), while the endpoints, the flashblocks feed
+// and the metrics keep serving. Transactions in the pool and the block in progress are
+// dropped; WebSocket connections are closed with status 1012 (service restart), since their
+// subscriptions were of the chain that is gone. With a data directory the new fork replaces
+// the directory's chain; without, it lives in a new temporary directory.
+//
+// Refork is atomic: when any step fails (an unreachable upstream, a block it does not have,
+// a file system error), the node goes on serving the chain it served, with its sequencer
+// running. It is safe to call concurrently with requests; re-forks are serialised.
+func (n *Dev) Refork(ctx context.Context, req ForkRequest) error {
+	return n.refork(ctx, req, nil)
+}
+
+// refork is Refork with fail, when not nil, called before each step: an error it returns is
+// that step's failure.
+func (n *Dev) refork(ctx context.Context, req ForkRequest, fail func(reforkStep) error) (err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return errors.New("re-fork: the node is closed")
+	}
+	// step runs do unless fail injects a failure first; ran says whether do ran.
+	ran := false
+	step := func(s reforkStep, do func() error) error {
+		ran = false
+		if fail != nil {
+			if err := fail(s); err != nil {
+				return fmt.Errorf("%s: %w", s, err)
+			}
+		}
+		ran = true
+		return do()
+	}
+	f := n.cfg.Fork
+	if req.URL != "" {
+		f.URL = req.URL
+	} else if cf := n.cur.chain.Fork(); cf != nil && f.URL == "" {
+		f.URL = cf.Info().URL
+	}
+	if f.URL == "" {
+		return errors.New("re-fork: no upstream URL given and the chain is not a fork")
+	}
+	f.Block = req.Block
+	fc := n.forkConfig(f)
+
+	// undo holds what puts the node back as it was; it runs when a step fails.
+	var undo closers
+	defer func() {
+		if err != nil {
+			err = errors.Join(fmt.Errorf("re-fork: %w", err), undo.close())
+		}
+	}()
+	dataDir := n.cfg.DataDir
+	staging := ""
+	if dataDir != "" {
+		staging = filepath.Join(dataDir, "refork")
+		if err := os.RemoveAll(staging); err != nil {
+			return err
+		}
+		undo.push(func() error { return os.RemoveAll(staging) })
+	}
+	// Create the new fork beside the current chain.
+	nextCfg := n.chainConfig(staging, fc)
+	var next *chain.Chain
+	if err := step(stepOpen, func() (err error) { next, err = chain.Open(nextCfg); return err }); err != nil {
+		return err
+	}
+	info := next.Fork().Info()
+	if dataDir != "" {
+		// Move the new chain into the datadir: close both, swap the directories, open it. The
+		// current chain is stopped from here on: undo reopens it.
+		if err := step(stepCloseNew, next.Close); err != nil {
+			if !ran {
+				err = errors.Join(err, next.Close())
+			}
+			return err
+		}
+		old := n.cur
+		if err := step(stepStopOld, func() error { return errors.Join(old.stop(), old.chain.Close()) }); err != nil {
+			if ran {
+				err = errors.Join(err, n.restart(old))
+			}
+			return err
+		}
+		undo.push(func() error { return n.restart(old) })
+		if err := step(stepSwap, func() error { return swapChainData(dataDir, staging) }); err != nil {
+			return err
+		}
+		undo.push(func() error { return unswapChainData(dataDir, staging) })
+		nextCfg = n.chainConfig(dataDir, fc)
+		nextCfg.Fork.UpstreamChainID = info.UpstreamChainID // created a moment ago: no need to ask
+		if err := step(stepReopen, func() (err error) { next, err = chain.Open(nextCfg); return err }); err != nil {
+			return err
+		}
+	}
+	undo.push(func() error { return closeChain(next) })
+	var k *devCore
+	if err := step(stepBuild, func() (err error) { k, err = n.buildCore(next); return err }); err != nil {
+		return err
+	}
+	undo.push(k.stop)
+	if err := step(stepStart, func() error { return k.seq.Start(ctx) }); err != nil {
+		return err
+	}
+
+	// Nothing can fail from here on: serve the new fork, then let go of the previous chain.
+	prev := n.cur
+	running := dataDir == "" // with a datadir it was stopped above
+	if running {
+		prev.seq.Close() // before the feed follows the new one
+	}
+	n.install(k)
+	n.chainCfg = nextCfg
+	n.endpoints.closeWebSockets("chain replaced by a re-fork")
+	if running {
+		if err := errors.Join(prev.logs.Close(), prev.chain.Close()); err != nil { // removes its temporary directory
+			n.log.Warn("re-fork: closing the previous chain", "err", err)
+		}
+	} else if err := commitChainData(dataDir, staging); err != nil {
+		n.log.Warn("re-fork: removing the previous chain's data", "err", err)
+	}
+	n.log.Info("re-forked", "url", info.URL, "block", info.Number, "head", k.chain.Head().Number.Uint64())
+	return nil
+}
+
+// restart reopens the chain old ran on, from the configuration it was opened with, and
+// builds, installs and starts a core on it again: a failed re-fork's way back after it
+// stopped the chain. The chain's head is the same; its pool and block in progress are new.
+func (n *Dev) restart(old *devCore) error {
+	cfg := n.chainCfg
+	if cfg.Fork != nil {
+		resume := *cfg.Fork
+		resume.UpstreamChainID = old.chain.Fork().Info().UpstreamChainID // offline: the upstream may be why the re-fork failed
+		cfg.Fork = &resume
+	}
+	c, err := chain.Open(cfg)
+	if err != nil {
+		return fmt.Errorf("reopen the previous chain: %w", err)
+	}
+	n.cur = old // buildCore carries the mining controls over from it
+	k, err := n.buildCore(c)
+	if err != nil {
+		return errors.Join(fmt.Errorf("restart the previous chain: %w", err), c.Close())
+	}
+	if err := k.seq.Start(context.Background()); err != nil {
+		return errors.Join(fmt.Errorf("restart the previous chain's sequencer: %w", err), k.stop(), c.Close())
+	}
+	n.install(k)
+	n.endpoints.closeWebSockets("chain reopened after a failed re-fork")
+	return nil
+}
+
+// swapChainData makes staging's chain database the datadir's: the current one is moved
+// aside first (chaindata.old), so that the datadir never holds a half-removed database.
+// commitChainData removes what was moved aside; unswapChainData puts it back.
+func swapChainData(dataDir, staging string) error {
+	cur, old := filepath.Join(dataDir, "chaindata"), filepath.Join(dataDir, "chaindata.old")
+	if err := os.RemoveAll(old); err != nil {
+		return err
+	}
+	if err := os.Rename(cur, old); err != nil {
+		return err
+	}
+	if err := os.Rename(filepath.Join(staging, "chaindata"), cur); err != nil {
+		return errors.Join(err, os.Rename(old, cur))
+	}
+	return nil
+}
+
+// unswapChainData undoes swapChainData: the datadir's chain database is the one moved aside
+// again.
+func unswapChainData(dataDir, staging string) error {
+	cur, old := filepath.Join(dataDir, "chaindata"), filepath.Join(dataDir, "chaindata.old")
+	if err := os.Rename(cur, filepath.Join(staging, "chaindata")); err != nil {
+		return err
+	}
+	return os.Rename(old, cur)
+}
+
+// commitChainData removes the chain database swapChainData moved aside and the staging
+// directory.
+func commitChainData(dataDir, staging string) error {
+	return errors.Join(os.RemoveAll(filepath.Join(dataDir, "chaindata.old")), os.RemoveAll(staging))
+}
+
+// serviceSwitch is an endpoint's method table whose implementation can be replaced while the
+// server runs: every method and subscription of the table it was made with forwards to the
+// current table (one atomic load). A re-fork replaces the table with one of the same names.
+type serviceSwitch struct {
+	cur  atomic.Pointer[rpc.Service]
+	base rpc.Service
+}
+
+func newServiceSwitch(svc rpc.Service) *serviceSwitch {
+	s := &serviceSwitch{base: svc}
+	s.cur.Store(&svc)
+	return s
+}
+
+// set makes svc the current table.
+func (s *serviceSwitch) set(svc rpc.Service) { s.cur.Store(&svc) }
+
+// service returns the forwarding table, for rpc.NewServer.
+func (s *serviceSwitch) service() rpc.Service {
+	out := rpc.Service{Methods: make(map[string]rpc.Method, len(s.base.Methods)), Subscriptions: make(map[string]rpc.SubscribeFunc, len(s.base.Subscriptions))}
+	for name := range s.base.Methods {
+		out.Methods[name] = func(ctx context.Context, p rpc.Params) (any, error) {
+			m, ok := s.cur.Load().Methods[name]
+			if !ok {
+				return nil, fmt.Errorf("the method %s does not exist/is not available", name)
+			}
+			return m(ctx, p)
+		}
+	}
+	for kind := range s.base.Subscriptions {
+		out.Subscriptions[kind] = func(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
+			fn, ok := s.cur.Load().Subscriptions[kind]
+			if !ok {
+				return fmt.Errorf("no %q subscription", kind)
+			}
+			return fn(ctx, p, sub)
+		}
+	}
+	return out
+}
