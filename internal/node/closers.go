@@ -29,7 +29,9 @@ func (s *closers) close() error {
 }
 
 // unwindOnError closes s when *err is set: `defer s.unwindOnError(&err)` at the top of a start
-// function undoes a partial start, and joins the cleanup's errors to the start's.
+// function undoes a partial start, and joins the cleanup's errors to the start's. Only the
+// error may be a named result: closures on the stack must not read a named result that
+// `return nil, err` sets to nil before they run.
 func (s *closers) unwindOnError(err *error) {
 	if *err != nil {
 		*err = errors.Join(*err, s.close())

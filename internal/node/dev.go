@@ -65,11 +65,11 @@ type devCore struct {
 // StartDev opens the dev chain (new, stored in cfg.DataDir, or a fork), starts the sequencer,
 // the feed and the metrics, and opens both endpoints' sockets. A failure undoes what was
 // started and returns the error.
-func StartDev(cfg DevConfig) (n *Dev, err error) {
+func StartDev(cfg DevConfig) (_ *Dev, err error) {
 	if cfg.ChainType == "" {
 		cfg.ChainType = networks.OPStack
 	}
-	n = &Dev{cfg: cfg, log: cfg.Logger, mnemonic: cfg.Mnemonic}
+	n := &Dev{cfg: cfg, log: cfg.Logger, mnemonic: cfg.Mnemonic}
 	if n.log == nil {
 		n.log = discard
 	}

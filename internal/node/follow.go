@@ -40,12 +40,12 @@ type Follow struct {
 
 // StartFollow opens the replica's chain, starts following and opens both endpoints'
 // sockets. A failure undoes what was started and returns the error.
-func StartFollow(cfg FollowConfig) (n *Follow, err error) {
+func StartFollow(cfg FollowConfig) (_ *Follow, err error) {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = discard
 	}
-	n = new(Follow)
+	n := new(Follow)
 	defer n.stack.unwindOnError(&err)
 	if n.ops, err = startOps(&cfg.Server, logger); err != nil {
 		return nil, err

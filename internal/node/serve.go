@@ -21,12 +21,12 @@ type Serve struct {
 
 // StartServe opens the chain stored in cfg.DataDir, its log index and the metrics, and opens
 // both endpoints' sockets. A failure undoes what was started and returns the error.
-func StartServe(cfg Server) (n *Serve, err error) {
+func StartServe(cfg Server) (_ *Serve, err error) {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = discard
 	}
-	n = new(Serve)
+	n := new(Serve)
 	defer n.stack.unwindOnError(&err)
 	if n.ops, err = startOps(&cfg, logger); err != nil {
 		return nil, err
