@@ -3,9 +3,9 @@
 // dashboard over them.
 //
 // Nothing is package-level: [New] registers the node's metrics with the registry
-// cmd/flashrpc passes in, and the follow and fork modes register theirs with [NewFollow] and
+// internal/node passes in, and the follow and fork modes register theirs with [NewFollow] and
 // [NewUpstream] when they run. It imports chain, preconf and txpool to read them; nothing in
-// flashrpc imports it but cmd.
+// flashrpc imports it but internal/node and internal/follow.
 //
 // Cost: the request path of internal/rpc reaches a [CallObserver] resolved when the server
 // was built (one per method and endpoint, label children included), so a call costs two
