@@ -124,8 +124,9 @@ func (n *Dev) refork(ctx context.Context, req ForkRequest, fail func(reforkStep)
 			return err
 		}
 		undo.push(func() error { return unswapChainData(dataDir, staging) })
-		nextCfg = n.chainConfig(dataDir, fc)
-		nextCfg.Fork.UpstreamChainID = info.UpstreamChainID // created a moment ago: no need to ask
+		resume := *fc
+		resume.UpstreamChainID = info.UpstreamChainID // created a moment ago: no need to ask
+		nextCfg = n.chainConfig(dataDir, &resume)
 		if err := step(stepReopen, func() (err error) { next, err = chain.Open(nextCfg); return err }); err != nil {
 			return err
 		}
@@ -165,9 +166,14 @@ func (n *Dev) refork(ctx context.Context, req ForkRequest, fail func(reforkStep)
 // stopped the chain. The chain's head is the same; its pool and block in progress are new.
 func (n *Dev) restart(old *devCore) error {
 	cfg := n.chainCfg
-	if cfg.Fork != nil {
-		resume := *cfg.Fork
-		resume.UpstreamChainID = old.chain.Fork().Info().UpstreamChainID // offline: the upstream may be why the re-fork failed
+	if f := old.chain.Fork(); f != nil {
+		// Offline (the upstream is not asked): it may be why the re-fork failed.
+		info := f.Info()
+		resume := chain.ForkConfig{URL: info.URL, Retries: -1} // as chain.Open resumes a stored fork
+		if cfg.Fork != nil {
+			resume = *cfg.Fork
+		}
+		resume.UpstreamChainID = info.UpstreamChainID
 		cfg.Fork = &resume
 	}
 	c, err := chain.Open(cfg)

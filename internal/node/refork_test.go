@@ -93,6 +93,22 @@ func TestReforkAtomic(t *testing.T) {
 					if got, head := r.Chain().Fork().Info().Number, r.Chain().Head().Number.Uint64(); got != 2 || head != 4 {
 						t.Fatalf("restart: fork of block %d at head %d, want 2 and 4", got, head)
 					}
+					// A node that resumed the fork (no fork URL given) restarts it after a failure too.
+					r.Endpoints().Serve()
+					rc := dial(t, r.Endpoints()[0])
+					err = r.refork(ctx, ForkRequest{Block: &one}, func(s reforkStep) error {
+						if s == step {
+							return errInjected
+						}
+						return nil
+					})
+					if !errors.Is(err, errInjected) {
+						t.Fatalf("re-fork of the resumed fork with a failure at %q: %v", step, err)
+					}
+					seal(t, rc)
+					if got, head := r.Chain().Fork().Info().Number, blockNumber(t, rc); got != 2 || head != 5 {
+						t.Fatalf("after the failed re-fork of the resumed fork: fork of block %d at head %d, want 2 and 5", got, head)
+					}
 				}
 			})
 		}
