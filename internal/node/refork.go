@@ -49,25 +49,44 @@ func (n *Dev) Refork(ctx context.Context, req ForkRequest) error {
 }
 
 // refork is Refork with fail, when not nil, called before each step: an error it returns is
-// that step's failure.
+// that step's failure, and the step does not run.
 func (n *Dev) refork(ctx context.Context, req ForkRequest, fail func(reforkStep) error) (err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
 		return errors.New("re-fork: the node is closed")
 	}
-	// step runs do unless fail injects a failure first; ran says whether do ran.
-	ran := false
-	step := func(s reforkStep, do func() error) error {
-		ran = false
-		if fail != nil {
-			if err := fail(s); err != nil {
-				return fmt.Errorf("%s: %w", s, err)
-			}
-		}
-		ran = true
-		return do()
+	fc, err := n.reforkConfig(req)
+	if err != nil {
+		return fmt.Errorf("re-fork: %w", err)
 	}
+	tx := &reforkTx{n: n, fail: fail, dataDir: n.cfg.DataDir}
+	defer func() {
+		if err != nil {
+			err = errors.Join(fmt.Errorf("re-fork: %w", err), tx.undo.close())
+		}
+	}()
+	next, nextCfg, err := tx.open(fc)
+	if err != nil {
+		return err
+	}
+	var k *devCore
+	if err := tx.step(stepBuild, func() (err error) { k, err = n.buildCore(next); return err }); err != nil {
+		return err
+	}
+	tx.undo.push(k.stop)
+	if err := tx.step(stepStart, func() error { return k.seq.Start(ctx) }); err != nil {
+		return err
+	}
+	tx.commit(k, nextCfg)
+	info := next.Fork().Info()
+	n.log.Info("re-forked", "url", info.URL, "block", info.Number, "head", next.Head().Number.Uint64())
+	return nil
+}
+
+// reforkConfig returns the chain's fork configuration of req: the node's fork settings with
+// req's URL (or the current fork's) and block.
+func (n *Dev) reforkConfig(req ForkRequest) (*chain.ForkConfig, error) {
 	f := n.cfg.Fork
 	if req.URL != "" {
 		f.URL = req.URL
@@ -75,90 +94,108 @@ func (n *Dev) refork(ctx context.Context, req ForkRequest, fail func(reforkStep)
 		f.URL = cf.Info().URL
 	}
 	if f.URL == "" {
-		return errors.New("re-fork: no upstream URL given and the chain is not a fork")
+		return nil, errors.New("no upstream URL given and the chain is not a fork")
 	}
 	f.Block = req.Block
-	fc := n.forkConfig(f)
+	return n.forkConfig(f), nil
+}
 
-	// undo holds what puts the node back as it was; it runs when a step fails.
-	var undo closers
-	defer func() {
-		if err != nil {
-			err = errors.Join(fmt.Errorf("re-fork: %w", err), undo.close())
+// reforkTx is one re-fork under way: its steps, and what puts the node back as it was when
+// one fails.
+type reforkTx struct {
+	n       *Dev
+	fail    func(reforkStep) error // nil: no failure injected
+	dataDir string                 // the node's; "" means the new fork lives in a temporary directory
+	undo    closers                // runs when a step fails
+	ran     bool                   // whether the last step's work ran (not an injected failure)
+}
+
+// step runs do unless an injected failure comes first.
+func (tx *reforkTx) step(s reforkStep, do func() error) error {
+	tx.ran = false
+	if tx.fail != nil {
+		if err := tx.fail(s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
 		}
-	}()
-	dataDir := n.cfg.DataDir
-	staging := ""
-	if dataDir != "" {
-		staging = filepath.Join(dataDir, "refork")
-		if err := os.RemoveAll(staging); err != nil {
-			return err
-		}
-		undo.push(func() error { return os.RemoveAll(staging) })
 	}
-	// Create the new fork beside the current chain.
-	nextCfg := n.chainConfig(staging, fc)
-	var next *chain.Chain
-	if err := step(stepOpen, func() (err error) { next, err = chain.Open(nextCfg); return err }); err != nil {
-		return err
+	tx.ran = true
+	return do()
+}
+
+// open creates the new fork of fc and returns it open, with the configuration it was opened
+// with. Without a data directory it lives in a temporary one, beside the current chain, which
+// keeps running. With one it is created in a staging directory and moved into the data
+// directory, which takes closing the current chain: from then on the undo reopens it.
+func (tx *reforkTx) open(fc *chain.ForkConfig) (*chain.Chain, chain.Config, error) {
+	n := tx.n
+	staging := ""
+	if tx.dataDir != "" {
+		staging = filepath.Join(tx.dataDir, "refork")
+		if err := os.RemoveAll(staging); err != nil {
+			return nil, chain.Config{}, err
+		}
+		tx.undo.push(func() error { return os.RemoveAll(staging) })
+	}
+	cfg := n.chainConfig(staging, fc)
+	next, err := tx.openChain(stepOpen, cfg)
+	if err != nil || tx.dataDir == "" {
+		return next, cfg, err
 	}
 	info := next.Fork().Info()
-	if dataDir != "" {
-		// Move the new chain into the datadir: close both, swap the directories, open it. The
-		// current chain is stopped from here on: undo reopens it.
-		if err := step(stepCloseNew, next.Close); err != nil {
-			if !ran {
-				err = errors.Join(err, next.Close())
-			}
-			return err
+	tx.undo = tx.undo[:len(tx.undo)-1] // next is closed here, whatever happens
+	if err := tx.step(stepCloseNew, next.Close); err != nil {
+		if !tx.ran {
+			err = errors.Join(err, next.Close())
 		}
-		old := n.cur
-		if err := step(stepStopOld, func() error { return errors.Join(old.stop(), old.chain.Close()) }); err != nil {
-			if ran {
-				err = errors.Join(err, n.restart(old))
-			}
-			return err
-		}
-		undo.push(func() error { return n.restart(old) })
-		if err := step(stepSwap, func() error { return swapChainData(dataDir, staging) }); err != nil {
-			return err
-		}
-		undo.push(func() error { return unswapChainData(dataDir, staging) })
-		resume := *fc
-		resume.UpstreamChainID = info.UpstreamChainID // created a moment ago: no need to ask
-		nextCfg = n.chainConfig(dataDir, &resume)
-		if err := step(stepReopen, func() (err error) { next, err = chain.Open(nextCfg); return err }); err != nil {
-			return err
-		}
+		return nil, cfg, err
 	}
-	undo.push(func() error { return closeChain(next) })
-	var k *devCore
-	if err := step(stepBuild, func() (err error) { k, err = n.buildCore(next); return err }); err != nil {
-		return err
+	old := n.cur
+	if err := tx.step(stepStopOld, func() error { return errors.Join(old.stop(), old.chain.Close()) }); err != nil {
+		if tx.ran {
+			err = errors.Join(err, n.restart(old))
+		}
+		return nil, cfg, err
 	}
-	undo.push(k.stop)
-	if err := step(stepStart, func() error { return k.seq.Start(ctx) }); err != nil {
-		return err
+	tx.undo.push(func() error { return n.restart(old) })
+	if err := tx.step(stepSwap, func() error { return swapChainData(tx.dataDir, staging) }); err != nil {
+		return nil, cfg, err
 	}
+	tx.undo.push(func() error { return unswapChainData(tx.dataDir, staging) })
+	resume := *fc
+	resume.UpstreamChainID = info.UpstreamChainID // created a moment ago: no need to ask
+	cfg = n.chainConfig(tx.dataDir, &resume)
+	next, err = tx.openChain(stepReopen, cfg)
+	return next, cfg, err
+}
 
-	// Nothing can fail from here on: serve the new fork, then let go of the previous chain.
-	prev := n.cur
-	running := dataDir == "" // with a datadir it was stopped above
+// openChain opens a chain of cfg as step s; the undo closes it.
+func (tx *reforkTx) openChain(s reforkStep, cfg chain.Config) (*chain.Chain, error) {
+	var c *chain.Chain
+	if err := tx.step(s, func() (err error) { c, err = chain.Open(cfg); return err }); err != nil {
+		return nil, err
+	}
+	tx.undo.push(func() error { return closeChain(c) })
+	return c, nil
+}
+
+// commit makes k, started on the new fork, what the node serves, and lets go of the previous
+// chain: its failures are logged, the node has moved on. Nothing in it can fail the re-fork.
+func (tx *reforkTx) commit(k *devCore, cfg chain.Config) {
+	n, prev := tx.n, tx.n.cur
+	running := tx.dataDir == "" // with a datadir it was stopped before the swap
 	if running {
 		prev.seq.Close() // before the feed follows the new one
 	}
 	n.install(k)
-	n.chainCfg = nextCfg
+	n.chainCfg = cfg
 	n.endpoints.closeWebSockets("chain replaced by a re-fork")
 	if running {
 		if err := errors.Join(prev.logs.Close(), prev.chain.Close()); err != nil { // removes its temporary directory
 			n.log.Warn("re-fork: closing the previous chain", "err", err)
 		}
-	} else if err := commitChainData(dataDir, staging); err != nil {
+	} else if err := commitChainData(tx.dataDir, filepath.Join(tx.dataDir, "refork")); err != nil {
 		n.log.Warn("re-fork: removing the previous chain's data", "err", err)
 	}
-	n.log.Info("re-forked", "url", info.URL, "block", info.Number, "head", k.chain.Head().Number.Uint64())
-	return nil
 }
 
 // restart reopens the chain old ran on, from the configuration it was opened with, and
