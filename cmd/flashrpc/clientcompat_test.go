@@ -53,9 +53,9 @@ func TestSafeFinalizedBeforeFirstSeal(t *testing.T) {
 			}
 		}
 	}
-	check(tn.chain.Genesis().Hash())
+	check(tn.Chain().Genesis().Hash())
 	tn.seal(t)
-	head := tn.chain.Head().Hash()
+	head := tn.Chain().Head().Hash()
 	check(head)
 	tn.stop()
 	tn = startTestNode(t, testOptions(dir))
@@ -70,7 +70,7 @@ func TestSafeFinalizedBeforeFirstSeal(t *testing.T) {
 func TestPendingNonceCountsPool(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	key := tn.accounts[0].Key
+	key := tn.Accounts()[0].Key
 	from := addressOf(key)
 	chainID := big.NewInt(1337)
 	to := common.HexToAddress("0x000000000000000000000000000000000000dEaD")
@@ -128,7 +128,7 @@ func TestPendingNonceCountsPool(t *testing.T) {
 // pre-confirmed is estimated with its code only when pending is asked for.
 func TestEstimateGasBlockDefault(t *testing.T) {
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	key := tn.accounts[0].Key
+	key := tn.Accounts()[0].Key
 	deploy := signTx(t, key, big.NewInt(1337), 0, nil, new(big.Int), 200_000, logInit)
 	if err := tn.pre.SendTransaction(context.Background(), deploy); err != nil {
 		t.Fatal(err)

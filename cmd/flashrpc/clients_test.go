@@ -258,7 +258,7 @@ func TestClientSuite(t *testing.T) {
 		tn.seal(t)
 		for _, ep := range e.both {
 			r, err := csWaitReceipt(ctx, ep.c, tx.Hash())
-			if err != nil || r.Status != types.ReceiptStatusSuccessful || r.BlockHash != tn.chain.Head().Hash() {
+			if err != nil || r.Status != types.ReceiptStatusSuccessful || r.BlockHash != tn.Chain().Head().Hash() {
 				t.Fatalf("%s sealed receipt: %v", ep.name, err)
 			}
 			if got, pending, err := ep.c.TransactionByHash(ctx, tx.Hash()); err != nil || pending || got.Hash() != tx.Hash() {
@@ -432,7 +432,7 @@ func TestClientSuite(t *testing.T) {
 			}
 			defer sub.Unsubscribe()
 		}
-		first := tn.chain.Head().Number.Uint64() + 1
+		first := tn.Chain().Head().Number.Uint64() + 1
 		tn.seal(t)
 		tn.seal(t)
 		for i, ch := range chans {
@@ -513,7 +513,7 @@ func TestClientSuite(t *testing.T) {
 		if err != nil || len(res) != 1 || len(res[0].Calls) != 3 {
 			t.Fatalf("SimulateV1: %v", err)
 		}
-		if res[0].Number.Uint64() != tn.chain.Head().Number.Uint64()+1 {
+		if res[0].Number.Uint64() != tn.Chain().Head().Number.Uint64()+1 {
 			t.Fatalf("simulated block %d, want the block in progress", res[0].Number)
 		}
 		count, transfer, failed := res[0].Calls[0], res[0].Calls[1], res[0].Calls[2]

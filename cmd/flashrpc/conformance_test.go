@@ -18,6 +18,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/node"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
@@ -112,20 +113,24 @@ func serveForTest(t *testing.T, dataDir string) (standard, preconfirmed string) 
 	f.evmTimeout = 0
 	logger := slog.New(slog.DiscardHandler)
 	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), txpool.Config{})}
-	eps, err := listen(f, &ops{log: logger}, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
+	eps, err := listenForTest(f.config(logger), backend)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ep := range eps {
-		go ep.server.Serve(ep.ln)
-	}
+	eps.Serve()
 	t.Cleanup(func() {
-		for _, ep := range eps {
-			ep.server.Shutdown(context.Background())
-		}
+		eps.Shutdown(context.Background())
 		c.Close()
 	})
-	return eps[0].url(), eps[1].url()
+	return eps[0].URL(), eps[1].URL()
+}
+
+// listenForTest opens both endpoints of cfg on backend's APIs, as every mode does, without
+// metrics or health.
+func listenForTest(cfg node.Server, backend api.Backend) (node.Endpoints, error) {
+	std, pre := cfg.API, cfg.API
+	std.Logger, pre.Logger, pre.Pending = cfg.Logger, cfg.Logger, true
+	return node.Listen(cfg, api.New(std, backend).Service(), api.New(pre, backend).Service())
 }
 
 func runFixture(t *testing.T, url, file string) fixtureResult {

@@ -30,7 +30,7 @@ func testPreconfirmedThenSealed(t *testing.T, chainType string) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	tn := startTestNode(t, testOptionsOf(dir, chainType))
-	key := tn.accounts[0].Key
+	key := tn.Accounts()[0].Key
 	from := addressOf(key)
 	chainID, err := tn.pre.ChainID(ctx)
 	if err != nil || chainID.Uint64() != 1337 {
@@ -58,7 +58,7 @@ func testPreconfirmedThenSealed(t *testing.T, chainType string) {
 	if block.NumberU64() != 1 || len(block.Transactions()) != opening+2 || depositCount(block.Transactions()) != opening {
 		t.Fatalf("pending block: number %d with %d txs, want 1 with %d", block.NumberU64(), len(block.Transactions()), opening+2)
 	}
-	if block.ParentHash() != tn.chain.Genesis().Hash() {
+	if block.ParentHash() != tn.Chain().Genesis().Hash() {
 		t.Fatalf("pending parentHash %s, want the sealed head", block.ParentHash())
 	}
 	receipt, err := tn.pre.TransactionReceipt(ctx, deploy.Hash())
@@ -145,10 +145,10 @@ func testPreconfirmedThenSealed(t *testing.T, chainType string) {
 
 	// A restart on the same data directory continues from the sealed head, on the stored
 	// chain whatever the default chain type.
-	head := tn.chain.Head().Hash()
+	head := tn.Chain().Head().Hash()
 	tn.stop()
 	tn = startTestNode(t, testOptions(dir))
-	if got := oprollup.IsOP(tn.chain.Config()); got != (chainType == chainTypeOP) {
+	if got := oprollup.IsOP(tn.Chain().Config()); got != (chainType == chainTypeOP) {
 		t.Fatalf("after restart: OP Stack chain = %v, want the stored %s chain", got, chainType)
 	}
 	latest, err := tn.std.BlockByNumber(ctx, nil)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +17,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/exec"
 	"github.com/flashrpc/flashrpc/internal/exec/simulate"
-	"github.com/flashrpc/flashrpc/internal/fork"
+	"github.com/flashrpc/flashrpc/internal/node"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
@@ -114,41 +116,44 @@ func (f *serverFlags) check() error {
 	return f.opsFlags.check()
 }
 
-// backend returns the parts of an api.Backend the serving flags decide: the pool and the EVM
-// limiter both endpoints share; on a fork, its routing to the upstream too.
-func (f *serverFlags) backend(c *chain.Chain) api.Backend {
-	b := api.Backend{
-		Chain: c,
-		Pool:  txpool.New(c.Config(), f.txpool),
-		EVM:   exec.NewLimiter(f.evmConcurrency, f.evmQueue),
-		// Filters are per endpoint, their number per node.
-		Filters: api.NewFilterSlots(f.filtersMax),
+// config returns the node configuration the flags describe; logger receives the node's log
+// lines.
+func (f *serverFlags) config(logger *slog.Logger) node.Server {
+	metrics := ""
+	if f.metricsPort.set {
+		metrics = net.JoinHostPort(f.metricsAddr, strconv.Itoa(f.metricsPort.port))
 	}
-	b.Upstream = fork.NewAPI(c)
-	return b
-}
-
-// rpcConfig returns the rpc.Config of one endpoint: the flags' limits, logger and the
-// operations hooks of x (request log, metrics, /health, live view).
-func (f *serverFlags) rpcConfig(x *ops, endpoint string, pending bool) rpc.Config {
-	logger := x.log.With("endpoint", endpoint)
-	return rpc.Config{
-		LogRequests:        x.logRequests,
-		Observer:           x.observer(endpoint),
-		Pages:              x.pages(endpoint, pending),
-		BodyLimit:          f.bodyLimit,
-		BatchItemLimit:     f.batchItemLimit,
-		BatchResponseLimit: f.batchResponseLimit,
-		ResponseLimit:      f.responseLimit,
-		RequestTimeout:     f.requestTimeout,
-		WSReadLimit:        f.wsReadLimit,
-		WSSendQueue:        f.wsSendQueue,
-		WSSendQueueBytes:   f.wsSendQueueBytes,
-		WriteTimeout:       f.requestTimeout + 5*time.Second,
-		VirtualHosts:       splitList(f.vhosts),
-		WSOrigins:          splitList(f.wsOrigins),
-		CORSOrigins:        splitList(f.corsDomain),
-		Logger:             logger,
+	return node.Server{
+		DataDir: f.dataDir, HTTPAddr: f.httpAddr, HTTPPort: f.httpPort, PreconfPort: f.preconfPort,
+		DBCacheMB: f.dbCache, LogsIndex: f.logsIndex, TxPool: f.txpool,
+		EVMConcurrency: f.evmConcurrency, EVMQueue: f.evmQueue, FiltersMax: f.filtersMax,
+		Metrics: metrics, PProf: f.pprof, Logger: logger,
+		RPC: rpc.Config{
+			LogRequests:        f.logRequests,
+			BodyLimit:          f.bodyLimit,
+			BatchItemLimit:     f.batchItemLimit,
+			BatchResponseLimit: f.batchResponseLimit,
+			ResponseLimit:      f.responseLimit,
+			RequestTimeout:     f.requestTimeout,
+			WSReadLimit:        f.wsReadLimit,
+			WSSendQueue:        f.wsSendQueue,
+			WSSendQueueBytes:   f.wsSendQueueBytes,
+			WriteTimeout:       f.requestTimeout + 5*time.Second,
+			VirtualHosts:       splitList(f.vhosts),
+			WSOrigins:          splitList(f.wsOrigins),
+			CORSOrigins:        splitList(f.corsDomain),
+		},
+		API: api.Config{
+			ClientVersion:  buildinfo.Read().ClientVersion(),
+			GasCap:         f.gasCap,
+			EVMTimeout:     f.evmTimeout,
+			LogsMaxResults: f.logsMaxResults,
+			LogsMaxRange:   f.logsMaxRange,
+			LogsTimeout:    f.logsTimeout,
+			SimLimits:      f.simLimits,
+			// A trace's struct logs cannot be answered beyond the response limit anyway.
+			TraceMaxLogBytes: f.responseLimit,
+		},
 	}
 }
 
@@ -161,22 +166,6 @@ func splitList(v string) []string {
 		}
 	}
 	return out
-}
-
-func (f *serverFlags) apiConfig(pending bool, logger *slog.Logger) api.Config {
-	return api.Config{
-		Pending:        pending,
-		ClientVersion:  buildinfo.Read().ClientVersion(),
-		GasCap:         f.gasCap,
-		EVMTimeout:     f.evmTimeout,
-		LogsMaxResults: f.logsMaxResults,
-		LogsMaxRange:   f.logsMaxRange,
-		LogsTimeout:    f.logsTimeout,
-		SimLimits:      f.simLimits,
-		Logger:         logger,
-		// A trace's struct logs cannot be answered beyond the response limit anyway.
-		TraceMaxLogBytes: f.responseLimit,
-	}
 }
 
 // devOptions are the dev command's own flags.

@@ -1,29 +1,15 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/core"
-
-	"github.com/flashrpc/flashrpc/internal/api"
-	"github.com/flashrpc/flashrpc/internal/chain"
-	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/follow"
-	"github.com/flashrpc/flashrpc/internal/fork"
-	"github.com/flashrpc/flashrpc/internal/health"
-	"github.com/flashrpc/flashrpc/internal/logs"
-	"github.com/flashrpc/flashrpc/internal/metrics"
-	"github.com/flashrpc/flashrpc/internal/preconf"
-	"github.com/flashrpc/flashrpc/internal/remote"
+	"github.com/flashrpc/flashrpc/internal/node"
 )
 
 // defaultMaxLag is --health.max-lag's default (decisions.md "Follow mode").
@@ -96,147 +82,26 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, err := startFollow(o, logger)
+	n, err := node.StartFollow(o.config(logger))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "flashrpc replica of %s (chain id %d, head block %d)\n", o.upstream, n.chain.Config().ChainID, n.chain.Head().Number)
-	for _, ep := range n.endpoints {
-		fmt.Fprintf(stdout, "  %-14s %s\n", ep.name, ep.url())
+	c := n.Chain()
+	fmt.Fprintf(stdout, "flashrpc replica of %s (chain id %d, head block %d)\n", o.upstream, c.Config().ChainID, c.Head().Number)
+	printEndpoints(stdout, n.Endpoints(), n.Feed(), "verified flashblocks", n.MetricsURL())
+	err = serveUntilSignal(logger, n.Endpoints())
+	if cerr := n.Close(); cerr != nil {
+		return errors.Join(err, cerr)
 	}
-	if n.feed != nil {
-		fmt.Fprintf(stdout, "  %-14s %s  (verified flashblocks, %s)\n", "feed", n.feed.url(), n.feed.encoding())
-	}
-	if u := n.ops.metricsURL(); u != "" {
-		fmt.Fprintf(stdout, "  %-14s %s\n", "metrics", u)
-	}
-	err = serveUntilSignal(logger, n.endpoints)
-	if cerr := n.close(); cerr != nil {
-		return errors.Join(err, fmt.Errorf("close chain: %w", cerr))
-	}
-	logger.Info("stopped", "head", n.chain.Head().Number.Uint64())
+	logger.Info("stopped", "head", c.Head().Number.Uint64())
 	return err
 }
 
-// followNode is a running replica.
-type followNode struct {
-	chain     *chain.Chain
-	logs      *logs.Index
-	pre       *preconf.Preconf
-	follower  *follow.Follower
-	endpoints []*endpoint
-	feed      *feed
-	ops       *ops
-}
-
-// startFollow opens the replica's chain, starts following and opens both endpoints' sockets.
-func startFollow(o *followOptions, logger *slog.Logger) (n *followNode, err error) {
-	n = &followNode{}
-	var closers []func()
-	defer func() {
-		if err != nil {
-			for i := len(closers) - 1; i >= 0; i-- {
-				closers[i]()
-			}
-		}
-	}()
-	if n.ops, err = o.startOps(logger); err != nil {
-		return nil, err
+// config returns the replica's node configuration.
+func (o *followOptions) config(logger *slog.Logger) node.FollowConfig {
+	return node.FollowConfig{
+		Server: o.serverFlags.config(logger), Feed: o.feed.config(),
+		Upstream: o.upstream, UpstreamWS: o.upstreamWS, Poll: o.poll, FeedURL: o.feedURL, Sequencer: o.sequencer,
+		Genesis: o.genesis, RemoteState: o.state == "remote", MaxLag: o.maxLag,
 	}
-	closers = append(closers, n.ops.close)
-	var obs remote.Observer // --state remote: the upstream state reads, in the metrics
-	if n.ops.reg != nil && o.state == "remote" {
-		obs = newUpstreamObserver(metrics.NewUpstream(n.ops.reg))
-	}
-	if n.chain, err = openFollowChain(o, obs, logger); err != nil {
-		return nil, err
-	}
-	closers = append(closers, func() { n.chain.Close() })
-	n.pre = preconf.New(n.chain)
-	var fm *metrics.Follow
-	if m := n.ops.metrics; m != nil {
-		m.WatchChain(n.chain)
-		m.WatchPreconf(n.pre)
-		fm = metrics.NewFollow(n.ops.reg)
-	}
-	if n.follower, err = follow.New(follow.Config{
-		Upstream: o.upstream, UpstreamWS: o.upstreamWS, Feed: o.feedURL, Sequencer: o.sequencer, PollInterval: o.poll,
-		Logger: logger.With("component", "follow"), Metrics: fm,
-		// The verified feed is published again as the upstream sent it (n.feed is set below,
-		// before Start).
-		Verified: func(p *flashblocks.Payload, text []byte) { n.feed.republish(p, text) },
-	}, n.chain, n.pre); err != nil {
-		return nil, err
-	}
-	probes := []health.Probe{health.Head(n.chain), health.Pending(n.pre), health.Upstream(n.follower.UpstreamHead)}
-	if o.feedURL != "" {
-		probes = append(probes, health.Feed(n.follower.FeedConnected))
-	}
-	n.ops.health.Store(health.New(health.Config{Probes: probes, Rules: []health.Rule{health.MaxLag(o.maxLag), health.FeedConnected()}}))
-	if n.logs, err = openLogIndex(&o.serverFlags, n.chain, logger); err != nil {
-		return nil, err
-	}
-	closers = append(closers, func() { n.logs.Close() })
-	backend := o.backend(n.chain)
-	backend.Preconf, backend.Logs, backend.Forward = n.pre, n.logs, n.follower
-	if n.endpoints, err = listen(&o.serverFlags, n.ops, api.New(o.apiConfig(false, logger), backend), api.New(o.apiConfig(true, logger), backend)); err != nil {
-		return nil, err
-	}
-	closers = append(closers, func() {
-		for _, ep := range n.endpoints {
-			ep.ln.Close()
-		}
-	})
-	if n.feed, err = startFeed(&o.feed, nil, logger); err != nil {
-		return nil, err
-	}
-	closers = append(closers, n.feed.close)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := n.follower.Start(ctx); err != nil {
-		return nil, err
-	}
-	return n, nil
-}
-
-// close stops following and closes the chain. The endpoints must be shut down first.
-func (n *followNode) close() error {
-	n.follower.Close()
-	n.feed.close()
-	n.logs.Close()
-	err := n.chain.Close()
-	n.ops.close()
-	return err
-}
-
-// openFollowChain opens the replica's chain: the one stored in --datadir, or a new one from
-// --genesis (which must then match a stored one). With --state remote it is a fork of the
-// upstream at its head that follows it without executing its blocks (fork.Config.Replica),
-// created in --datadir or resumed from it; obs (nil: none) is told of its upstream requests.
-func openFollowChain(o *followOptions, obs remote.Observer, logger *slog.Logger) (*chain.Chain, error) {
-	if o.state == "remote" {
-		return fork.Open(context.Background(), chain.Config{DataDir: o.dataDir, CacheMB: o.dbCache, Logger: logger}, &fork.Config{
-			URL: o.upstream, Retries: remote.DefaultRetries, Backoff: remote.DefaultBackoff, Replica: true, Observer: obs,
-		})
-	}
-	var g *core.Genesis
-	if o.genesis != "" {
-		data, err := os.ReadFile(o.genesis)
-		if err != nil {
-			return nil, fmt.Errorf("--genesis: %w", err)
-		}
-		g = new(core.Genesis)
-		if err := json.Unmarshal(data, g); err != nil {
-			return nil, fmt.Errorf("--genesis %s: %w", o.genesis, err)
-		}
-	}
-	c, err := fork.Open(context.Background(), chain.Config{DataDir: o.dataDir, Genesis: g, CacheMB: o.dbCache, Logger: logger}, nil)
-	if errors.Is(err, chain.ErrNoChain) || (err != nil && g == nil && strings.Contains(err.Error(), "no chain")) {
-		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json), or --state remote to read the state from the upstream")
-	}
-	if err == nil && fork.Of(c) != nil {
-		err = fmt.Errorf("--datadir %s holds a fork (of %s), not a replica with local state: use another datadir, or --state remote for a remote-state replica's", o.dataDir, fork.Of(c).Info().URL)
-		return nil, errors.Join(err, c.Close())
-	}
-	return c, err
 }

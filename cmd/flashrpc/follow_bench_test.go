@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"math/big"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
@@ -49,15 +51,13 @@ func benchReplicaLag(b *testing.B, state string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, ep := range primary.endpoints {
-		go ep.server.Serve(ep.ln)
-	}
-	defer primary.close()
+	primary.Endpoints().Serve()
+	defer primary.Close()
 	_, ro := followFlags(io.Discard)
 	ro.dataDir = b.TempDir()
 	ro.httpPort, ro.preconfPort, ro.feed.port = 0, 0, -1
-	ro.upstream, ro.feedURL = primary.endpoints[0].url(), primary.feed.url()
-	ro.genesis = filepath.Join(primary.chain.DataDir(), genesisFileName)
+	ro.upstream, ro.feedURL = primary.Endpoints()[0].URL(), primary.Feed().URL
+	ro.genesis = filepath.Join(primary.Chain().DataDir(), genesisFileName)
 	if ro.state = state; state == "remote" {
 		ro.genesis = ""
 	}
@@ -66,26 +66,26 @@ func benchReplicaLag(b *testing.B, state string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer replica.close()
+	defer replica.Close()
 
 	var mu sync.Mutex
 	published := map[common.Hash]time.Time{}
-	primary.pre.OnSnapshot(func(s *preconf.Snapshot) {
+	primary.Preconf().OnSnapshot(func(s *preconf.Snapshot) {
 		mu.Lock()
 		published[s.Block.Hash()] = s.Published
 		mu.Unlock()
 	})
 	served := make(chan *preconf.Snapshot, 16)
-	replica.pre.OnSnapshot(func(s *preconf.Snapshot) { served <- s })
+	replica.Preconf().OnSnapshot(func(s *preconf.Snapshot) { served <- s })
 
-	raw, err := gethrpc.Dial(primary.endpoints[1].url())
+	raw, err := gethrpc.Dial(primary.Endpoints()[1].URL())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer raw.Close()
 	client := ethclient.NewClient(raw)
-	key := primary.accounts[0].Key
-	chainID := primary.chain.Config().ChainID
+	key := primary.Accounts()[0].Key
+	chainID := primary.Chain().Config().ChainID
 	to := common.Address{0xbe}
 	var lags []time.Duration
 	nonce := uint64(0)
@@ -110,7 +110,7 @@ func benchReplicaLag(b *testing.B, state string) {
 		if err := raw.Call(&res, method); err != nil {
 			b.Fatal(err)
 		}
-		want := primary.pre.Last().Block.Hash() // the newest pre-confirmation (index 0 after a seal)
+		want := primary.Preconf().Last().Block.Hash() // the newest pre-confirmation (index 0 after a seal)
 		for {
 			s := <-served
 			if s.Block.Hash() != want {
@@ -144,12 +144,10 @@ func BenchmarkCatchUp(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, ep := range primary.endpoints {
-		go ep.server.Serve(ep.ln)
-	}
-	defer primary.close()
-	chainID := primary.chain.Config().ChainID
-	raw, err := gethrpc.Dial(primary.endpoints[1].url())
+	primary.Endpoints().Serve()
+	defer primary.Close()
+	chainID := primary.Chain().Config().ChainID
+	raw, err := gethrpc.Dial(primary.Endpoints()[1].URL())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -157,10 +155,10 @@ func BenchmarkCatchUp(b *testing.B) {
 	for n := range blocks {
 		batch := make([]gethrpc.BatchElem, 0, perBlock)
 		for i := range perBlock {
-			acc := primary.accounts[i%len(primary.accounts)]
+			acc := primary.Accounts()[i%len(primary.Accounts())]
 			to := common.BigToAddress(big.NewInt(int64(0x1000 + n*perBlock + i)))
 			tx, err := types.SignNewTx(acc.Key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{
-				ChainID: chainID, Nonce: uint64(n*perBlock/len(primary.accounts) + i/len(primary.accounts)), To: &to, Value: big.NewInt(1), Gas: params.TxGas,
+				ChainID: chainID, Nonce: uint64(n*perBlock/len(primary.Accounts()) + i/len(primary.Accounts())), To: &to, Value: big.NewInt(1), Gas: params.TxGas,
 				GasFeeCap: big.NewInt(10 * params.GWei), GasTipCap: big.NewInt(params.GWei),
 			})
 			if err != nil {
@@ -180,43 +178,43 @@ func BenchmarkCatchUp(b *testing.B) {
 				b.Fatal(e.Error)
 			}
 		}
-		if _, err := primary.seq.Preconfirm(ctx); err != nil {
+		if _, err := primary.Sequencer().Preconfirm(ctx); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := primary.seq.Seal(ctx); err != nil {
+		if _, err := primary.Sequencer().Seal(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
-	head := primary.chain.Head().Number.Uint64()
+	head := primary.Chain().Head().Number.Uint64()
 	var gas uint64
 	var chainBlocks types.Blocks
 	for n := uint64(1); n <= head; n++ {
-		blk := primary.chain.BlockByNumber(n)
+		blk := primary.Chain().BlockByNumber(n)
 		gas += blk.GasUsed()
 		chainBlocks = append(chainBlocks, blk)
 	}
 	if gas < blocks*perBlock*params.TxGas {
 		b.Fatalf("the chain has %d gas, want %d", gas, blocks*perBlock*params.TxGas)
 	}
-	genesis := filepath.Join(primary.chain.DataDir(), genesisFileName)
+	genesis := filepath.Join(primary.Chain().DataDir(), genesisFileName)
 	b.Run("replica", func(b *testing.B) {
 		var took time.Duration
 		for b.Loop() {
 			_, ro := followFlags(io.Discard)
 			ro.dataDir = b.TempDir()
 			ro.httpPort, ro.preconfPort, ro.feed.port = 0, 0, -1
-			ro.upstream, ro.genesis = primary.endpoints[0].url(), genesis
+			ro.upstream, ro.genesis = primary.Endpoints()[0].URL(), genesis
 			ro.poll = 10 * time.Millisecond
 			replica, err := startFollow(ro, logger) // opens the chain, then starts syncing
 			if err != nil {
 				b.Fatal(err)
 			}
 			start := time.Now()
-			for replica.chain.Head().Number.Uint64() < head {
+			for replica.Chain().Head().Number.Uint64() < head {
 				time.Sleep(time.Millisecond)
 			}
 			took += time.Since(start)
-			replica.close()
+			replica.Close()
 		}
 		b.ReportMetric(float64(gas)/1e6/(took.Seconds()/float64(b.N)), "Mgas/s")
 	})
@@ -240,7 +238,13 @@ func BenchmarkCatchUp(b *testing.B) {
 
 // openGenesisChain opens a new chain in dir from a genesis file.
 func openGenesisChain(dir, genesis string) (*chain.Chain, error) {
-	o := &followOptions{genesis: genesis}
-	o.dataDir = dir
-	return openFollowChain(o, nil, slog.New(slog.DiscardHandler))
+	data, err := os.ReadFile(genesis)
+	if err != nil {
+		return nil, err
+	}
+	g := new(core.Genesis)
+	if err := json.Unmarshal(data, g); err != nil {
+		return nil, err
+	}
+	return chain.Open(chain.Config{DataDir: dir, Genesis: g, Logger: slog.New(slog.DiscardHandler)})
 }

@@ -105,12 +105,12 @@ func (r *relay) once(fault func(*flashblocks.Payload) *flashblocks.Payload) {
 func TestFollowFeedFaults(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	rl := startRelay(t, tn.feed.url())
+	rl := startRelay(t, tn.Feed().URL)
 	o := replicaOptions(tn, t.TempDir())
 	o.feedURL = rl.url()
 	r := startTestReplica(t, o)
 	keys := testOptionsAccounts(t)
-	chainID := tn.chain.Config().ChainID
+	chainID := tn.Chain().Config().ChainID
 	recipient := common.HexToAddress("0x00000000000000000000000000000000000c0ffe")
 	nonce := uint64(0)
 	send := func() *types.Transaction {
@@ -230,12 +230,12 @@ func jsonDecode(r interface{ Read([]byte) (int, error) }, v any) error {
 func TestFollowFeedRedial(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	rl := startRelay(t, tn.feed.url())
+	rl := startRelay(t, tn.Feed().URL)
 	o := replicaOptions(tn, t.TempDir())
 	o.feedURL = rl.url()
 	r := startTestReplica(t, o)
 	keys := testOptionsAccounts(t)
-	chainID := tn.chain.Config().ChainID
+	chainID := tn.Chain().Config().ChainID
 	nonce := uint64(0)
 	step := func(seal bool) {
 		t.Helper()
@@ -271,9 +271,9 @@ func TestFollowFeedRedial(t *testing.T) {
 		return code == http.StatusServiceUnavailable && feed == "disconnected"
 	})
 	step(true)
-	waitFor(t, "sealed blocks without the feed", func() bool { return r.head() == tn.chain.Head().Number.Uint64() })
+	waitFor(t, "sealed blocks without the feed", func() bool { return r.head() == tn.Chain().Head().Number.Uint64() })
 
-	startRelayAt(t, tn.feed.url(), addr)
+	startRelayAt(t, tn.Feed().URL, addr)
 	waitFor(t, "200 with the feed connected again", func() bool {
 		code, feed := health()
 		return code == http.StatusOK && feed == "connected"

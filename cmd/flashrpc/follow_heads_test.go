@@ -46,17 +46,17 @@ func TestFollowNewHeads(t *testing.T) {
 	o.upstream = httpOnlyProxy(t, tn.stdURL).URL
 	polled := startTestReplica(t, o)
 
-	waitFor(t, "the first replica subscribed", sub.follower.Subscribed)
+	waitFor(t, "the first replica subscribed", sub.Follower().Subscribed)
 	for i := 0; i < 3; i++ {
 		tn.preconfirm(t)
 		tn.seal(t)
-		head := tn.chain.Head().Number.Uint64()
+		head := tn.Chain().Head().Number.Uint64()
 		waitFor(t, "the subscribed replica at the primary's head", func() bool { return sub.head() == head })
 		waitFor(t, "the polling replica at the primary's head", func() bool { return polled.head() == head })
-		if polled.follower.Subscribed() {
+		if polled.Follower().Subscribed() {
 			t.Fatal("subscribed through a proxy that refuses WebSocket")
 		}
-		if !sub.follower.Subscribed() {
+		if !sub.Follower().Subscribed() {
 			t.Fatal("the first replica is not subscribed any more")
 		}
 	}
@@ -133,20 +133,20 @@ func TestFollowNewHeadsFallback(t *testing.T) {
 	o.feedURL = ""
 	o.upstreamWS = "ws://" + ws.ln.Addr().String()
 	r := startTestReplica(t, o)
-	waitFor(t, "the replica subscribed", r.follower.Subscribed)
+	waitFor(t, "the replica subscribed", r.Follower().Subscribed)
 
 	ws.cut(true)
-	waitFor(t, "the replica polling", func() bool { return !r.follower.Subscribed() })
+	waitFor(t, "the replica polling", func() bool { return !r.Follower().Subscribed() })
 	for range 2 {
 		tn.preconfirm(t)
 		tn.seal(t)
-		head := tn.chain.Head().Number.Uint64()
+		head := tn.Chain().Head().Number.Uint64()
 		waitFor(t, "the polling replica at the primary's head", func() bool { return r.head() == head })
 	}
 	ws.cut(false)
-	waitFor(t, "the replica subscribed again", r.follower.Subscribed)
+	waitFor(t, "the replica subscribed again", r.Follower().Subscribed)
 	tn.preconfirm(t)
 	tn.seal(t)
-	head := tn.chain.Head().Number.Uint64()
+	head := tn.Chain().Head().Number.Uint64()
 	waitFor(t, "the replica at the primary's head", func() bool { return r.head() == head })
 }

@@ -49,7 +49,7 @@ func TestFollowRemoteState(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
 	keys := testOptionsAccounts(t)
-	chainID := tn.chain.Config().ChainID
+	chainID := tn.Chain().Config().ChainID
 	recipient := common.HexToAddress("0x00000000000000000000000000000000000c0ffe")
 	from := addressOf(keys[0])
 	emitter, store := crypto.CreateAddress(from, 0), crypto.CreateAddress(from, 1)
@@ -73,13 +73,13 @@ func TestFollowRemoteState(t *testing.T) {
 	tn.preconfirm(t)
 	tn.seal(t)
 
-	rl := startRelay(t, tn.feed.url())
+	rl := startRelay(t, tn.Feed().URL)
 	dataDir := t.TempDir()
 	r := startTestReplica(t, remoteReplicaOptions(tn, dataDir, rl.url()))
-	if fork.Of(r.chain) == nil || !fork.Of(r.chain).Replica() {
+	if fork.Of(r.Chain()) == nil || !fork.Of(r.Chain()).Replica() {
 		t.Fatal("the replica's chain is not a remote-state replica")
 	}
-	waitFor(t, "the replica at the primary's head", func() bool { return r.head() == tn.chain.Head().Number.Uint64() })
+	waitFor(t, "the replica at the primary's head", func() bool { return r.head() == tn.Chain().Head().Number.Uint64() })
 	sameState := func() {
 		t.Helper()
 		for _, addr := range []common.Address{from, recipient, emitter, store} {
@@ -113,7 +113,7 @@ func TestFollowRemoteState(t *testing.T) {
 	tn.preconfirm(t)
 	r.waitInStep(t, tn.preRaw, true, "a pre-confirmation of the next block")
 	tn.seal(t)
-	waitFor(t, "the replica at the primary's new head", func() bool { return r.head() == tn.chain.Head().Number.Uint64() })
+	waitFor(t, "the replica at the primary's new head", func() bool { return r.head() == tn.Chain().Head().Number.Uint64() })
 	sameState()
 
 	// A flashblock whose transaction the relay replaced (the block hash kept): refused.
@@ -152,7 +152,7 @@ func TestFollowRemoteState(t *testing.T) {
 	tn.seal(t)
 
 	// Everything sealed is the primary's, blocks before and after the replica started.
-	head := tn.chain.Head().Number.Uint64()
+	head := tn.Chain().Head().Number.Uint64()
 	waitFor(t, "the replica at the primary's last head", func() bool { return r.head() == head })
 	for n := uint64(0); n <= head; n++ {
 		sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockByNumber", hexutil.Uint64(n), true)
@@ -178,7 +178,7 @@ func TestFollowRemoteState(t *testing.T) {
 	tn.preconfirm(t)
 	tn.seal(t)
 	r = startTestReplica(t, remoteReplicaOptions(tn, dataDir, rl.url()))
-	head = tn.chain.Head().Number.Uint64()
+	head = tn.Chain().Head().Number.Uint64()
 	waitFor(t, "the restarted replica at the primary's head", func() bool { return r.head() == head })
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockByNumber", hexutil.Uint64(head), true)
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getTransactionReceipt", txs[len(txs)-1].Hash())
@@ -194,7 +194,7 @@ func TestFollowStateFlags(t *testing.T) {
 	r.stop()
 	l := startTestReplica(t, replicaOptions(tn, localDir))
 	l.stop()
-	genesis := filepath.Join(tn.chain.DataDir(), genesisFileName)
+	genesis := filepath.Join(tn.Chain().DataDir(), genesisFileName)
 	tests := []struct {
 		name    string
 		args    []string
@@ -233,14 +233,14 @@ func TestFollowStateFlags(t *testing.T) {
 func TestFollowRemoteStateFromGenesis(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	o := remoteReplicaOptions(tn, t.TempDir(), tn.feed.url())
+	o := remoteReplicaOptions(tn, t.TempDir(), tn.Feed().URL)
 	o.metricsPort = optionalPort{port: 0, set: true}
 	r := startTestReplica(t, o)
-	if fork.Of(r.chain).Number() != 0 || !r.chain.Config().IsOptimism() {
-		t.Fatalf("replica forked block %d, OP Stack rules %v; want block 0 and OP Stack rules", fork.Of(r.chain).Number(), r.chain.Config().IsOptimism())
+	if fork.Of(r.Chain()).Number() != 0 || !r.Chain().Config().IsOptimism() {
+		t.Fatalf("replica forked block %d, OP Stack rules %v; want block 0 and OP Stack rules", fork.Of(r.Chain()).Number(), r.Chain().Config().IsOptimism())
 	}
 	keys := testOptionsAccounts(t)
-	tx := signTx(t, keys[3], tn.chain.Config().ChainID, 0, &common.Address{0xc0}, big.NewInt(7), params.TxGas, nil)
+	tx := signTx(t, keys[3], tn.Chain().Config().ChainID, 0, &common.Address{0xc0}, big.NewInt(7), params.TxGas, nil)
 	if err := tn.pre.SendTransaction(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestFollowRemoteStateFromGenesis(t *testing.T) {
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getTransactionReceipt", tx.Hash())
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBalance", common.Address{0xc0}, "latest")
 	// The upstream state reads are in the replica's metrics.
-	res, err := http.Get(r.ops.metricsURL())
+	res, err := http.Get(r.MetricsURL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestFollowRemoteStateReorg(t *testing.T) {
 	a := startTestNode(t, testOptions(t.TempDir()))
 	b := startTestNode(t, testOptions(t.TempDir()))
 	keys := testOptionsAccounts(t)
-	chainID := a.chain.Config().ChainID
+	chainID := a.Chain().Config().ChainID
 	proxy, switchTo := switchProxy(t, a.stdURL)
 	o := remoteReplicaOptions(a, t.TempDir(), "")
 	o.upstream, o.upstreamWS = proxy.URL, "off"
@@ -310,7 +310,7 @@ func TestFollowRemoteStateReorg(t *testing.T) {
 		b.seal(t)
 	}
 	switchTo(b.stdURL)
-	waitFor(t, "the replica on chain B", func() bool { return r.head() == 3 && r.chain.CanonicalHash(3) == b.chain.CanonicalHash(3) })
+	waitFor(t, "the replica on chain B", func() bool { return r.head() == 3 && r.Chain().CanonicalHash(3) == b.Chain().CanonicalHash(3) })
 	for n := uint64(0); n <= 3; n++ {
 		sameJSON(t, b.stdRaw, r.stdRaw, "eth_getBlockByNumber", hexutil.Uint64(n), true)
 	}

@@ -46,8 +46,8 @@ func TestFollowReorg(t *testing.T) {
 	a := startTestNode(t, testOptions(t.TempDir()))
 	b := startTestNode(t, testOptions(t.TempDir()))
 	keys := testOptionsAccounts(t)
-	chainID := a.chain.Config().ChainID
-	if a.chain.Genesis().Hash() != b.chain.Genesis().Hash() {
+	chainID := a.Chain().Config().ChainID
+	if a.Chain().Genesis().Hash() != b.Chain().Genesis().Hash() {
 		t.Fatal("the two dev chains have different genesis blocks")
 	}
 	// A: block 1 deploys the log emitter, block 2 calls it.
@@ -86,7 +86,7 @@ func TestFollowReorg(t *testing.T) {
 		o.upstream = b.stdURL
 		r = startTestReplica(t, o)
 		waitFor(t, "the replica on chain B", func() bool {
-			return r.head() == 2 && r.chain.CanonicalHash(1) == b.chain.CanonicalHash(1)
+			return r.head() == 2 && r.Chain().CanonicalHash(1) == b.Chain().CanonicalHash(1)
 		})
 		for n := uint64(1); n <= 2; n++ {
 			sameJSON(t, b.stdRaw, r.stdRaw, "eth_getBlockByNumber", hexutil.Uint64(n), true)
@@ -143,11 +143,11 @@ func testFollowRetraction(t *testing.T, state string) {
 	tn := startTestNode(t, testOptions(t.TempDir()))
 	o := replicaOptions(tn, t.TempDir())
 	if state == "remote" {
-		o = remoteReplicaOptions(tn, t.TempDir(), tn.feed.url())
+		o = remoteReplicaOptions(tn, t.TempDir(), tn.Feed().URL)
 	}
 	r := startTestReplica(t, o)
 	key := testOptionsAccounts(t)[0]
-	chainID := tn.chain.Config().ChainID
+	chainID := tn.Chain().Config().ChainID
 	contract := crypto.CreateAddress(addressOf(key), 0)
 	if err := tn.pre.SendTransaction(ctx, signTx(t, key, chainID, 0, nil, new(big.Int), 200_000, logInit)); err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // not one recomputed from the replica's block (another payload id, the metadata dropped).
 func TestFollowRepublishesAsSent(t *testing.T) {
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	rl := startRelay(t, tn.feed.url())
+	rl := startRelay(t, tn.Feed().URL)
 	rl.always(func(p *flashblocks.Payload) {
 		p.PayloadID[0] ^= 0xff
 		p.Metadata.Extra = map[string]json.RawMessage{"producer_note": json.RawMessage(fmt.Sprintf(`{"index":%d}`, p.Index))}
@@ -32,12 +32,12 @@ func TestFollowRepublishesAsSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer upstream.Close()
-	replica, err := flashblocks.Dial(ctx, r.feed.url())
+	replica, err := flashblocks.Dial(ctx, r.Feed().URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer replica.Close()
-	waitFor(t, "both consumers connected", func() bool { return r.feed.pub.Consumers() == 1 && rl.pub.Consumers() == 2 })
+	waitFor(t, "both consumers connected", func() bool { return r.Feed().Consumers() == 1 && rl.pub.Consumers() == 2 })
 
 	tn.preconfirm(t) // index 0 of block 1
 	tn.preconfirm(t)

@@ -21,12 +21,14 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/flashrpc/flashrpc/internal/node"
 )
 
 // testReplica is a replica (flashrpc follow) on loopback ports 0, with clients for both
 // endpoints.
 type testReplica struct {
-	*followNode
+	*node.Follow
 	std, pre       *ethclient.Client
 	stdRaw, preRaw *gethrpc.Client
 	stdURL, preURL string
@@ -39,12 +41,17 @@ func replicaOptions(tn *testNode, dataDir string) *followOptions {
 	o.dataDir = dataDir
 	o.httpPort, o.preconfPort, o.feed.port = 0, 0, 0
 	o.upstream = tn.stdURL
-	if tn.feed != nil {
-		o.feedURL = tn.feed.url()
+	if tn.Feed() != nil {
+		o.feedURL = tn.Feed().URL
 	}
-	o.genesis = filepath.Join(tn.chain.DataDir(), genesisFileName)
+	o.genesis = filepath.Join(tn.Chain().DataDir(), genesisFileName)
 	o.poll = 20 * time.Millisecond
 	return o
+}
+
+// startFollow starts a replica of the options, as runFollow does.
+func startFollow(o *followOptions, logger *slog.Logger) (*node.Follow, error) {
+	return node.StartFollow(o.config(logger))
 }
 
 func startTestReplica(t *testing.T, o *followOptions) *testReplica {
@@ -57,10 +64,8 @@ func startTestReplica(t *testing.T, o *followOptions) *testReplica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ep := range n.endpoints {
-		go ep.server.Serve(ep.ln)
-	}
-	r := &testReplica{followNode: n, stdURL: n.endpoints[0].url(), preURL: n.endpoints[1].url()}
+	n.Endpoints().Serve()
+	r := &testReplica{Follow: n, stdURL: n.Endpoints()[0].URL(), preURL: n.Endpoints()[1].URL()}
 	if r.stdRaw, err = gethrpc.Dial(r.stdURL); err != nil {
 		t.Fatal(err)
 	}
@@ -73,18 +78,16 @@ func startTestReplica(t *testing.T, o *followOptions) *testReplica {
 }
 
 func (r *testReplica) stop() {
-	if r.followNode == nil {
+	if r.Follow == nil {
 		return
 	}
 	r.std.Close()
 	r.pre.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	for _, ep := range r.endpoints {
-		ep.server.Shutdown(ctx)
-	}
-	r.close()
-	r.followNode = nil
+	r.Endpoints().Shutdown(ctx)
+	r.Close()
+	r.Follow = nil
 }
 
 // waitFor polls cond until it holds; the bound only keeps a broken build from hanging (the
@@ -122,7 +125,7 @@ func sameJSON(t *testing.T, a, b *gethrpc.Client, method string, args ...any) js
 
 // head is the replica's sealed head as its API serves it (the published Heads; the chain's
 // own head moves a moment before them).
-func (r *testReplica) head() uint64 { return r.chain.Heads().Latest.Number.Uint64() }
+func (r *testReplica) head() uint64 { return r.Chain().Heads().Latest.Number.Uint64() }
 
 // TestFollowSealedAndPending runs a primary dev chain (sealing on request) and a replica of it:
 // the replica catches up from genesis, then follows; its sealed blocks, receipts, state and
@@ -132,7 +135,7 @@ func TestFollowSealedAndPending(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
 	keys := testOptionsAccounts(t)
-	chainID := tn.chain.Config().ChainID
+	chainID := tn.Chain().Config().ChainID
 	recipient := common.HexToAddress("0x00000000000000000000000000000000000c0ffe")
 	from := addressOf(keys[0])
 	contract := crypto.CreateAddress(from, 0)
@@ -156,7 +159,7 @@ func TestFollowSealedAndPending(t *testing.T) {
 		tn.seal(t)
 	}
 	r := startTestReplica(t, replicaOptions(tn, t.TempDir()))
-	waitFor(t, "catch-up", func() bool { return r.head() == tn.chain.Head().Number.Uint64() })
+	waitFor(t, "catch-up", func() bool { return r.head() == tn.Chain().Head().Number.Uint64() })
 
 	// Blocks while it follows; one of its transactions sent through the replica.
 	txs = append(txs, send(r.pre, &contract, nil, 100_000))
@@ -177,7 +180,7 @@ func TestFollowSealedAndPending(t *testing.T) {
 	txs = append(txs, send(tn.pre, &recipient, nil, params.TxGas))
 	tn.preconfirm(t)
 	tn.seal(t)
-	head := tn.chain.Head().Number.Uint64()
+	head := tn.Chain().Head().Number.Uint64()
 	waitFor(t, "the replica at the primary's head", func() bool { return r.head() == head })
 
 	for n := uint64(0); n <= head; n++ {
@@ -206,10 +209,10 @@ func TestFollowChainOfReplicas(t *testing.T) {
 	tn := startTestNode(t, testOptions(t.TempDir()))
 	r1 := startTestReplica(t, replicaOptions(tn, t.TempDir()))
 	o := replicaOptions(tn, t.TempDir())
-	o.upstream, o.feedURL = r1.stdURL, r1.feed.url()
+	o.upstream, o.feedURL = r1.stdURL, r1.Feed().URL
 	r2 := startTestReplica(t, o)
 	keys := testOptionsAccounts(t)
-	tx := signTx(t, keys[2], tn.chain.Config().ChainID, 0, &common.Address{0xc0}, big.NewInt(7), params.TxGas, nil)
+	tx := signTx(t, keys[2], tn.Chain().Config().ChainID, 0, &common.Address{0xc0}, big.NewInt(7), params.TxGas, nil)
 	raw, err := tx.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +240,7 @@ func TestFollowChainOfReplicas(t *testing.T) {
 		t.Fatalf("receipt through two replicas:\n%s\nprimary's:\n%s", a.receipt, want)
 	}
 	tn.seal(t)
-	waitFor(t, "the second replica at the primary's head", func() bool { return r2.head() == tn.chain.Head().Number.Uint64() })
+	waitFor(t, "the second replica at the primary's head", func() bool { return r2.head() == tn.Chain().Head().Number.Uint64() })
 	sameJSON(t, tn.stdRaw, r2.stdRaw, "eth_getTransactionReceipt", tx.Hash())
 	// A transaction the primary refuses: its error comes back through both replicas.
 	var res json.RawMessage

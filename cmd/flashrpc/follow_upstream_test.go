@@ -134,7 +134,7 @@ func testFollowRefusesUnverifiedBlock(t *testing.T, noRaw bool) {
 	r := startTestReplica(t, o)
 	keys := testOptionsAccounts(t)
 	for i := range 3 {
-		if err := tn.pre.SendTransaction(t.Context(), signTx(t, keys[0], tn.chain.Config().ChainID, uint64(i), &common.Address{0xc0}, big.NewInt(1), params.TxGas, nil)); err != nil {
+		if err := tn.pre.SendTransaction(t.Context(), signTx(t, keys[0], tn.Chain().Config().ChainID, uint64(i), &common.Address{0xc0}, big.NewInt(1), params.TxGas, nil)); err != nil {
 			t.Fatal(err)
 		}
 		tn.preconfirm(t)

@@ -29,13 +29,13 @@ func TestForkOPStack(t *testing.T) {
 	f := newForkFixtureWith(t, func(o *devOptions) {
 		o.l1BaseFee.v, o.l1BlobBaseFee.v = big.NewInt(7e9), big.NewInt(3)
 	})
-	if !oprollup.IsOP(f.up.chain.Config()) {
+	if !oprollup.IsOP(f.up.Chain().Config()) {
 		t.Fatal("the upstream is not an OP Stack chain")
 	}
 	dir := t.TempDir()
 	tn := startTestNode(t, f.forkOptions(dir))
-	if !oprollup.IsOP(tn.chain.Config()) {
-		t.Fatalf("the fork of an OP Stack chain runs %s", fork.Of(tn.chain).Info().Network)
+	if !oprollup.IsOP(tn.Chain().Config()) {
+		t.Fatalf("the fork of an OP Stack chain runs %s", fork.Of(tn.Chain()).Info().Network)
 	}
 	upN, err := f.up.std.BlockByNumber(ctx, big.NewInt(3))
 	if err != nil {
@@ -82,7 +82,7 @@ func TestForkOPStack(t *testing.T) {
 	info4 := checkOpens(b4, upInfo)
 
 	// A local transaction and a deposit, sealed by the sequencer.
-	s := &sender{key: tn.accounts[0].Key}
+	s := &sender{key: tn.Accounts()[0].Key}
 	tx := s.send(t, tn, &f.store, new(big.Int), setData(7, 7))
 	var depositHash common.Hash
 	from := common.HexToAddress("0x00000000000000000000000000000000000d3b05")
@@ -155,7 +155,7 @@ func TestForkOPStack(t *testing.T) {
 	// continues the L1 attributes.
 	tn.stop()
 	tn = startTestNode(t, testOptions(dir))
-	if fork.Of(tn.chain) == nil || !oprollup.IsOP(tn.chain.Config()) {
+	if fork.Of(tn.Chain()) == nil || !oprollup.IsOP(tn.Chain().Config()) {
 		t.Fatal("a restart without --fork-url did not resume the OP Stack fork")
 	}
 	tn.seal(t) // block 7

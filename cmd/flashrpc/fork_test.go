@@ -30,6 +30,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/fork"
+	"github.com/flashrpc/flashrpc/internal/node"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -67,7 +68,7 @@ type sender struct {
 
 func (s *sender) send(t *testing.T, tn *testNode, to *common.Address, value *big.Int, data []byte) *types.Transaction {
 	t.Helper()
-	chainID := tn.chain.Config().ChainID
+	chainID := tn.Chain().Config().ChainID
 	tx := signTx(t, s.key, chainID, s.nonce, to, value, 300_000, data)
 	if err := tn.pre.SendTransaction(context.Background(), tx); err != nil {
 		t.Fatalf("send: %v", err)
@@ -160,7 +161,7 @@ func newForkFixtureWith(t *testing.T, opt func(*devOptions)) *forkFixture {
 	uo := testOptions(t.TempDir())
 	opt(uo)
 	up := startTestNode(t, uo)
-	s := &sender{key: up.accounts[1].Key}
+	s := &sender{key: up.Accounts()[1].Key}
 	deploy := s.send(t, up, nil, new(big.Int), initCode(storeRuntime))
 	store := crypto.CreateAddress(addressOf(s.key), 0)
 	up.preconfirm(t)
@@ -223,15 +224,15 @@ func TestForkEndToEnd(t *testing.T) {
 func testForkEndToEnd(t *testing.T, chainType string) {
 	ctx := context.Background()
 	f := newForkFixtureWith(t, func(o *devOptions) { o.chainType = chainType })
-	if got := oprollup.IsOP(f.up.chain.Config()); got != (chainType == chainTypeOP) {
+	if got := oprollup.IsOP(f.up.Chain().Config()); got != (chainType == chainTypeOP) {
 		t.Fatalf("upstream of chain type %s: OP Stack %v", chainType, got)
 	}
 	dir := t.TempDir()
 	tn := startTestNode(t, f.forkOptions(dir))
 	forkRPC := tn.stdRaw
 
-	if got := oprollup.IsOP(tn.chain.Config()); got != (chainType == chainTypeOP) {
-		t.Fatalf("fork of a chain of type %s runs %s", chainType, fork.Of(tn.chain).Info().Network)
+	if got := oprollup.IsOP(tn.Chain().Config()); got != (chainType == chainTypeOP) {
+		t.Fatalf("fork of a chain of type %s runs %s", chainType, fork.Of(tn.Chain()).Info().Network)
 	}
 	// The chain: the upstream's id, block 4 on the upstream's block 3.
 	if id, err := tn.std.ChainID(ctx); err != nil || id.Uint64() != 1337 {
@@ -251,7 +252,7 @@ func testForkEndToEnd(t *testing.T, chainType string) {
 	}
 
 	// State: the upstream's at block 3.
-	dev0 := addressOf(tn.accounts[0].Key)
+	dev0 := addressOf(tn.Accounts()[0].Key)
 	if bal, err := tn.std.BalanceAt(ctx, dev0, nil); err != nil || bal.Cmp(new(big.Int).Mul(big.NewInt(10_000), big.NewInt(1e18))) != 0 {
 		t.Fatalf("dev account 0 holds %v (%v), want 10,000 ETH", bal, err)
 	}
@@ -300,7 +301,7 @@ func testForkEndToEnd(t *testing.T, chainType string) {
 	}
 
 	// Local transactions on top: slot 0 to zero, slot 7 to 7.
-	s := &sender{key: tn.accounts[0].Key}
+	s := &sender{key: tn.Accounts()[0].Key}
 	s.send(t, tn, &f.store, new(big.Int), setData(0, 0))
 	s.send(t, tn, &f.store, new(big.Int), setData(7, 7))
 	tn.preconfirm(t)
@@ -402,8 +403,8 @@ func TestForkUpstreamFaults(t *testing.T) {
 		t.Fatalf("eth_blockNumber with the upstream down: %d %v", n, err)
 	}
 	// A transfer between dev accounts (local since the first forked block) is sealed.
-	s := &sender{key: tn.accounts[0].Key}
-	dev1 := addressOf(tn.accounts[1].Key)
+	s := &sender{key: tn.Accounts()[0].Key}
+	dev1 := addressOf(tn.Accounts()[1].Key)
 	before, _ := tn.std.BalanceAt(context.Background(), dev1, nil)
 	s.send(t, tn, &dev1, big.NewInt(5), nil)
 	tn.preconfirm(t)
@@ -482,7 +483,7 @@ func wantStartError(t *testing.T, o *devOptions, url, reason string) {
 	t.Helper()
 	n, err := startDev(o, slog.New(slog.DiscardHandler))
 	if err == nil {
-		n.close()
+		n.Close()
 		t.Fatalf("the fork started; want an error naming %q and %q", url, reason)
 	}
 	if !strings.Contains(err.Error(), url) || !strings.Contains(err.Error(), reason) {
@@ -554,7 +555,7 @@ func TestForkSurvivesKill(t *testing.T) {
 	if err != nil || head.Hash() != sealed.Hash() {
 		t.Fatalf("after kill -9: head %v (%v), want block 5 %s", head.Number(), err, sealed.Hash())
 	}
-	if info := fork.Of(tn.chain).Info(); info.Number != 3 {
+	if info := fork.Of(tn.Chain()).Info(); info.Number != 3 {
 		t.Fatalf("fork point after kill -9: block %d, want 3", info.Number)
 	}
 	if r, err := tn.std.TransactionReceipt(ctx, tx.Hash()); err != nil || r.BlockNumber.Uint64() != 5 {
@@ -584,7 +585,7 @@ func TestRefork(t *testing.T) {
 	other := newForkFixtureChain(t, 4242)
 	dir := t.TempDir()
 	tn := startTestNode(t, f.forkOptions(dir))
-	s := &sender{key: tn.accounts[0].Key}
+	s := &sender{key: tn.Accounts()[0].Key}
 	local := s.send(t, tn, &f.store, new(big.Int), setData(0, 5))
 	tn.preconfirm(t)
 	tn.seal(t)
@@ -601,7 +602,7 @@ func TestRefork(t *testing.T) {
 
 	// A re-fork that fails: nothing changes.
 	dead := "http://127.0.0.1:1"
-	if err := tn.Refork(ctx, ForkRequest{URL: dead}); err == nil || !strings.Contains(err.Error(), dead) {
+	if err := tn.Refork(ctx, node.ForkRequest{URL: dead}); err == nil || !strings.Contains(err.Error(), dead) {
 		t.Fatalf("re-fork to %s: %v, want an error naming it", dead, err)
 	}
 	if got := callStore(t, tn.stdRaw, f.store, 0, "latest"); got.Int64() != 5 {
@@ -628,7 +629,7 @@ func TestRefork(t *testing.T) {
 	if err := tn.stdRaw.Call(&automine, "evm_getAutomine"); err != nil || !automine {
 		t.Fatalf("automine after the re-fork: %v %v, want true", automine, err)
 	}
-	if got := tn.seq.BlockTime(); got != time.Hour {
+	if got := tn.Sequencer().BlockTime(); got != time.Hour {
 		t.Fatalf("block time after the re-fork %s, want the 1h set before it", got)
 	}
 	if err := tn.stdRaw.Call(&ok, "evm_setAutomine", false); err != nil {
@@ -657,7 +658,7 @@ func TestRefork(t *testing.T) {
 		t.Fatal("the subscription was not ended by the re-fork")
 	}
 	// The new fork seals on the same endpoints.
-	s2 := &sender{key: tn.accounts[0].Key}
+	s2 := &sender{key: tn.Accounts()[0].Key}
 	s2.send(t, tn, &other.store, new(big.Int), setData(1, 77))
 	tn.preconfirm(t)
 	tn.seal(t)
@@ -669,7 +670,7 @@ func TestRefork(t *testing.T) {
 	o := f.forkOptions(dir)
 	o.fork.url, o.fork.block = other.proxy.url, optionalInt{}
 	tn = startTestNode(t, o)
-	if info := fork.Of(tn.chain).Info(); info.Number != 2 || info.UpstreamChainID != 4242 {
+	if info := fork.Of(tn.Chain()).Info(); info.Number != 2 || info.UpstreamChainID != 4242 {
 		t.Fatalf("restart after the re-fork: fork of chain %d at %d, want 4242 at 2", info.UpstreamChainID, info.Number)
 	}
 	if got := callStore(t, tn.stdRaw, other.store, 1, "latest"); got.Int64() != 77 {

@@ -18,6 +18,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/chaingen"
+	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
@@ -49,7 +50,7 @@ func TestGenerateThenServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ix, err := openLogIndex(f, c, logger)
+	ix, err := logs.OpenIndex(logs.IndexConfig{Store: c.LogIndexStore(), Chain: c, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,15 +59,13 @@ func TestGenerateThenServe(t *testing.T) {
 		t.Fatalf("the generated index covers %d (%v), want 2000", last, ok)
 	}
 	b := api.Backend{Chain: c, Pool: txpool.New(c.Config(), txpool.Config{}), Logs: ix}
-	eps, err := listen(f, &ops{log: logger}, api.New(f.apiConfig(false, logger), b), api.New(f.apiConfig(true, logger), b))
+	eps, err := listenForTest(f.config(logger), b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ep := range eps {
-		go ep.server.Serve(ep.ln)
-		defer ep.server.Shutdown(context.Background())
-	}
-	client, err := ethclient.Dial(eps[0].url())
+	eps.Serve()
+	defer eps.Shutdown(context.Background())
+	client, err := ethclient.Dial(eps[0].URL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -247,18 +247,14 @@ func measureLatency(b *testing.B, count int, interval time.Duration, subscribers
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, ep := range n.endpoints {
-		go ep.server.Serve(ep.ln)
-	}
+	n.Endpoints().Serve()
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		for _, ep := range n.endpoints {
-			ep.server.Shutdown(ctx)
-		}
-		n.close()
+		n.Endpoints().Shutdown(ctx)
+		n.Close()
 	}()
-	preURL := n.endpoints[1].url()
+	preURL := n.Endpoints()[1].URL()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	var wg sync.WaitGroup
@@ -270,10 +266,10 @@ func measureLatency(b *testing.B, count int, interval time.Duration, subscribers
 	emitter := deployForBench(b, h, keys[0])
 
 	times := newPreconfTimes(20)
-	n.pre.OnSnapshot(times.onSnapshot)
+	n.Preconf().OnSnapshot(times.onSnapshot)
 
 	// Observers.
-	feed, err := flashblocks.Dial(ctx, n.feed.url())
+	feed, err := flashblocks.Dial(ctx, n.Feed().URL)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,12 +18,13 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/devaccounts"
+	"github.com/flashrpc/flashrpc/internal/node"
 )
 
 // testNode is a dev node on loopback ports 0 in manual mode (dev_preconfirm / dev_seal), with
 // clients for both endpoints.
 type testNode struct {
-	*devNode
+	*node.Dev
 	std, pre       *ethclient.Client
 	stdRaw, preRaw *gethrpc.Client
 	stdURL, preURL string
@@ -57,6 +58,11 @@ func depositCount(txs types.Transactions) int {
 	return n
 }
 
+// startDev starts a dev node of the options, as runDev does.
+func startDev(o *devOptions, logger *slog.Logger) (*node.Dev, error) {
+	return node.StartDev(o.config(logger))
+}
+
 func startTestNode(t *testing.T, o *devOptions) *testNode {
 	t.Helper()
 	return startTestNodeWithLogger(t, o, slog.New(slog.DiscardHandler))
@@ -69,10 +75,8 @@ func startTestNodeWithLogger(t *testing.T, o *devOptions, logger *slog.Logger) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ep := range n.endpoints {
-		go ep.server.Serve(ep.ln)
-	}
-	tn := &testNode{devNode: n, stdURL: n.endpoints[0].url(), preURL: n.endpoints[1].url()}
+	n.Endpoints().Serve()
+	tn := &testNode{Dev: n, stdURL: n.Endpoints()[0].URL(), preURL: n.Endpoints()[1].URL()}
 	if tn.stdRaw, err = gethrpc.Dial(tn.stdURL); err != nil {
 		t.Fatal(err)
 	}
@@ -86,18 +90,16 @@ func startTestNodeWithLogger(t *testing.T, o *devOptions, logger *slog.Logger) *
 
 // stop shuts the node down cleanly; a second call does nothing.
 func (tn *testNode) stop() {
-	if tn.devNode == nil {
+	if tn.Dev == nil {
 		return
 	}
 	tn.std.Close()
 	tn.pre.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	for _, ep := range tn.endpoints {
-		ep.server.Shutdown(ctx)
-	}
-	tn.close()
-	tn.devNode = nil
+	tn.Endpoints().Shutdown(ctx)
+	tn.Close()
+	tn.Dev = nil
 }
 
 func (tn *testNode) preconfirm(t *testing.T) {

@@ -77,7 +77,7 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 	o.logRequests = true
 	logs := new(syncWriter)
 	tn := startTestNodeWithLogger(t, o, slog.New(slog.NewTextHandler(logs, nil)))
-	url := tn.ops.metricsURL()
+	url := tn.MetricsURL()
 	before := scrapeMetrics(t, url)
 
 	for range 3 {
@@ -116,9 +116,9 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 		{"eth_subscribe calls", delta("flashrpc_rpc_requests_total", "endpoint", "pre-confirmed", "method", "eth_subscribe"), 1},
 		{"WebSocket connections", metricValue(after, "flashrpc_ws_connections", "endpoint", "pre-confirmed"), 1},
 		{"subscriptions", metricValue(after, "flashrpc_ws_subscriptions", "endpoint", "pre-confirmed"), 1},
-		{"sealed head", metricValue(after, "flashrpc_chain_head_block"), float64(tn.chain.Head().Number.Uint64())},
+		{"sealed head", metricValue(after, "flashrpc_chain_head_block"), float64(tn.Chain().Head().Number.Uint64())},
 		{"head updates", delta("flashrpc_chain_head_updates_total"), 1},
-		{"block in progress", metricValue(after, "flashrpc_preconf_block"), float64(tn.chain.Head().Number.Uint64() + 1)},
+		{"block in progress", metricValue(after, "flashrpc_preconf_block"), float64(tn.Chain().Head().Number.Uint64() + 1)},
 		{"pre-confirmation index", metricValue(after, "flashrpc_preconf_index"), 1},
 		{"pre-confirmations built (dev_preconfirm twice; dev_seal seals what was built)", delta("flashrpc_flashblock_build_seconds"), 2},
 		{"pre-confirmations applied (opening the next block too)", delta("flashrpc_flashblock_apply_seconds"), 3},
@@ -147,7 +147,7 @@ func TestHealthAndPages(t *testing.T) {
 	tn.preconfirm(t)
 	for _, url := range []string{tn.stdURL, tn.preURL} {
 		code, s := getHealth(t, url)
-		if code != 200 || s.Head != tn.chain.Head().Number.Uint64() || s.PendingIndex == nil || *s.PendingIndex != 1 || s.UpstreamHead != nil || s.Lag != nil || s.Feed != nil || s.Problems != nil {
+		if code != 200 || s.Head != tn.Chain().Head().Number.Uint64() || s.PendingIndex == nil || *s.PendingIndex != 1 || s.UpstreamHead != nil || s.Lag != nil || s.Feed != nil || s.Problems != nil {
 			t.Errorf("%s/health: %d %+v", url, code, s)
 		}
 		req, _ := http.NewRequest("GET", url+"/", nil)

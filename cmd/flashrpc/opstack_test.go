@@ -64,12 +64,12 @@ func TestOPStackBlocks(t *testing.T) {
 	tn := startTestNode(t, o)
 
 	// Pre-confirmation 0 of block 1 holds the L1-attributes deposit only.
-	snap := tn.devNode.pre.Current()
+	snap := tn.Preconf().Current()
 	if snap == nil || snap.Index != 0 || snap.Number() != 1 || len(snap.Block.Transactions()) != 1 || snap.FirstNew != 0 {
 		t.Fatalf("pre-confirmation 0: %+v", snap)
 	}
 	to := common.HexToAddress("0x0000000000000000000000000000000000000abc")
-	tx := signTx(t, tn.accounts[0].Key, big.NewInt(1337), 0, &to, big.NewInt(1), params.TxGas, nil)
+	tx := signTx(t, tn.Accounts()[0].Key, big.NewInt(1337), 0, &to, big.NewInt(1), params.TxGas, nil)
 	if err := tn.pre.SendTransaction(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestOPStackFees(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
 	chainID := big.NewInt(1337)
-	k0, k1 := tn.accounts[0].Key, tn.accounts[1].Key
+	k0, k1 := tn.Accounts()[0].Key, tn.Accounts()[1].Key
 	to := common.HexToAddress("0x00000000000000000000000000000000000c0ffe")
 	reverter := crypto.CreateAddress(addressOf(k1), 0)
 	legacy, err := types.SignNewTx(k0, types.LatestSignerForChainID(chainID), &types.LegacyTx{Nonce: 2, GasPrice: big.NewInt(2 * params.GWei), Gas: params.TxGas, To: &to, Value: big.NewInt(5)})
@@ -321,7 +321,7 @@ func TestDevDeposit(t *testing.T) {
 		t.Fatalf("deposit in the block in progress: %d transactions", len(b.Transactions()))
 	}
 	tn.seal(t)
-	snap := tn.devNode.pre.Current()
+	snap := tn.Preconf().Current()
 	want := []common.Hash{h1, h2, h3, h4}
 	if snap.Index != 0 || snap.Number() != 2 || len(snap.Block.Transactions()) != 1+len(want) {
 		t.Fatalf("pre-confirmation %d of block %d holds %d transactions", snap.Index, snap.Number(), len(snap.Block.Transactions()))
@@ -427,7 +427,7 @@ func TestDevDepositRejects(t *testing.T) {
 		}
 	}
 	tn.seal(t)
-	if b := tn.devNode.pre.Current().Block; len(b.Transactions()) != 1 {
+	if b := tn.Preconf().Current().Block; len(b.Transactions()) != 1 {
 		t.Fatalf("block 2 opened with %d transactions, want the L1-attributes deposit only", len(b.Transactions()))
 	}
 }
@@ -440,7 +440,7 @@ func TestDevDepositOnPlainChain(t *testing.T) {
 	if rpcErr, ok := err.(gethrpc.Error); !ok || rpcErr.ErrorCode() != -32601 {
 		t.Fatalf("dev_deposit on --chain-type l1: %v, want -32601", err)
 	}
-	if b := tn.devNode.pre.Current().Block; len(b.Transactions()) != 0 || b.Coinbase() == oprollup.SequencerFeeVault {
+	if b := tn.Preconf().Current().Block; len(b.Transactions()) != 0 || b.Coinbase() == oprollup.SequencerFeeVault {
 		t.Fatalf("plain Ethereum block 1 has OP Stack traits: %d transactions, coinbase %s", len(b.Transactions()), b.Coinbase())
 	}
 }
@@ -452,7 +452,7 @@ func TestGenesisFile(t *testing.T) {
 		t.Run(chainType, func(t *testing.T) {
 			dir := t.TempDir()
 			tn := startTestNode(t, testOptionsOf(dir, chainType))
-			want := tn.chain.Genesis().Hash()
+			want := tn.Chain().Genesis().Hash()
 			tn.stop()
 			data, err := os.ReadFile(filepath.Join(dir, genesisFileName))
 			if err != nil {
@@ -486,7 +486,7 @@ func TestGenesisFile(t *testing.T) {
 				c.set(o)
 				o.given = map[string]bool{c.flag: true}
 				if n, err := startDev(o, slog.New(slog.DiscardHandler)); err == nil {
-					n.close()
+					n.Close()
 					t.Errorf("--%s: a conflicting flag was accepted", c.flag)
 				} else if !strings.Contains(err.Error(), c.want) {
 					t.Errorf("--%s: %v, want an error containing %q", c.flag, err, c.want)
@@ -494,7 +494,7 @@ func TestGenesisFile(t *testing.T) {
 			}
 			// Without flags the stored chain decides.
 			tn = startTestNode(t, testOptions(dir))
-			if tn.chain.Genesis().Hash() != want {
+			if tn.Chain().Genesis().Hash() != want {
 				t.Fatal("restart changed the genesis")
 			}
 		})
@@ -507,7 +507,7 @@ func TestGenesisFile(t *testing.T) {
 // L2ToL1MessagePasser's storage root, and eth_estimateGas / eth_call run under OP rules.
 func TestSimulateOnOPStack(t *testing.T) {
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	from := addressOf(tn.accounts[0].Key)
+	from := addressOf(tn.Accounts()[0].Key)
 	to := common.HexToAddress("0x0000000000000000000000000000000000001234")
 	call := map[string]any{"from": from, "to": to, "value": "0x1", "maxFeePerGas": "0x3b9aca00", "maxPriorityFeePerGas": "0x1"}
 	var blocks []map[string]json.RawMessage

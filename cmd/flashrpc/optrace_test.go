@@ -40,7 +40,7 @@ func TestOPStackTraceMatchesOpGeth(t *testing.T) {
 	dir := t.TempDir()
 	tn := startTestNode(t, testOptions(dir))
 	chainID := big.NewInt(1337)
-	alice, bob := tn.accounts[0].Key, tn.accounts[1].Key
+	alice, bob := tn.Accounts()[0].Key, tn.Accounts()[1].Key
 
 	// Block 1: a contract that logs; a deposit queued for block 2.
 	deploy := signTx(t, alice, chainID, 0, nil, nil, 200_000, logInit)

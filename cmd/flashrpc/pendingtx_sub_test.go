@@ -39,7 +39,7 @@ func TestNewPendingTransactions(t *testing.T) {
 		subs[name] = s
 	}
 	to := common.Address{0xb3}
-	tx := signTx(t, tn.accounts[0].Key, big.NewInt(1337), 0, &to, big.NewInt(1), 21_000, nil)
+	tx := signTx(t, tn.Accounts()[0].Key, big.NewInt(1337), 0, &to, big.NewInt(1), 21_000, nil)
 	if err := tn.std.SendTransaction(ctx, tx); err != nil {
 		t.Fatal(err)
 	}

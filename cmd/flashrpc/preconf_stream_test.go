@@ -68,7 +68,7 @@ func subscribe[T any](t *testing.T, c *gethrpc.Client, kind string, args ...any)
 // sealed block and returns its address.
 func deployEmitter(t *testing.T, tn *testNode, init []byte) common.Address {
 	t.Helper()
-	key := tn.accounts[0].Key
+	key := tn.Accounts()[0].Key
 	nonce, err := tn.pre.PendingNonceAt(context.Background(), addressOf(key))
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func deployEmitter(t *testing.T, tn *testNode, init []byte) common.Address {
 // callFrom sends a call to contract from dev account i with the next pending nonce.
 func callFrom(t *testing.T, tn *testNode, i int, contract common.Address, data []byte) *types.Transaction {
 	t.Helper()
-	key := tn.accounts[i].Key
+	key := tn.Accounts()[i].Key
 	nonce, err := tn.pre.PendingNonceAt(context.Background(), addressOf(key))
 	if err != nil {
 		t.Fatal(err)
@@ -108,14 +108,14 @@ func TestFeed(t *testing.T) {
 			o := testOptions(t.TempDir())
 			o.feed.brotli = compressed
 			tn := startTestNode(t, o)
-			feed, err := flashblocks.Dial(ctx, tn.feed.url())
+			feed, err := flashblocks.Dial(ctx, tn.Feed().URL)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer feed.Close()
 			// Block 1 opened at start; the feed replays its index 0 to a new consumer.
 			first := nextPayload(t, feed, compressed)
-			if first.Index != 0 || first.Base == nil || uint64(first.Base.BlockNumber) != 1 || first.Base.ParentHash != tn.chain.Genesis().Hash() {
+			if first.Index != 0 || first.Base == nil || uint64(first.Base.BlockNumber) != 1 || first.Base.ParentHash != tn.Chain().Genesis().Hash() {
 				t.Fatalf("first payload: %+v", first)
 			}
 			to := common.HexToAddress("0x00000000000000000000000000000000000f33d0")
@@ -257,7 +257,7 @@ func TestPendingSubscriptions(t *testing.T) {
 	// newFlashblocks: the pending block after indices 1 and 2.
 	for i, want := range []int{2, 3} {
 		b := recv(t, blocks, "newFlashblocks notification")
-		if b.Number != 2 || len(b.Transactions) != open+want || b.ParentHash != tn.chain.Head().Hash() {
+		if b.Number != 2 || len(b.Transactions) != open+want || b.ParentHash != tn.Chain().Head().Hash() {
 			t.Fatalf("flashblock %d: number %d, %d txs, parent %s", i, b.Number, len(b.Transactions), b.ParentHash)
 		}
 		for k, tx := range b.Transactions[open:] {

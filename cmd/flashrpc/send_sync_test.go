@@ -60,7 +60,7 @@ func TestSendRawTransactionSync(t *testing.T) {
 	tn := startTestNode(t, testOptions(t.TempDir()))
 	chainID := big.NewInt(1337)
 	to := common.HexToAddress("0x0000000000000000000000000000000000005ace")
-	key := tn.accounts[0].Key
+	key := tn.Accounts()[0].Key
 	transfer := func(nonce uint64) *types.Transaction {
 		return signTx(t, key, chainID, nonce, &to, big.NewInt(1), params.TxGas, nil)
 	}
@@ -74,7 +74,7 @@ func TestSendRawTransactionSync(t *testing.T) {
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
-		if r.receipt.TxHash != tx.Hash() || r.receipt.Status != 1 || r.receipt.BlockHash != (common.Hash{}) || r.receipt.BlockNumber.Uint64() != tn.chain.Head().Number.Uint64()+1 {
+		if r.receipt.TxHash != tx.Hash() || r.receipt.Status != 1 || r.receipt.BlockHash != (common.Hash{}) || r.receipt.BlockNumber.Uint64() != tn.Chain().Head().Number.Uint64()+1 {
 			t.Fatalf("receipt %+v, want the pre-confirmed one", r.receipt)
 		}
 	})
@@ -102,8 +102,8 @@ func TestSendRawTransactionSync(t *testing.T) {
 		}
 		tn.seal(t)
 		r := recv(t, res, "answer after sealing")
-		if r.err != nil || r.receipt.BlockHash != tn.chain.Head().Hash() {
-			t.Fatalf("got %+v, %v; want the receipt in block %s", r.receipt, r.err, tn.chain.Head().Hash())
+		if r.err != nil || r.receipt.BlockHash != tn.Chain().Head().Hash() {
+			t.Fatalf("got %+v, %v; want the receipt in block %s", r.receipt, r.err, tn.Chain().Head().Hash())
 		}
 	})
 	t.Run("timeout over the maximum", func(t *testing.T) {
@@ -142,7 +142,7 @@ func TestSendTransactionSyncTimers(t *testing.T) {
 	tn := startTestNode(t, o)
 	to := common.HexToAddress("0x0000000000000000000000000000000000005ace")
 	for nonce := range uint64(3) {
-		tx := signTx(t, tn.accounts[1].Key, big.NewInt(1337), nonce, &to, big.NewInt(1), params.TxGas, nil)
+		tx := signTx(t, tn.Accounts()[1].Key, big.NewInt(1337), nonce, &to, big.NewInt(1), params.TxGas, nil)
 		r, err := tn.pre.SendTransactionSync(context.Background(), tx, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -25,7 +25,7 @@ func TestSendRawTransactionRejects(t *testing.T) {
 func testSendRawTransactionRejects(t *testing.T, chainType string) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptionsOf(t.TempDir(), chainType))
-	key := tn.accounts[0].Key
+	key := tn.Accounts()[0].Key
 	to := common.HexToAddress("0x0000000000000000000000000000000000000123")
 	chainID := big.NewInt(1337)
 	poor, _ := crypto.GenerateKey()
@@ -41,7 +41,7 @@ func testSendRawTransactionRejects(t *testing.T, chainType string) {
 			GasFeeCap: big.NewInt(feeCap), GasTipCap: big.NewInt(1)}
 	}
 	mustSign := func(k any, data types.TxData, signerChain *big.Int) *types.Transaction {
-		priv := tn.accounts[0].Key
+		priv := tn.Accounts()[0].Key
 		if k != nil {
 			priv = poor
 		}

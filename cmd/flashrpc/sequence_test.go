@@ -24,7 +24,7 @@ func testSenderAcrossPreconfirmations(t *testing.T, chainType string) {
 	to := common.HexToAddress("0x0000000000000000000000000000000000000abc")
 	var hashes []common.Hash
 	for nonce := range uint64(3) {
-		tx := signTx(t, tn.accounts[0].Key, big.NewInt(1337), nonce, &to, big.NewInt(1), params.TxGas, nil)
+		tx := signTx(t, tn.Accounts()[0].Key, big.NewInt(1337), nonce, &to, big.NewInt(1), params.TxGas, nil)
 		if err := tn.pre.SendTransaction(ctx, tx); err != nil {
 			t.Fatalf("nonce %d: %v", nonce, err)
 		}

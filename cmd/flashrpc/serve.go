@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 
-	"github.com/flashrpc/flashrpc/internal/api"
-	"github.com/flashrpc/flashrpc/internal/chain"
-	"github.com/flashrpc/flashrpc/internal/fork"
-	"github.com/flashrpc/flashrpc/internal/health"
+	"github.com/flashrpc/flashrpc/internal/node"
 )
 
 // runServe serves a stored chain without a sequencer until SIGINT or SIGTERM.
@@ -40,39 +36,27 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	x, err := f.startOps(logger)
+	n, err := node.StartServe(f.config(logger))
 	if err != nil {
 		return err
 	}
-	defer x.close()
-	c, err := fork.Open(context.Background(), chain.Config{DataDir: f.dataDir, CacheMB: f.dbCache, Logger: logger}, nil)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	// Nothing to fall behind: a stored chain is fit to serve while it is open.
-	x.health.Store(health.New(health.Config{Probes: []health.Probe{health.Head(c)}}))
-	ix, err := openLogIndex(f, c, logger)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	backend := f.backend(c)
-	backend.Logs = ix
-	if m := x.metrics; m != nil {
-		m.WatchChain(c)
-		m.WatchPool(backend.Pool)
-	}
-	eps, err := listen(f, x, api.New(f.apiConfig(false, logger), backend), api.New(f.apiConfig(true, logger), backend))
-	if err != nil {
-		return err
-	}
+	c := n.Chain()
 	fmt.Fprintf(stdout, "flashrpc serving %s (chain id %d, head block %d)\n", f.dataDir, c.Config().ChainID, c.Head().Number)
+	printEndpoints(stdout, n.Endpoints(), nil, "", n.MetricsURL())
+	err = serveUntilSignal(logger, n.Endpoints())
+	return errors.Join(err, n.Close())
+}
+
+// printEndpoints prints the endpoints, the feed (nil: none; what describes it) and the
+// metrics URL ("": none) of a banner.
+func printEndpoints(w io.Writer, eps node.Endpoints, feed *node.FeedInfo, what, metricsURL string) {
 	for _, ep := range eps {
-		fmt.Fprintf(stdout, "  %-14s %s\n", ep.name, ep.url())
+		fmt.Fprintf(w, "  %-14s %s\n", ep.Name, ep.URL())
 	}
-	if u := x.metricsURL(); u != "" {
-		fmt.Fprintf(stdout, "  %-14s %s\n", "metrics", u)
+	if feed != nil {
+		fmt.Fprintf(w, "  %-14s %s  (%s, %s)\n", "feed", feed.URL, what, feed.Encoding)
 	}
-	return serveUntilSignal(logger, eps)
+	if metricsURL != "" {
+		fmt.Fprintf(w, "  %-14s %s\n", "metrics", metricsURL)
+	}
 }

@@ -19,7 +19,7 @@ import (
 func TestSimulatePending(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	key := tn.accounts[0].Key
+	key := tn.Accounts()[0].Key
 	deploy := signTx(t, key, big.NewInt(1337), 0, nil, new(big.Int), 200_000, logInit)
 	contract := crypto.CreateAddress(addressOf(key), 0)
 	if err := tn.pre.SendTransaction(ctx, deploy); err != nil {
@@ -53,9 +53,9 @@ func TestSimulatePending(t *testing.T) {
 		t.Fatalf("%d simulated blocks, want 2", len(blocks))
 	}
 	first := blocks[0]
-	if uint64(first.Number) != pending.NumberU64() || uint64(first.Timestamp) != pending.Time() || first.ParentHash != tn.chain.Head().Hash() {
+	if uint64(first.Number) != pending.NumberU64() || uint64(first.Timestamp) != pending.Time() || first.ParentHash != tn.Chain().Head().Hash() {
 		t.Fatalf("first simulated block: number %d time %d parent %s; want the block in progress %d at %d on %s",
-			first.Number, first.Timestamp, first.ParentHash, pending.NumberU64(), pending.Time(), tn.chain.Head().Hash())
+			first.Number, first.Timestamp, first.ParentHash, pending.NumberU64(), pending.Time(), tn.Chain().Head().Hash())
 	}
 	if uint64(blocks[1].Number) != pending.NumberU64()+1 || uint64(blocks[1].Timestamp) != pending.Time()+12 {
 		t.Fatalf("second simulated block: number %d time %d", blocks[1].Number, blocks[1].Timestamp)
@@ -90,7 +90,7 @@ func TestSimulateLimitFlags(t *testing.T) {
 	o.dataDir, o.httpPort, o.preconfPort, o.feed.port = base.dataDir, 0, 0, 0
 	o.blockTime, o.preconfInterval = 0, 0
 	tn := startTestNode(t, o)
-	call := `{"from":"` + addressOf(tn.accounts[0].Key).Hex() + `"}`
+	call := `{"from":"` + addressOf(tn.Accounts()[0].Key).Hex() + `"}`
 	for _, tc := range []struct{ blocks, want string }{
 		{`[{"calls":[` + call + `]},{"calls":[` + call + `]}]`, `"result"`},
 		{`[{"calls":[` + call + `]},{"calls":[` + call + `]},{"calls":[` + call + `]}]`, `{"code":-38026,"message":"too many calls: 3 \u003e 2"}`},

@@ -19,7 +19,7 @@ import (
 func TestSubscriptions(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, testOptions(t.TempDir()))
-	key := tn.accounts[0].Key
+	key := tn.Accounts()[0].Key
 	chainID := big.NewInt(1337)
 	deploy := signTx(t, key, chainID, 0, nil, new(big.Int), 200_000, logInit)
 	contract := crypto.CreateAddress(addressOf(key), 0)

@@ -26,7 +26,7 @@ func TestDefaultTiming(t *testing.T) {
 	o.blockTime, o.preconfInterval = defaults.blockTime, defaults.preconfInterval
 	tn := startTestNode(t, o)
 	to := common.HexToAddress("0x0000000000000000000000000000000000000b0b")
-	tx := signTx(t, tn.accounts[0].Key, big.NewInt(1337), 0, &to, big.NewInt(1), params.TxGas, nil)
+	tx := signTx(t, tn.Accounts()[0].Key, big.NewInt(1337), 0, &to, big.NewInt(1), params.TxGas, nil)
 	sent := time.Now()
 	if err := tn.pre.SendTransaction(ctx, tx); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestDefaultTiming(t *testing.T) {
 		// Pre-confirmed, and the standard endpoint knows nothing of it unless the block was
 		// sealed in the meantime.
 		_, err = tn.std.TransactionReceipt(ctx, tx.Hash())
-		if err == nil && tn.chain.Head().Number.Uint64() < block.NumberU64() {
+		if err == nil && tn.Chain().Head().Number.Uint64() < block.NumberU64() {
 			t.Fatal("the standard endpoint has a receipt for an unsealed block")
 		}
 		if err != nil && !errors.Is(err, ethereum.NotFound) {

@@ -166,7 +166,7 @@ func (c *viewChecker) pollList() ([]common.Hash, []bool) {
 // eth_sendRawTransactionSync: its answer is the pre-confirmed receipt, the first answer that
 // shows the transaction.
 func (c *viewChecker) send(ctx context.Context, t *testing.T, tn *testNode, i int, emitter common.Address) {
-	key := tn.accounts[i].Key
+	key := tn.Accounts()[i].Key
 	nonce, err := tn.pre.PendingNonceAt(ctx, addressOf(key))
 	if err != nil {
 		t.Error(err)

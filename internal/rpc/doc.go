@@ -19,7 +19,7 @@
 // their duration and error code, WebSocket connections, subscriptions, slow consumers),
 // whose per-method observers are resolved when the server is built, so metrics cost no
 // lookup per call; Config.LogRequests logs one line per call; Config.Pages answers the GET
-// requests that are not WebSocket upgrades (health check, browser page). cmd/flashrpc
+// requests that are not WebSocket upgrades (health check, browser page). internal/node
 // wires internal/metrics, internal/health and internal/liveview to them.
 //
 // # Methods

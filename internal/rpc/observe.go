@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Observer is told what a [Server] does, for metrics (cmd/flashrpc passes
+// Observer is told what a [Server] does, for metrics (internal/node passes
 // internal/metrics's). It is an interface because the transport must not depend on a
 // metrics library. Its methods are called on the request path, concurrently: they must be
 // quick, safe for concurrent use and must not block.

@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"log/slog"
@@ -9,9 +9,9 @@ import (
 
 // openLogIndex opens the log index over c and has it follow every new head and rewind (the
 // index would notice a rewind by block hash anyway, at the next block or query), unless
-// --logs.index=false; then it returns nil and eth_getLogs scans. Close it before c.
-func openLogIndex(f *serverFlags, c *chain.Chain, logger *slog.Logger) (*logs.Index, error) {
-	if !f.logsIndex {
+// enabled is false; then it returns nil and eth_getLogs scans. Close it before c.
+func openLogIndex(enabled bool, c *chain.Chain, logger *slog.Logger) (*logs.Index, error) {
+	if !enabled {
 		logger.Info("log index disabled: eth_getLogs scans header blooms and receipts")
 		return nil, nil
 	}

@@ -1,0 +1,131 @@
+package node
+
+import (
+	"log/slog"
+	"math/big"
+	"time"
+
+	"github.com/flashrpc/flashrpc/internal/api"
+	"github.com/flashrpc/flashrpc/internal/networks"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+	"github.com/flashrpc/flashrpc/internal/txpool"
+)
+
+// Server is the configuration every mode shares: where the chain lives, the two endpoints,
+// their limits and the operations listener.
+type Server struct {
+	// DataDir is the chain's directory; "" means a temporary one, removed on Close.
+	DataDir string
+	// HTTPAddr is the interface both endpoints listen on; HTTPPort and PreconfPort are the
+	// standard and pre-confirmed endpoints' ports (0: any free one).
+	HTTPAddr    string
+	HTTPPort    int
+	PreconfPort int
+	// DBCacheMB is the chain database's block cache in MB (0: the chain's default).
+	DBCacheMB int
+	// LogsIndex keeps the log index behind eth_getLogs; false makes every query scan.
+	LogsIndex bool
+	// RPC holds each endpoint's transport limits; Logger, Observer and Pages are the node's
+	// (per endpoint) and are ignored here.
+	RPC rpc.Config
+	// API holds both endpoints' API settings; Pending, Logger, Dev and Extend are the node's
+	// and are ignored here.
+	API api.Config
+	// TxPool configures the transaction pool.
+	TxPool txpool.Config
+	// EVMConcurrency and EVMQueue bound the EVM requests running and waiting, both endpoints
+	// together; FiltersMax the polling filters the node keeps.
+	EVMConcurrency int
+	EVMQueue       int
+	FiltersMax     int
+	// Metrics is the host:port of the metrics listener (GET /metrics); "" means no metrics.
+	Metrics string
+	// PProf also serves Go's profiler on the metrics listener.
+	PProf bool
+	// Logger receives the node's log lines; nil discards them.
+	Logger *slog.Logger
+}
+
+// Feed configures the flashblocks feed a node publishes (the dev sequencer's
+// pre-confirmations, or a replica's verified feed).
+type Feed struct {
+	// Addr and Port are where the feed listens; Port 0 picks a free port, -1 means no feed.
+	Addr string
+	Port int
+	// Brotli sends brotli-compressed binary frames instead of JSON text frames.
+	Brotli bool
+}
+
+// Fork names the upstream a dev chain continues (anvil's fork mode).
+type Fork struct {
+	// URL is the upstream's JSON-RPC URL; "" means no fork.
+	URL string
+	// Block is the upstream block to fork: nil means its latest, a negative value that many
+	// blocks before it.
+	Block *int64
+	// UpstreamChainID, when set, is the upstream's chain id, taken without asking it.
+	UpstreamChainID uint64
+	// Retries and Backoff configure the retries of a failed upstream request.
+	Retries int
+	Backoff time.Duration
+	// NoCache keeps what is read from the upstream in memory only.
+	NoCache bool
+}
+
+// Explicit says which of a dev chain's settings were stated explicitly (on the command
+// line): only those can conflict with a chain the data directory holds, or replace a fork's.
+type Explicit struct {
+	ChainType, ChainID, GasLimit, L1BaseFee, L1BlobBaseFee, Accounts bool
+}
+
+// DevConfig configures a dev node: its own sequencer on a new, stored or forked chain.
+type DevConfig struct {
+	Server
+	// Feed publishes every pre-confirmation.
+	Feed Feed
+	// ChainType, ChainID and GasLimit shape a new chain (GasLimit 0: the chain type's
+	// default). A stored chain keeps its own; one Explicit marks that contradicts it is an
+	// error. With a fork, ChainID 0 means the upstream's, and an explicit ChainType selects
+	// the rules of an upstream flashrpc does not know.
+	ChainType networks.Kind
+	ChainID   uint64
+	GasLimit  uint64
+	// L1BaseFee and L1BlobBaseFee are the dev L1's fees of an OP Stack chain (nil: the
+	// oprollup defaults); on a fork they replace the fork block's only when explicit.
+	L1BaseFee     *big.Int
+	L1BlobBaseFee *big.Int
+	// Explicit marks the settings above (and Accounts/Mnemonic) that were stated.
+	Explicit Explicit
+	// Accounts dev accounts are derived from Mnemonic ("": the well-known test mnemonic)
+	// and funded.
+	Accounts int
+	Mnemonic string
+	// BlockTime and PreconfInterval drive the sequencer's timer; 0 means only on request.
+	BlockTime       time.Duration
+	PreconfInterval time.Duration
+	// Fork, with a URL, makes the chain a fork of that upstream.
+	Fork Fork
+}
+
+// FollowConfig configures a replica of another sequencer.
+type FollowConfig struct {
+	Server
+	// Feed republishes the verified flashblocks.
+	Feed Feed
+	// Upstream is the JSON-RPC URL blocks are fetched from; UpstreamWS announces its heads
+	// ("": Upstream with the ws scheme; "off": poll only) and Poll is the polling interval.
+	Upstream   string
+	UpstreamWS string
+	Poll       time.Duration
+	// FeedURL is the sequencer's flashblocks feed ("": pending is the sealed head).
+	FeedURL string
+	// Sequencer takes the forwarded transactions ("": Upstream).
+	Sequencer string
+	// Genesis is the path of the chain's genesis file; "" means the one DataDir holds.
+	Genesis string
+	// RemoteState reads the state from the upstream at each sealed block instead of
+	// replaying the chain (a remote-state replica).
+	RemoteState bool
+	// MaxLag is how many blocks the replica may be behind before /health answers 503.
+	MaxLag uint64
+}

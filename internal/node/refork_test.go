@@ -1,0 +1,118 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/flashrpc/flashrpc/internal/fork"
+)
+
+var errInjected = errors.New("injected failure")
+
+// TestReforkAtomic injects a failure at each step of a re-fork, with and without a data
+// directory, and checks that the node goes on serving the chain it served (the same fork
+// block and head on its endpoint) and sealing on it, that a datadir is left as it was, and
+// that a re-fork without a failure then succeeds.
+func TestReforkAtomic(t *testing.T) {
+	ctx := context.Background()
+	up := startTestDev(t, testConfig(""))
+	upc := dial(t, up.Endpoints()[0])
+	for range 3 {
+		seal(t, upc)
+	}
+	one, two := int64(1), int64(2)
+	forkConfig := func(dataDir string) DevConfig {
+		cfg := testConfig(dataDir)
+		cfg.Fork = Fork{URL: up.Endpoints()[0].URL(), Block: &one}
+		return cfg
+	}
+	steps := map[string][]reforkStep{
+		"tempdir": {stepOpen, stepBuild, stepStart},
+		"datadir": {stepOpen, stepCloseNew, stepStopOld, stepSwap, stepReopen, stepBuild, stepStart},
+	}
+	for _, mode := range []string{"tempdir", "datadir"} {
+		for _, step := range steps[mode] {
+			t.Run(mode+"/"+string(step), func(t *testing.T) {
+				dataDir := ""
+				if mode == "datadir" {
+					dataDir = t.TempDir()
+				}
+				n := startTestDev(t, forkConfig(dataDir))
+				c := dial(t, n.Endpoints()[0])
+				seal(t, c) // a local block on the fork: block 2
+				before := blockNumber(t, c)
+
+				err := n.refork(ctx, ForkRequest{Block: &two}, func(s reforkStep) error {
+					if s == step {
+						return errInjected
+					}
+					return nil
+				})
+				if !errors.Is(err, errInjected) {
+					t.Fatalf("re-fork with a failure at %q: %v, want the injected failure", step, err)
+				}
+				if got := fork.Of(n.Chain()).Info().Number; got != 1 {
+					t.Fatalf("after the failed re-fork the chain forks block %d, want 1", got)
+				}
+				if got := blockNumber(t, c); got != before {
+					t.Fatalf("after the failed re-fork the endpoint serves head %d, want %d", got, before)
+				}
+				seal(t, c)
+				if got := blockNumber(t, c); got != before+1 {
+					t.Fatalf("after the failed re-fork a seal gives head %d, want %d", got, before+1)
+				}
+				if dataDir != "" {
+					for _, name := range []string{"refork", "chaindata.old"} {
+						if _, err := os.Stat(filepath.Join(dataDir, name)); !errors.Is(err, os.ErrNotExist) {
+							t.Errorf("after the failed re-fork the datadir holds %s (%v)", name, err)
+						}
+					}
+				}
+
+				// The node is whole: a re-fork without a failure succeeds and seals.
+				if err := n.Refork(ctx, ForkRequest{Block: &two}); err != nil {
+					t.Fatalf("re-fork after the failed one: %v", err)
+				}
+				if got := fork.Of(n.Chain()).Info().Number; got != 2 {
+					t.Fatalf("after the re-fork the chain forks block %d, want 2", got)
+				}
+				seal(t, c)
+				if got := blockNumber(t, c); got != 4 {
+					t.Fatalf("after the re-fork and a seal the head is %d, want 4", got)
+				}
+				if dataDir != "" {
+					// A restart resumes the new fork from the datadir.
+					stopDev(t, n)
+					cfg := testConfig(dataDir)
+					r, err := StartDev(cfg)
+					if err != nil {
+						t.Fatalf("restart: %v", err)
+					}
+					defer stopDev(t, r)
+					if got, head := fork.Of(r.Chain()).Info().Number, r.Chain().Head().Number.Uint64(); got != 2 || head != 4 {
+						t.Fatalf("restart: fork of block %d at head %d, want 2 and 4", got, head)
+					}
+					// A node that resumed the fork (no fork URL given) restarts it after a failure too.
+					r.Endpoints().Serve()
+					rc := dial(t, r.Endpoints()[0])
+					err = r.refork(ctx, ForkRequest{Block: &one}, func(s reforkStep) error {
+						if s == step {
+							return errInjected
+						}
+						return nil
+					})
+					if !errors.Is(err, errInjected) {
+						t.Fatalf("re-fork of the resumed fork with a failure at %q: %v", step, err)
+					}
+					seal(t, rc)
+					if got, head := fork.Of(r.Chain()).Info().Number, blockNumber(t, rc); got != 2 || head != 5 {
+						t.Fatalf("after the failed re-fork of the resumed fork: fork of block %d at head %d, want 2 and 5", got, head)
+					}
+				}
+			})
+		}
+	}
+}
