@@ -234,6 +234,18 @@ func (f *Follower) breakSequence(p *flashblocks.Payload, err error) {
 		f.log.Debug("flashblock of a sealed block skipped", "block", p.Metadata.BlockNumber, "index", p.Index)
 		return
 	}
+	if last := f.pre.Last(); errors.Is(err, errNoParent) && last != nil && last.Number()+1 == p.Metadata.BlockNumber {
+		// The block in progress is the parent's number, pre-confirmed and served but not
+		// the parent: it stays until the upstream's block of that number replaces it with
+		// a retraction (sync.go, insert), which is where a feed without roots is verified.
+		f.cur = nil
+		f.log.Warn("flashblock refused: its parent has not arrived from the upstream; the pre-confirmations of the block before it stay until it does",
+			"block", p.Metadata.BlockNumber, "index", p.Index, "parent", p.Base.ParentHash, "err", err)
+		if f.m != nil {
+			f.m.VerificationFailed(metrics.FailFlashblock)
+		}
+		return
+	}
 	f.discard()
 	f.refuseFlash(p, err)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -139,17 +140,23 @@ type watchedReplica struct {
 
 func newWatchedReplica(t *testing.T, genesis func() *chain.Config) *watchedReplica {
 	t.Helper()
+	return newWatchedReplicaWith(t, genesis, Config{})
+}
+
+// newWatchedReplicaWith is newWatchedReplica with cfg's settings (its upstream, logger and
+// metrics are the test's).
+func newWatchedReplicaWith(t *testing.T, genesis func() *chain.Config, cfg Config) *watchedReplica {
+	t.Helper()
 	c, err := chain.Open(*genesis())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	r := &watchedReplica{reg: prometheus.NewRegistry(), log: new(syncBuffer)}
-	f, err := New(Config{
-		Upstream: "http://127.0.0.1:1",
-		Logger:   slog.New(slog.NewTextHandler(r.log, nil)),
-		Metrics:  metrics.NewFollow(r.reg),
-	}, c, preconf.New(c))
+	cfg.Upstream = "http://127.0.0.1:1"
+	cfg.Logger = slog.New(slog.NewTextHandler(r.log, nil))
+	cfg.Metrics = metrics.NewFollow(r.reg)
+	f, err := New(cfg, c, preconf.New(c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,10 +257,23 @@ func TestSubblocksServedAndSealed(t *testing.T) {
 // upstream's block arrives: the log "x" is delivered as removed, the mismatch counted and
 // logged with the block and the first differing transaction, and the chain has the sealed
 // block.
+//
+// In "next block first", index 0 of the next block arrives before the upstream has the sealed
+// block (its upstream never answers here): its parent is not the forged block the replica
+// computed, so it waits for the parent and is refused, and the forged pre-confirmations stay
+// until the sealed block replaces them.
 func TestSubblockSwappedRetractedAtSeal(t *testing.T) {
+	for _, nextFirst := range []bool{false, true} {
+		t.Run(map[bool]string{false: "sealed block first", true: "next block first"}[nextFirst], func(t *testing.T) {
+			testSubblockSwapped(t, nextFirst)
+		})
+	}
+}
+
+func testSubblockSwapped(t *testing.T, nextFirst bool) {
 	g := echoGenesis(t)
 	honest, forger := newProducer(t, g), newProducer(t, g)
-	r := newWatchedReplica(t, g)
+	r := newWatchedReplicaWith(t, g, Config{ParentWait: time.Millisecond})
 	c := honest.chain
 	a, b, real, forged := echo(t, c, 0, "a"), echo(t, c, 1, "b"), echo(t, c, 2, "c"), echo(t, c, 2, "x")
 	seq := []*flashblocks.Payload{honest.open(), honest.add(a, b), honest.add(real)}
@@ -265,6 +285,14 @@ func TestSubblockSwappedRetractedAtSeal(t *testing.T) {
 	last := r.pre.Last()
 	if last == nil || last.Index != 2 || last.Block.Transactions()[3].Hash() != forged.Hash() {
 		t.Fatalf("forged subblock not served (log:\n%s)", r.log)
+	}
+	var next *flashblocks.Payload
+	if nextFirst {
+		next = honest.open()
+		r.feed(next)
+		if last := r.pre.Last(); last == nil || last.Number() != 1 || r.chain.Head().Number.Uint64() != 0 {
+			t.Fatalf("the forged pre-confirmations did not wait for the sealed block (log:\n%s)", r.log)
+		}
 	}
 	if !r.insert(context.Background(), []*types.Block{sealed}) {
 		t.Fatalf("sealed block refused (log:\n%s)", r.log)
@@ -294,8 +322,11 @@ func TestSubblockSwappedRetractedAtSeal(t *testing.T) {
 	if len(x.Added) != 1 || string(x.Added[0].Data) != "c" {
 		t.Fatalf("added logs %+v", x.Added)
 	}
-	// The next block follows on the sealed chain.
-	next := honest.open()
+	// The next block follows on the sealed chain (the refused index 0 again stands for the
+	// next block's).
+	if next == nil {
+		next = honest.open()
+	}
 	r.feed(next)
 	if r.pre.Last() == nil || r.pre.Last().Number() != 2 {
 		t.Fatalf("next block not followed (log:\n%s)", r.log)
