@@ -365,7 +365,8 @@ func (f *Follower) publishOptions(p *flashblocks.Payload) preconf.PublishOptions
 
 // check returns the verification of a flashblock's re-execution: the partial block must be
 // the one the sequencer published. Without published roots (Diff.HasRoots) only the receipts
-// root and gas used, when published, are compared: the block is verified at its seal.
+// root, gas used and DA footprint, when published, are compared: the block is verified at its
+// seal.
 func check(p *flashblocks.Payload) func(*types.Block) error {
 	d := &p.Diff
 	if !d.HasRoots() {
@@ -385,14 +386,17 @@ func check(p *flashblocks.Payload) func(*types.Block) error {
 	}
 }
 
-// checkReceipts compares the partial block's receipts root and gas used with the published
-// ones; a zero value is not published and not compared.
+// checkReceipts compares the partial block's receipts root, gas used and blob gas used (on
+// the OP Stack from Jovian on, the DA footprint) with the published ones; a zero or absent
+// value is not published and not compared.
 func checkReceipts(b *types.Block, d *flashblocks.Diff) error {
 	switch {
 	case d.ReceiptsRoot != (common.Hash{}) && b.ReceiptHash() != d.ReceiptsRoot:
 		return fmt.Errorf("receipts root %s, the sequencer published %s", b.ReceiptHash().TerminalString(), d.ReceiptsRoot.TerminalString())
 	case d.GasUsed != 0 && b.GasUsed() != uint64(d.GasUsed):
 		return fmt.Errorf("gas used %d, the sequencer published %d", b.GasUsed(), d.GasUsed)
+	case d.BlobGasUsed != nil && b.BlobGasUsed() != nil && *b.BlobGasUsed() != uint64(*d.BlobGasUsed):
+		return fmt.Errorf("blob gas used (DA footprint) %d, the sequencer published %d", *b.BlobGasUsed(), *d.BlobGasUsed)
 	}
 	return nil
 }

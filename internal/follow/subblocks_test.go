@@ -335,7 +335,7 @@ func testSubblockSwapped(t *testing.T, nextFirst bool) {
 
 // TestSubblockRefusals: a subblock is refused, counted and logged when it carries a
 // post-execution transaction (in diff.post_exec_tx or among its transactions) or when its
-// re-execution does not give the receipts root it published; `pending` then falls back to
+// re-execution does not give the receipts root or DA footprint it published; `pending` then falls back to
 // the sealed head.
 func TestSubblockRefusals(t *testing.T) {
 	postExec := hexutil.Bytes(common.FromHex("0x7dd1018408954401cac401821068c4038203e8"))
@@ -347,6 +347,7 @@ func TestSubblockRefusals(t *testing.T) {
 		{"post_exec_tx", func(p *flashblocks.Payload) { p.Diff.PostExecTx = postExec }, "diff.post_exec_tx"},
 		{"type 0x7d transaction", func(p *flashblocks.Payload) { p.Diff.Transactions = append(p.Diff.Transactions, postExec) }, "type 0x7d"},
 		{"receipts root", func(p *flashblocks.Payload) { p.Diff.ReceiptsRoot = common.Hash{0x01} }, "receipts root"},
+		{"DA footprint", func(p *flashblocks.Payload) { wrong := *p.Diff.BlobGasUsed + 1; p.Diff.BlobGasUsed = &wrong }, "DA footprint"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -368,7 +369,7 @@ func TestSubblockRefusals(t *testing.T) {
 			if !strings.Contains(log, "flashblock refused") || !strings.Contains(log, tc.want) {
 				t.Fatalf("log lacks the refusal naming %q:\n%s", tc.want, log)
 			}
-			if tc.name != "receipts root" && !strings.Contains(log, "Lagoon") {
+			if lagoon := tc.want != "receipts root" && tc.want != "DA footprint"; lagoon && !strings.Contains(log, "Lagoon") {
 				t.Fatalf("refusal does not name Lagoon:\n%s", log)
 			}
 		})
