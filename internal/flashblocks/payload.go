@@ -49,8 +49,10 @@ type Base struct {
 	BaseFeePerGas         *hexutil.Big   `json:"base_fee_per_gas"`
 }
 
-// Diff is ExecutionPayloadFlashblockDeltaV1. Roots, bloom, gas used and block hash are those of
-// the block so far (cumulative); Transactions are only those this pre-confirmation adds.
+// Diff is ExecutionPayloadFlashblockDeltaV1 (OP's SubblockDelta). Roots, bloom, gas used and
+// block hash are those of the block so far (cumulative); Transactions are only those this
+// pre-confirmation adds. In OP's subblocks format the state root, block hash and withdrawals
+// root are zero ([Diff.HasRoots]).
 type Diff struct {
 	StateRoot    common.Hash    `json:"state_root"`
 	ReceiptsRoot common.Hash    `json:"receipts_root"`
@@ -65,8 +67,13 @@ type Diff struct {
 	// Withdrawals is always empty on the chains that pre-confirm; it is written as [].
 	Withdrawals     []*types.Withdrawal `json:"withdrawals"`
 	WithdrawalsRoot common.Hash         `json:"withdrawals_root"`
-	// BlobGasUsed is the cumulative blob gas, omitted when the block has none.
+	// BlobGasUsed is the cumulative blob gas, omitted when the block has none. On an OP Stack
+	// chain from Jovian on it is the block's cumulative data-availability footprint.
 	BlobGasUsed *hexutil.Uint64 `json:"blob_gas_used,omitempty"`
+	// PostExecTx is OP's post-execution transaction from Lagoon on (subblocks only; type
+	// 0x7d, [DecodePostExecTx]): the latest cumulative one, restated by each subblock and
+	// not part of Transactions. Omitted when absent.
+	PostExecTx hexutil.Bytes `json:"post_exec_tx,omitempty"`
 }
 
 // PayloadID is the Engine API's 8-byte payload id, written as 0x and 16 hex digits.

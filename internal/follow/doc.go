@@ -21,11 +21,20 @@
 // Flashblocks (FlashblocksPayloadV1, JSON text or brotli binary frames) are re-executed on the
 // block in progress and published only when the partial block has the hash, state root,
 // receipts root and gas used the sequencer published (preconf.PublishOptions.Check on Open and
-// Batch.Commit, flash.go). The sequence must be exact; a gap, a duplicate, an index out of
+// Batch.Commit, flash.go). A flashblock without roots (OP's subblocks publish a zero state
+// root and block hash; flashblocks.Diff.HasRoots, read per flashblock) is published when its
+// receipts root and gas used match, and its block is verified when sealed: the upstream's
+// block must begin with the pre-confirmed transactions, in order, with the same receipts
+// (status, cumulative gas used, logs). A difference is retracted as a reorg is (preconf's
+// ReplaceWith: removed logs to subscribers), counted (flashrpc_follow_preconf_mismatch_total)
+// and logged with the block and the first differing transaction. A flashblock carrying a
+// post-execution transaction (Lagoon's type 0x7d) is refused, counted and logged: flashrpc
+// does not run Lagoon's rules. The sequence must be exact; a gap, a duplicate, an index out of
 // order, a lost message or a flashblock that does not verify drops the block in progress
 // (`pending` is then the sealed head) until the next index 0. Index 0 of block N+1 usually
 // arrives before the upstream's RPC shows N: when its parent is the replica's own last verified
-// pre-confirmation of N, that block is sealed at once (its hash is N's) and compared with the
+// pre-confirmation of N (the hash the replica computed, which for a feed without roots no
+// flashblock published), that block is sealed at once (its hash is N's) and compared with the
 // upstream's N later, a difference being a reorg; any other missing parent is synced from the
 // upstream at once, for up to Config.ParentWait, unless the upstream does not know the parent
 // although it is already at that height (a feed of another chain: refused at once). When the upstream's block N differs from

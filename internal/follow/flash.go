@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
@@ -19,10 +20,17 @@ import (
 // Pre-confirmations from the feed: each flashblock is re-executed on top of the block in
 // progress (index 0 opens it on its sealed parent) and published only when the partial
 // block has the hash, state root, receipts root and gas used the sequencer published
-// (preconf's checked Open and Commit). The sequence must be exact: index 0, then 1, 2, … of
-// the same payload. A gap, a duplicate, an index out of order, a lost message or a
-// flashblock that does not verify drops the block in progress (`pending` falls back to the
-// sealed head) until the next index 0.
+// (preconf's checked Open and Commit). A flashblock without roots (OP's subblocks, whose
+// state root and block hash are zero) cannot be held to them: its re-execution is published
+// when its receipts root and gas used are the published ones, and the block is checked when
+// it is sealed instead (sync.go, insert: the sealed block must begin with the pre-confirmed
+// transactions, in order, with the same receipts; a difference is retracted and counted).
+// Whether a flashblock has roots is read from each flashblock, not set for the feed. The
+// sequence must be exact: index 0, then 1, 2, … of the same payload. A gap, a duplicate, an
+// index out of order, a lost message or a flashblock that does not verify drops the block in
+// progress (`pending` falls back to the sealed head) until the next index 0. A flashblock
+// carrying a post-execution transaction (Lagoon) is refused: flashrpc does not run Lagoon's
+// rules, and the transaction changes the gas accounting of those before it.
 
 // sequence is the flashblock sequence being applied.
 type sequence struct {
@@ -39,6 +47,9 @@ var (
 	// another chain, or a block the upstream replaced.
 	errNotUpstreams = errors.New("parent block is not the upstream's (a feed of another chain?)")
 	errStale        = errors.New("block already sealed")
+	// errPostExec refuses a flashblock with a post-execution transaction (type 0x7d):
+	// Lagoon's rules, which flashrpc does not run, decide its effect on the block.
+	errPostExec = errors.New("post-execution transaction (type 0x7d, Lagoon): flashrpc does not run Lagoon's rules, so it cannot re-execute this block")
 )
 
 // onPayload handles one flashblock from the feed.
@@ -47,10 +58,10 @@ func (f *Follower) onPayload(ctx context.Context, r received) {
 		f.breakSequence(r.p, errLost)
 	}
 	p := r.p
-	var err error
-	if p.Index == 0 {
+	err := postExec(p)
+	if err == nil && p.Index == 0 {
 		err = f.open(ctx, p)
-	} else {
+	} else if err == nil {
 		err = f.apply(ctx, p)
 	}
 	if err != nil {
@@ -82,6 +93,8 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 		return errors.New("index 0 of block 0")
 	}
 	head := f.chain.Head()
+	// The last pre-confirmation's hash is the one computed here: a feed without roots
+	// published none, and for one with roots the check made them equal.
 	if last := f.pre.Last(); !f.remote && last != nil && last.Block.Hash() == base.ParentHash && last.Block.ParentHash() == head.Hash() {
 		sealed, err := f.pre.Seal(ctx)
 		if err != nil {
@@ -221,6 +234,18 @@ func (f *Follower) breakSequence(p *flashblocks.Payload, err error) {
 		f.log.Debug("flashblock of a sealed block skipped", "block", p.Metadata.BlockNumber, "index", p.Index)
 		return
 	}
+	if last := f.pre.Last(); errors.Is(err, errNoParent) && last != nil && last.Number()+1 == p.Metadata.BlockNumber {
+		// The block in progress is the parent's number, pre-confirmed and served but not
+		// the parent: it stays until the upstream's block of that number replaces it with
+		// a retraction (sync.go, insert), which is where a feed without roots is verified.
+		f.cur = nil
+		f.log.Warn("flashblock refused: its parent has not arrived from the upstream; the pre-confirmations of the block before it stay until it does",
+			"block", p.Metadata.BlockNumber, "index", p.Index, "parent", p.Base.ParentHash, "err", err)
+		if f.m != nil {
+			f.m.VerificationFailed(metrics.FailFlashblock)
+		}
+		return
+	}
 	f.discard()
 	f.refuseFlash(p, err)
 }
@@ -237,11 +262,26 @@ func (f *Follower) refuseFlash(p *flashblocks.Payload, err error) {
 	}
 }
 
+// postExec refuses a flashblock that carries a post-execution transaction, naming it.
+func postExec(p *flashblocks.Payload) error {
+	if len(p.Diff.PostExecTx) == 0 {
+		return nil
+	}
+	pe, err := p.Diff.PostExec()
+	if err != nil {
+		return fmt.Errorf("diff.post_exec_tx: %w: %w", errPostExec, err)
+	}
+	return fmt.Errorf("diff.post_exec_tx %s (version %d, block %d): %w", pe.Hash.TerminalString(), pe.Version, pe.BlockNumber, errPostExec)
+}
+
 // decodeTxs decodes the transactions a flashblock adds and starts recovering their senders
 // (recoverSenders).
 func decodeTxs(p *flashblocks.Payload, signer types.Signer) ([]*types.Transaction, *recovery, error) {
 	txs := make([]*types.Transaction, len(p.Diff.Transactions))
 	for i, enc := range p.Diff.Transactions {
+		if len(enc) > 0 && enc[0] == flashblocks.PostExecTxType {
+			return nil, nil, fmt.Errorf("transaction %d: %w", i, errPostExec)
+		}
 		tx := new(types.Transaction)
 		if err := tx.UnmarshalBinary(enc); err != nil {
 			return nil, nil, fmt.Errorf("decode transaction %d: %w", i, err)
@@ -324,20 +364,39 @@ func (f *Follower) publishOptions(p *flashblocks.Payload) preconf.PublishOptions
 }
 
 // check returns the verification of a flashblock's re-execution: the partial block must be
-// the one the sequencer published.
+// the one the sequencer published. Without published roots (Diff.HasRoots) only the receipts
+// root, gas used and DA footprint, when published, are compared: the block is verified at its
+// seal.
 func check(p *flashblocks.Payload) func(*types.Block) error {
+	d := &p.Diff
+	if !d.HasRoots() {
+		return func(b *types.Block) error { return checkReceipts(b, d) }
+	}
 	return func(b *types.Block) error {
-		d := &p.Diff
-		switch {
-		case b.Root() != d.StateRoot:
+		if b.Root() != d.StateRoot {
 			return fmt.Errorf("state root %s, the sequencer published %s", b.Root().TerminalString(), d.StateRoot.TerminalString())
-		case b.ReceiptHash() != d.ReceiptsRoot:
-			return fmt.Errorf("receipts root %s, the sequencer published %s", b.ReceiptHash().TerminalString(), d.ReceiptsRoot.TerminalString())
-		case b.GasUsed() != uint64(d.GasUsed):
-			return fmt.Errorf("gas used %d, the sequencer published %d", b.GasUsed(), d.GasUsed)
-		case b.Hash() != d.BlockHash:
+		}
+		if err := checkReceipts(b, d); err != nil {
+			return err
+		}
+		if b.Hash() != d.BlockHash {
 			return fmt.Errorf("block hash %s, the sequencer published %s", b.Hash().TerminalString(), d.BlockHash.TerminalString())
 		}
 		return nil
 	}
+}
+
+// checkReceipts compares the partial block's receipts root, gas used and blob gas used (on
+// the OP Stack from Jovian on, the DA footprint) with the published ones; a zero or absent
+// value is not published and not compared.
+func checkReceipts(b *types.Block, d *flashblocks.Diff) error {
+	switch {
+	case d.ReceiptsRoot != (common.Hash{}) && b.ReceiptHash() != d.ReceiptsRoot:
+		return fmt.Errorf("receipts root %s, the sequencer published %s", b.ReceiptHash().TerminalString(), d.ReceiptsRoot.TerminalString())
+	case d.GasUsed != 0 && b.GasUsed() != uint64(d.GasUsed):
+		return fmt.Errorf("gas used %d, the sequencer published %d", b.GasUsed(), d.GasUsed)
+	case d.BlobGasUsed != nil && b.BlobGasUsed() != nil && *b.BlobGasUsed() != uint64(*d.BlobGasUsed):
+		return fmt.Errorf("blob gas used (DA footprint) %d, the sequencer published %d", *b.BlobGasUsed(), *d.BlobGasUsed)
+	}
+	return nil
 }

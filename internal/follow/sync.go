@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/metrics"
+	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
 // Sealed sync: the upstream's blocks are fetched whole, by number, and inserted; inserting
@@ -194,13 +195,15 @@ func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
 			f.checkedTo = blocks[0].NumberU64()
 			blocks = blocks[1:]
 		} else if last.Number() == blocks[0].NumberU64() {
-			// The sequencer sealed other than it pre-confirmed: retract the difference.
+			// The sequencer sealed other than it pre-confirmed, or a feed without roots left
+			// the sealed block to be checked here: retract the difference.
 			f.cur = nil
-			if err := f.pre.ReplaceWith(ctx, blocks[0]); err != nil {
+			mismatch, err := f.pre.ReplaceWith(ctx, blocks[0])
+			f.reportMismatch(blocks[0], mismatch)
+			if err != nil {
 				f.refuseBlock(blocks[0].NumberU64(), err)
 				return false
 			}
-			f.log.Warn("sealed block differs from its pre-confirmations: retracted the difference", "number", blocks[0].NumberU64(), "hash", blocks[0].Hash())
 			f.checkedTo = blocks[0].NumberU64()
 			blocks = blocks[1:]
 		} else {
@@ -225,6 +228,20 @@ func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
 		}
 	}
 	return true
+}
+
+// reportMismatch logs and counts a sealed block that does not begin with the transactions
+// and receipts the replica pre-confirmed for it (nil: it does, and may add more).
+func (f *Follower) reportMismatch(b *types.Block, m *preconf.Mismatch) {
+	if m == nil {
+		f.log.Debug("sealed block begins with its pre-confirmations", "number", b.NumberU64(), "hash", b.Hash(), "txs", len(b.Transactions()))
+		return
+	}
+	f.log.Warn("sealed block differs from its pre-confirmations: retracted the difference", "number", b.NumberU64(), "hash", b.Hash(),
+		"index", m.Index, "preconfirmed", m.Preconfirmed, "sealed", m.Sealed, "reason", m.Reason)
+	if f.m != nil {
+		f.m.PreconfMismatch()
+	}
 }
 
 // logBlock logs one block the replica made its head.

@@ -17,6 +17,7 @@ type Follow struct {
 	reconnects   prometheus.Counter
 	failBlock    prometheus.Counter
 	failFlash    prometheus.Counter
+	mismatches   prometheus.Counter
 }
 
 // Kinds of verification failure (label kind of flashrpc_follow_verification_failures_total).
@@ -57,6 +58,8 @@ func (f *Follow) table(failures **prometheus.CounterVec) []metric {
 			help: "Times the feed was redialled after it dropped."},
 		{kind: counter, subsystem: "follow", name: "verification_failures_total", labels: []string{"kind"}, into: failures,
 			help: "Blocks (kind=block) and flashblocks (kind=flashblock) that failed verification and were not served."},
+		{kind: counter, subsystem: "follow", name: "preconf_mismatch_total", into: &f.mismatches,
+			help: "Sealed blocks that did not begin with the transactions and receipts the replica had pre-confirmed from the feed; the difference was retracted."},
 	}
 }
 
@@ -93,3 +96,6 @@ func (f *Follow) VerificationFailed(kind string) {
 	}
 	f.failFlash.Inc()
 }
+
+// PreconfMismatch counts one sealed block that departed from its served pre-confirmations.
+func (f *Follow) PreconfMismatch() { f.mismatches.Inc() }

@@ -129,6 +129,7 @@ func TestFollowAndUpstream(t *testing.T) {
 	f.VerificationFailed(FailBlock)
 	f.VerificationFailed(FailFlashblock)
 	f.VerificationFailed(FailFlashblock)
+	f.PreconfMismatch()
 	get := u.Method("eth_getProof")
 	get.Observe(3, 20*time.Millisecond, false)
 	get.Observe(1, time.Second, true)
@@ -151,6 +152,7 @@ func TestFollowAndUpstream(t *testing.T) {
 		{"flashrpc_follow_feed_reconnects_total", nil, 1},
 		{"flashrpc_follow_verification_failures_total", []string{"kind", "block"}, 1},
 		{"flashrpc_follow_verification_failures_total", []string{"kind", "flashblock"}, 2},
+		{"flashrpc_follow_preconf_mismatch_total", nil, 1},
 		{"flashrpc_upstream_requests_total", []string{"method", "eth_getProof"}, 4},
 		{"flashrpc_upstream_request_duration_seconds", []string{"method", "eth_getProof"}, 2},
 		{"flashrpc_upstream_errors_total", []string{"method", "eth_getProof"}, 1},

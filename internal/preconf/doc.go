@@ -82,7 +82,9 @@
 // is discarded (a View without the block in progress is published first), and the difference
 // is published to OnRetract listeners: the pre-confirmed logs the sealed block does not carry
 // (compared by transaction, position and content, not only by transaction hash), the sealed
-// logs that were not pre-confirmed, and the dropped transactions.
+// logs that were not pre-confirmed, and the dropped transactions. ReplaceWith also returns
+// where the sealed block first departs from the pre-confirmed transactions and receipts
+// (Mismatch), which a replica counts and logs.
 //
 // # The dev chain's controls
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
@@ -55,16 +56,23 @@ func (p *Preconf) discardLocked() {
 // inserted, its transactions are executed once here on the parent's state. Without a block
 // in progress of that number on the same parent there is nothing to retract: block is
 // inserted after the block in progress, if any, is discarded.
-func (p *Preconf) ReplaceWith(ctx context.Context, block *types.Block) error {
+//
+// The Mismatch it returns says where block departs from the pre-confirmations: nil when block
+// begins with every pre-confirmed transaction, in order, with the same receipts (a sealed
+// block may add transactions after them), and when there was nothing to compare.
+func (p *Preconf) ReplaceWith(ctx context.Context, block *types.Block) (*Mismatch, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.settleLocked(true) // a failed write has discarded the block in progress
 	w := p.work
 	var r *Retraction
+	var m *Mismatch
 	if w != nil && w.header.Number.Uint64() == block.NumberU64() && w.parent.Hash() == block.ParentHash() {
-		if receipts, err := executeBlock(ctx, p.chain, w.parent, block); err == nil {
+		receipts, err := executeBlock(ctx, p.chain, w.parent, block)
+		if err == nil {
 			r = retraction(p.last, block, receipts)
 		}
+		m = firstMismatch(p.last, block, receipts, err)
 	}
 	p.discardLocked()
 	if r != nil {
@@ -73,9 +81,74 @@ func (p *Preconf) ReplaceWith(ctx context.Context, block *types.Block) error {
 		}
 	}
 	if err := p.chain.Insert(block); err != nil {
-		return fmt.Errorf("replace: %w", err)
+		return m, fmt.Errorf("replace: %w", err)
+	}
+	return m, nil
+}
+
+// Mismatch is the first place where a sealed block departs from the pre-confirmations of its
+// number.
+type Mismatch struct {
+	// Index is the position of the first pre-confirmed transaction that the sealed block does
+	// not carry as pre-confirmed.
+	Index int
+	// Preconfirmed is the pre-confirmed transaction at Index.
+	Preconfirmed common.Hash
+	// Sealed is the sealed block's transaction at Index; the zero hash when the block has
+	// fewer transactions.
+	Sealed common.Hash
+	// Reason says what differs: the transaction, or its receipt's status, cumulative gas
+	// used or logs.
+	Reason string
+}
+
+// firstMismatch compares the pre-confirmed transactions and receipts of pre with the start of
+// the sealed block and its receipts (execErr: they could not be computed); nil when the block
+// begins with them all, unchanged.
+func firstMismatch(pre *Snapshot, sealed *types.Block, receipts types.Receipts, execErr error) *Mismatch {
+	if pre == nil {
+		return nil
+	}
+	preTxs, txs := pre.Block.Transactions(), sealed.Transactions()
+	for i, tx := range preTxs {
+		m := &Mismatch{Index: i, Preconfirmed: tx.Hash()}
+		if i < len(txs) {
+			m.Sealed = txs[i].Hash()
+		}
+		switch {
+		case i >= len(txs):
+			m.Reason = "the sealed block ends before it"
+		case txs[i].Hash() != tx.Hash():
+			m.Reason = "another transaction"
+		case execErr != nil:
+			m.Reason = fmt.Sprintf("the sealed block does not execute: %v", execErr)
+		case i >= len(receipts):
+			m.Reason = "no receipt"
+		case receipts[i].Status != pre.Receipts[i].Status:
+			m.Reason = fmt.Sprintf("status %d, pre-confirmed %d", receipts[i].Status, pre.Receipts[i].Status)
+		case receipts[i].CumulativeGasUsed != pre.Receipts[i].CumulativeGasUsed:
+			m.Reason = fmt.Sprintf("cumulative gas used %d, pre-confirmed %d", receipts[i].CumulativeGasUsed, pre.Receipts[i].CumulativeGasUsed)
+		case !sameLogs(receipts[i].Logs, pre.Receipts[i].Logs):
+			m.Reason = "other logs"
+		default:
+			continue
+		}
+		return m
 	}
 	return nil
+}
+
+// sameLogs reports whether a and b are the same logs, by position and content.
+func sameLogs(a, b []*types.Log) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if logKey(a[i]) != logKey(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // executeBlock executes block's transactions on parent's state as the block in progress

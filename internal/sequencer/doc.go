@@ -59,5 +59,10 @@
 // a stop and a done channel of its own, stopped and waited for under loopMu, which is never
 // taken while mu is held.
 //
-// Imports: preconf, txpool, chain, oprollup and go-ethereum.
+// The feed: the node publishes each pre-confirmation on the flashblocks feed from a
+// preconf OnSnapshot listener, in Base's format or OP's subblocks format (zero roots and
+// hashes, receipts and balances in metadata); FeedPayload (feed.go) makes the message of
+// either.
+//
+// Imports: preconf, txpool, chain, oprollup, flashblocks and go-ethereum.
 package sequencer
