@@ -93,7 +93,7 @@ type Backend struct {
 	// exec.DefaultEVMQueue waiting.
 	EVM *exec.Limiter
 	// Upstream, when set, is the upstream chain Chain continues (fork mode, internal/fork):
-	// every method is routed through it by what it reads (core.Reads, reads.go).
+	// every method is routed through it by what it reads (core.Reads).
 	Upstream core.Upstream
 	// Forward, when set, takes the signed transactions of eth_sendRawTransaction and its
 	// Sync variant instead of Pool (a replica's sequencer; events/forward.go).

@@ -11,6 +11,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
+// GetBlockByNumber answers eth_getBlockByNumber.
 func (a *API) GetBlockByNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -41,6 +42,7 @@ func (a *API) GetBlockByNumber(ctx context.Context, v preconf.View, p rpc.Params
 	return a.SealedBlockJSON(block, fullTx), nil
 }
 
+// GetBlockByHash answers eth_getBlockByHash.
 func (a *API) GetBlockByHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -53,7 +55,7 @@ func (a *API) GetBlockByHash(ctx context.Context, v preconf.View, p rpc.Params) 
 	if err != nil {
 		return nil, err
 	}
-	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
 		return a.PendingBlockJSON(snap, fullTx), nil
 	}
 	block := a.Chain.BlockByHash(hash)
@@ -63,18 +65,22 @@ func (a *API) GetBlockByHash(ctx context.Context, v preconf.View, p rpc.Params) 
 	return a.SealedBlockJSON(block, fullTx), nil
 }
 
+// GetBlockTransactionCountByNumber answers eth_getBlockTransactionCountByNumber.
 func (a *API) GetBlockTransactionCountByNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	return a.countByNumber(v, p, func(b *types.Block) int { return len(b.Transactions()) })
 }
 
+// GetBlockTransactionCountByHash answers eth_getBlockTransactionCountByHash.
 func (a *API) GetBlockTransactionCountByHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	return a.countByHash(v, p, func(b *types.Block) int { return len(b.Transactions()) })
 }
 
+// GetUncleCountByBlockNumber answers eth_getUncleCountByBlockNumber.
 func (a *API) GetUncleCountByBlockNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	return a.countByNumber(v, p, func(b *types.Block) int { return len(b.Uncles()) })
 }
 
+// GetUncleCountByBlockHash answers eth_getUncleCountByBlockHash.
 func (a *API) GetUncleCountByBlockHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	return a.countByHash(v, p, func(b *types.Block) int { return len(b.Uncles()) })
 }
@@ -111,7 +117,7 @@ func (a *API) countByHash(v preconf.View, p rpc.Params, count func(*types.Block)
 	if err != nil {
 		return nil, err
 	}
-	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
 		return core.Quantity(uint64(count(snap.Block))), nil
 	}
 	block := a.Chain.BlockByHash(hash)

@@ -27,6 +27,7 @@ const (
 	maxRewardPercentiles = 100
 )
 
+// MaxPriorityFeePerGas answers eth_maxPriorityFeePerGas.
 func (a *API) MaxPriorityFeePerGas(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 0); err != nil {
 		return nil, err
@@ -55,6 +56,7 @@ func (a *API) nextBaseFee(v preconf.View) *big.Int {
 	return eip1559.CalcBaseFee(a.ChainConfig, v.Latest, v.Latest.Time+1)
 }
 
+// BlobBaseFee answers eth_blobBaseFee.
 func (a *API) BlobBaseFee(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 0); err != nil {
 		return nil, err
@@ -158,7 +160,7 @@ func (a *API) feeHistoryBlocks(v preconf.View, newest gethrpc.BlockNumber, count
 		out = append(out, feeBlock{snap.Block, snap.Receipts})
 		h = snap.Parent
 		count--
-		// The block being written (view.go), between the block in progress and Latest.
+		// The block being written (core's view.go), between the block in progress and Latest.
 		if s := v.Sealing; s != nil && snap != s && count > 0 && snap.Block.ParentHash() == s.Block.Hash() {
 			out = append(out, feeBlock{s.Block, s.Receipts})
 			h = s.Parent

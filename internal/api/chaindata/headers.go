@@ -20,6 +20,7 @@ import (
 // uncles list), null when the block or the index is unknown: imported proof-of-work chains
 // have uncles, the dev chain never does.
 
+// GetHeaderByNumber answers eth_getHeaderByNumber.
 func (a *API) GetHeaderByNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 1); err != nil {
 		return nil, err
@@ -40,6 +41,7 @@ func (a *API) GetHeaderByNumber(ctx context.Context, v preconf.View, p rpc.Param
 	return json.RawMessage(ethjson.AppendHeader(nil, h)), nil
 }
 
+// GetHeaderByHash answers eth_getHeaderByHash.
 func (a *API) GetHeaderByHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 1); err != nil {
 		return nil, err
@@ -48,7 +50,7 @@ func (a *API) GetHeaderByHash(ctx context.Context, v preconf.View, p rpc.Params)
 	if err != nil {
 		return nil, err
 	}
-	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
 		return json.RawMessage(ethjson.AppendHeader(nil, snap.Header())), nil
 	}
 	h := a.Chain.HeaderByHash(hash)
@@ -58,6 +60,7 @@ func (a *API) GetHeaderByHash(ctx context.Context, v preconf.View, p rpc.Params)
 	return json.RawMessage(ethjson.AppendHeader(nil, h)), nil
 }
 
+// GetUncleByBlockNumberAndIndex answers eth_getUncleByBlockNumberAndIndex.
 func (a *API) GetUncleByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -77,6 +80,7 @@ func (a *API) GetUncleByBlockNumberAndIndex(ctx context.Context, v preconf.View,
 	return uncleJSON(block, index), nil
 }
 
+// GetUncleByBlockHashAndIndex answers eth_getUncleByBlockHashAndIndex.
 func (a *API) GetUncleByBlockHashAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 
 // Methods that describe the node and the chain rather than a block.
 
+// ClientVersion answers web3_clientVersion.
 func (a *API) ClientVersion(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 0); err != nil {
 		return nil, err
@@ -23,6 +24,7 @@ func (a *API) ClientVersion(ctx context.Context, p rpc.Params) (any, error) {
 	return a.clientVersion, nil
 }
 
+// Sha3 answers web3_sha3.
 func (a *API) Sha3(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 1); err != nil {
 		return nil, err
@@ -34,6 +36,7 @@ func (a *API) Sha3(ctx context.Context, p rpc.Params) (any, error) {
 	return core.JSON32(crypto.Keccak256Hash(data)), nil
 }
 
+// NetVersion answers net_version.
 func (a *API) NetVersion(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 0); err != nil {
 		return nil, err
@@ -41,14 +44,17 @@ func (a *API) NetVersion(ctx context.Context, p rpc.Params) (any, error) {
 	return a.ChainConfig.ChainID.String(), nil
 }
 
+// NetListening answers net_listening.
 func (a *API) NetListening(ctx context.Context, p rpc.Params) (any, error) {
 	return json.RawMessage("true"), param.CheckCount(p, 0)
 }
 
+// NetPeerCount answers net_peerCount.
 func (a *API) NetPeerCount(ctx context.Context, p rpc.Params) (any, error) {
 	return core.Quantity(0), param.CheckCount(p, 0)
 }
 
+// ChainID answers eth_chainId.
 func (a *API) ChainID(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 0); err != nil {
 		return nil, err
@@ -65,6 +71,7 @@ func (a *API) BlockNumber(ctx context.Context, v preconf.View, p rpc.Params) (an
 	return core.Quantity(v.Latest.Number.Uint64()), nil
 }
 
+// Syncing answers eth_syncing.
 func (a *API) Syncing(ctx context.Context, p rpc.Params) (any, error) {
 	return json.RawMessage("false"), param.CheckCount(p, 0)
 }

@@ -25,6 +25,7 @@ import (
 // MaxProofKeys is the most storage keys one eth_getProof may ask for, go-ethereum's limit.
 const MaxProofKeys = 1024
 
+// GetProof answers eth_getProof.
 func (a *API) GetProof(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 3); err != nil {
 		return nil, err

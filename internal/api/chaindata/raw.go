@@ -31,7 +31,7 @@ var emptyRaw = json.RawMessage(`"0x"`)
 // block in progress. Both nil means a number or tag without a block.
 func (a *API) rawBlock(v preconf.View, b gethrpc.BlockNumberOrHash) (*types.Block, *preconf.Snapshot, error) {
 	if hash, ok := b.Hash(); ok {
-		if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+		if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
 			return nil, snap, nil
 		}
 		block := a.Chain.BlockByHash(hash)
@@ -55,6 +55,7 @@ func rawBlockParam(p rpc.Params) (gethrpc.BlockNumberOrHash, error) {
 	return param.DecodeBlockNumberOrHash(p, 0, true)
 }
 
+// GetRawHeader answers debug_getRawHeader.
 func (a *API) GetRawHeader(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	b, err := rawBlockParam(p)
 	if err != nil {
@@ -72,6 +73,7 @@ func (a *API) GetRawHeader(ctx context.Context, v preconf.View, p rpc.Params) (a
 	return rawRLP(block.Header())
 }
 
+// GetRawBlock answers debug_getRawBlock.
 func (a *API) GetRawBlock(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	b, err := rawBlockParam(p)
 	if err != nil {
@@ -89,6 +91,7 @@ func (a *API) GetRawBlock(ctx context.Context, v preconf.View, p rpc.Params) (an
 	return rawRLP(block)
 }
 
+// GetRawReceipts answers debug_getRawReceipts.
 func (a *API) GetRawReceipts(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	b, err := rawBlockParam(p)
 	if err != nil {
@@ -147,6 +150,7 @@ func (a *API) GetRawTransaction(ctx context.Context, p rpc.Params) (any, error) 
 	return emptyRaw, nil
 }
 
+// GetRawTransactionByBlockNumberAndIndex answers eth_getRawTransactionByBlockNumberAndIndex.
 func (a *API) GetRawTransactionByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -169,6 +173,7 @@ func (a *API) GetRawTransactionByBlockNumberAndIndex(ctx context.Context, v prec
 	return rawTxInBlock(block, index)
 }
 
+// GetRawTransactionByBlockHashAndIndex answers eth_getRawTransactionByBlockHashAndIndex.
 func (a *API) GetRawTransactionByBlockHashAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -181,7 +186,7 @@ func (a *API) GetRawTransactionByBlockHashAndIndex(ctx context.Context, v precon
 	if err != nil {
 		return nil, err
 	}
-	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
 		return rawTxInBlock(snap.Block, index)
 	}
 	return rawTxInBlock(a.Chain.BlockByHash(hash), index)

@@ -18,6 +18,7 @@ import (
 // State reads. With `pending` on the pre-confirmed endpoint they see the state after the last
 // pre-confirmed transaction (decisions.md); otherwise a sealed block's state.
 
+// GetBalance answers eth_getBalance.
 func (a *API) GetBalance(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	addr, b, err := addressAndBlock(p)
 	if err != nil {
@@ -28,13 +29,14 @@ func (a *API) GetBalance(ctx context.Context, v preconf.View, p rpc.Params) (any
 	return out, err
 }
 
+// GetTransactionCount answers eth_getTransactionCount.
 func (a *API) GetTransactionCount(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	addr, b, err := addressAndBlock(p)
 	if err != nil {
 		return nil, err
 	}
 	if isPendingTag(b) && a.Pool != nil {
-		next, err := a.nextNonce(ctx, addr) // clientcompat.go
+		next, err := a.nextNonce(ctx, addr) // nonce.go
 		if err != nil {
 			return nil, err
 		}
@@ -45,6 +47,7 @@ func (a *API) GetTransactionCount(ctx context.Context, v preconf.View, p rpc.Par
 	return out, err
 }
 
+// GetCode answers eth_getCode.
 func (a *API) GetCode(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	addr, b, err := addressAndBlock(p)
 	if err != nil {
@@ -55,6 +58,7 @@ func (a *API) GetCode(ctx context.Context, v preconf.View, p rpc.Params) (any, e
 	return out, err
 }
 
+// GetStorageAt answers eth_getStorageAt.
 func (a *API) GetStorageAt(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 3); err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ import (
 // together (go-ethereum's limit; -38026 beyond).
 const maxStorageValues = 1024
 
+// GetStorageValues answers eth_getStorageValues.
 func (a *API) GetStorageValues(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
-// Transactions and receipts are looked up in the request's view (view.go): in the block in
+// Transactions and receipts are looked up in the request's view (core's view.go): in the block in
 // progress (pre-confirmed endpoint only), then among the blocks sealed up to the view's head,
 // then (transactions only, pre-confirmed endpoint only) in the pool. The standard endpoint
 // shows sealed data only: a pre-confirmed transaction appears there when its block is sealed.
@@ -56,6 +56,7 @@ func (a *API) TransactionByHash(v preconf.View, hash common.Hash, pooled *types.
 	return core.Null
 }
 
+// GetTransactionByBlockNumberAndIndex answers eth_getTransactionByBlockNumberAndIndex.
 func (a *API) GetTransactionByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -81,6 +82,7 @@ func (a *API) GetTransactionByBlockNumberAndIndex(ctx context.Context, v preconf
 	return a.txInBlock(block, index), nil
 }
 
+// GetTransactionByBlockHashAndIndex answers eth_getTransactionByBlockHashAndIndex.
 func (a *API) GetTransactionByBlockHashAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -93,7 +95,7 @@ func (a *API) GetTransactionByBlockHashAndIndex(ctx context.Context, v preconf.V
 	if err != nil {
 		return nil, err
 	}
-	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
 		if index >= uint64(len(snap.Block.Transactions())) {
 			return core.Null, nil
 		}
@@ -110,6 +112,7 @@ func (a *API) txInBlock(block *types.Block, index uint64) json.RawMessage {
 	return ethjson.AppendTransaction(nil, tx, a.SealedLocation(block.Header(), index, tx), a.ChainConfig)
 }
 
+// GetTransactionReceipt answers eth_getTransactionReceipt.
 func (a *API) GetTransactionReceipt(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 1); err != nil {
 		return nil, err
@@ -124,6 +127,7 @@ func (a *API) GetTransactionReceipt(ctx context.Context, v preconf.View, p rpc.P
 	return core.Null, nil
 }
 
+// GetBlockReceipts answers eth_getBlockReceipts.
 func (a *API) GetBlockReceipts(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 1); err != nil {
 		return nil, err

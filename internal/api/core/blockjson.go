@@ -13,7 +13,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
-// nullResult is the JSON-RPC result null, pre-encoded.
+// Null is the JSON-RPC result null, pre-encoded.
 var Null = json.RawMessage(ethjson.Null)
 
 // blockCache keeps the JSON of the two blocks asked for most, the sealed head and the block in
@@ -35,7 +35,7 @@ type encodedBlock struct {
 	full   atomic.Pointer[json.RawMessage]
 }
 
-// sealedBlockJSON returns the JSON of a sealed block, from the cache when it is the head's.
+// SealedBlockJSON returns the JSON of a sealed block, from the cache when it is the head's.
 func (c *Core) SealedBlockJSON(block *types.Block, fullTx bool) json.RawMessage {
 	if e := c.blocks.head.Load(); e != nil && e.block.Hash() == block.Hash() {
 		return e.get(fullTx, c.ChainConfig, c.SealedBlockOptions)
@@ -43,7 +43,7 @@ func (c *Core) SealedBlockJSON(block *types.Block, fullTx bool) json.RawMessage 
 	return ethjson.AppendBlock(nil, block, fullTx, c.ChainConfig, c.SealedBlockOptions(block, fullTx))
 }
 
-// headBlockJSON returns the JSON of h, the sealed head of the request's view.
+// HeadBlockJSON returns the JSON of h, the sealed head of the request's view.
 func (c *Core) HeadBlockJSON(h *types.Header, fullTx bool) json.RawMessage {
 	e := c.blocks.head.Load()
 	if e == nil || e.header != h {
@@ -59,7 +59,7 @@ func (c *Core) HeadBlockJSON(h *types.Header, fullTx bool) json.RawMessage {
 	return e.get(fullTx, c.ChainConfig, c.SealedBlockOptions)
 }
 
-// sealedBlockOptions returns the options of a sealed block's JSON: with full transactions,
+// SealedBlockOptions returns the options of a sealed block's JSON: with full transactions,
 // the receipts of a block with deposits (an OP Stack block), whose nonces they hold.
 func (c *Core) SealedBlockOptions(block *types.Block, fullTx bool) ethjson.BlockOptions {
 	if txs := block.Transactions(); fullTx && len(txs) > 0 && txs[0].IsDepositTx() {
@@ -68,7 +68,7 @@ func (c *Core) SealedBlockOptions(block *types.Block, fullTx bool) ethjson.Block
 	return ethjson.BlockOptions{}
 }
 
-// pendingBlockJSON returns the JSON of the block in progress at snap's pre-confirmation.
+// PendingBlockJSON returns the JSON of the block in progress at snap's pre-confirmation.
 func (c *Core) PendingBlockJSON(snap *preconf.Snapshot, fullTx bool) json.RawMessage {
 	opts := func(*types.Block, bool) ethjson.BlockOptions { return PendingBlockOptions(snap) }
 	e := c.blocks.pending.Load()
@@ -81,7 +81,7 @@ func (c *Core) PendingBlockJSON(snap *preconf.Snapshot, fullTx bool) json.RawMes
 	return e.get(fullTx, c.ChainConfig, opts)
 }
 
-// pendingBlockOptions returns the options of the JSON of the block in progress at snap: its
+// PendingBlockOptions returns the options of the JSON of the block in progress at snap: its
 // partial hash, blockHash null in its transactions, and its receipts (a deposit's nonce).
 func PendingBlockOptions(snap *preconf.Snapshot) ethjson.BlockOptions {
 	hash := snap.Block.Hash()
@@ -102,7 +102,7 @@ func (e *encodedBlock) get(fullTx bool, config *params.ChainConfig, opts func(*t
 	return full
 }
 
-// blockByNumber resolves a block parameter against v to a sealed block, or the snapshot of the
+// BlockByNumber resolves a block parameter against v to a sealed block, or the snapshot of the
 // block in progress.
 func (c *Core) BlockByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Block, *preconf.Snapshot, error) {
 	h, snap, err := c.HeaderByNumber(v, n)
@@ -112,10 +112,10 @@ func (c *Core) BlockByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Bloc
 	return c.Chain.BlockByHash(h.Hash()), nil, nil
 }
 
-// quantity returns v as a pre-encoded JSON hex quantity.
+// Quantity returns v as a pre-encoded JSON hex quantity.
 func Quantity(v uint64) json.RawMessage {
 	return ethjson.AppendQuantity(make([]byte, 0, 20), v)
 }
 
-// json32 returns a 32-byte value as pre-encoded JSON.
+// JSON32 returns a 32-byte value as pre-encoded JSON.
 func JSON32(h common.Hash) json.RawMessage { return ethjson.AppendHash(nil, h) }

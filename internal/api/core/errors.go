@@ -23,7 +23,7 @@ import (
 // errors_test.go has a table per function. Plain errors, and errors that
 // reach the transport unmapped (a pool's rejection), are written as -32000 with their text,
 // which is go-ethereum's default too. The generic parameter errors (-32602 "invalid argument
-// i: …", "missing value …", "too many arguments …") are built by the decoders of params.go.
+// i: …", "missing value …", "too many arguments …") are built by the decoders of internal/api/param.
 
 // Block resolution (resolve.go): plain errors, -32000 with go-ethereum's texts.
 
@@ -32,21 +32,21 @@ var (
 	ErrFinalizedNotFound = errors.New("finalized block not found")
 	ErrHeaderNotFound    = errors.New("header not found")
 	ErrBlockNotFound     = errors.New("block not found")
-	// errHashNotFound answers a block hash the chain does not have.
+	// ErrHashNotFound answers a block hash the chain does not have.
 	ErrHashNotFound = errors.New("header for hash not found")
-	// errHashNotCanonical answers a block hash with requireCanonical that is not on the
+	// ErrHashNotCanonical answers a block hash with requireCanonical that is not on the
 	// canonical chain (EIP-1898).
 	ErrHashNotCanonical = errors.New("hash is not currently canonical")
 )
 
-// errInvalidBlockNumber refuses a negative block number that is no tag.
+// ErrInvalidBlockNumber refuses a negative block number that is no tag.
 func ErrInvalidBlockNumber(n gethrpc.BlockNumber) error {
 	return fmt.Errorf("invalid block number %d", n)
 }
 
 // Execution: eth_call, eth_estimateGas.
 
-// callError maps an eth_call failure: a revert is code 3 with the revert data (execution-apis
+// CallError maps an eth_call failure: a revert is code 3 with the revert data (execution-apis
 // fixtures, go-ethereum); everything else is -32000 with go-ethereum's text.
 func CallError(err error) error {
 	var revert *exec.RevertError
@@ -56,7 +56,7 @@ func CallError(err error) error {
 	return RequestError(err)
 }
 
-// estimateError maps an eth_estimateGas failure: a revert is -32000 "execution reverted[:
+// EstimateError maps an eth_estimateGas failure: a revert is -32000 "execution reverted[:
 // reason]" with the revert data (service.md section 7, decisions.md); go-ethereum uses code 3
 // here, the one deliberate difference.
 func EstimateError(err error) error {
@@ -67,7 +67,7 @@ func EstimateError(err error) error {
 	return RequestError(err)
 }
 
-// requestError maps errors every execution method shares: malformed arguments are invalid
+// RequestError maps errors every execution method shares: malformed arguments are invalid
 // params, a busy EVM limiter is -32005; everything else is -32000.
 func RequestError(err error) error {
 	var decode *exec.DecodeError
@@ -100,7 +100,7 @@ var simErrorCodes = map[simulate.ErrorKind]int{
 	simulate.Internal:                rpc.CodeInternal,
 }
 
-// simulateError maps a request-level eth_simulateV1 failure.
+// SimulateError maps a request-level eth_simulateV1 failure.
 func SimulateError(err error) error {
 	var sim *simulate.Error
 	if errors.As(err, &sim) {
@@ -111,8 +111,8 @@ func SimulateError(err error) error {
 	return RequestError(err)
 }
 
-// simCallError maps the failure of one simulated call, reported inside the result
-// (json_simulate.go): a revert is code 3 with the revert data, any other EVM error -32015
+// SimCallError maps the failure of one simulated call, reported inside the result
+// (execute's simulate_json.go): a revert is code 3 with the revert data, any other EVM error -32015
 // without data (go-ethereum's codes).
 func SimCallError(err error) (code int, data []byte, withData bool) {
 	var revert *exec.RevertError
@@ -124,30 +124,30 @@ func SimCallError(err error) (code int, data []byte, withData bool) {
 
 // eth_getLogs.
 
-// The bounds of a range and a blockHash filter (logs.go): plain errors, -32000 with
+// The bounds of a range and a blockHash filter (events' logs.go): plain errors, -32000 with
 // go-ethereum's texts.
 var (
-	// errLogsUnknownBlock answers a blockHash filter naming a block the chain does not have.
+	// ErrLogsUnknownBlock answers a blockHash filter naming a block the chain does not have.
 	ErrLogsUnknownBlock      = errors.New("unknown block")
 	ErrLogsSafeNotFound      = errors.New("safe header not found")
 	ErrLogsFinalizedNotFound = errors.New("finalized header not found")
 	ErrLogsNegativeBlock     = errors.New("negative block number")
 )
 
-// errLogsRangeReversed is go-ethereum's answer to a range whose start is after its end.
+// ErrLogsRangeReversed is go-ethereum's answer to a range whose start is after its end.
 func ErrLogsRangeReversed() error { return rpc.InvalidParams("invalid block range params") }
 
-// errLogsBeyondHead is go-ethereum's answer to a range that ends after the sealed head.
+// ErrLogsBeyondHead is go-ethereum's answer to a range that ends after the sealed head.
 func ErrLogsBeyondHead() error {
 	return rpc.InvalidParams("block range extends beyond current head block")
 }
 
-// errLogsRangeTooWide refuses a range wider than --rpc.logs.max-range (decisions.md).
+// ErrLogsRangeTooWide refuses a range wider than --rpc.logs.max-range (decisions.md).
 func ErrLogsRangeTooWide(max uint64) error {
 	return rpc.InvalidParams("exceed maximum block range %d", max)
 }
 
-// tooManyLogs is the -32005 answer (decisions.md; Infura's shape): it names the range that
+// TooManyLogs is the -32005 answer (decisions.md; Infura's shape): it names the range that
 // fits, the blocks before the one that crossed the cap. When that block alone holds too many,
 // no range fits and the message says to narrow the filter.
 func TooManyLogs(from, crossed uint64, alone bool, limit int) error {
@@ -169,9 +169,10 @@ func TooManyLogs(from, crossed uint64, alone bool, limit int) error {
 // [From, Reached-1] were searched.
 type LogsTimeoutError struct{ From, Reached uint64 }
 
+// Error implements error.
 func (e *LogsTimeoutError) Error() string { return "query timeout exceeded" }
 
-// logsError maps findLogs' errors: a query that ran out of --rpc.logs.timeout (timeout) is
+// LogsError maps findLogs' errors: a query that ran out of --rpc.logs.timeout (timeout) is
 // -32005 "query timeout exceeded" (Infura's text), naming the blocks it searched in time;
 // when the request's own deadline (--rpc.timeout) passed first, the transport answers
 // -32002. Other errors pass through.
@@ -201,28 +202,28 @@ func ErrTooManyPercentiles(n, max int) error {
 	return rpc.InvalidParams("invalid reward percentiles: %d given, at most %d", n, max)
 }
 
-// errRewardPercentile refuses an eth_feeHistory reward percentile outside [0, 100], with
+// ErrRewardPercentile refuses an eth_feeHistory reward percentile outside [0, 100], with
 // go-ethereum's text (-32000, as go-ethereum answers it).
 func ErrRewardPercentile(pct float64) error {
 	return fmt.Errorf("invalid reward percentile: %f", pct)
 }
 
-// errRewardPercentileOrder refuses reward percentile i that is not above percentile i-1
+// ErrRewardPercentileOrder refuses reward percentile i that is not above percentile i-1
 // (prev), with go-ethereum's text (-32000).
 func ErrRewardPercentileOrder(i int, prev, pct float64) error {
 	return fmt.Errorf("invalid reward percentile: #%d:%f >= #%d:%f", i-1, prev, i, pct)
 }
 
-// errFeeBlockUnavailable answers an eth_feeHistory whose newest block the view does not
+// ErrFeeBlockUnavailable answers an eth_feeHistory whose newest block the view does not
 // have, with go-ethereum's text (-32000).
 var ErrFeeBlockUnavailable = errors.New("requested block is not available")
 
 // Transactions.
 
-// errNoTxPool answers a transaction sent to a node without a pool.
+// ErrNoTxPool answers a transaction sent to a node without a pool.
 var ErrNoTxPool = rpc.NewError(rpc.CodeServer, "this node does not accept transactions")
 
-// syncTimeoutError is eth_sendRawTransactionSync's answer when no receipt came within timeout
+// SyncTimeoutError is eth_sendRawTransactionSync's answer when no receipt came within timeout
 // (EIP-7966): code 4 with go-ethereum's message and the transaction hash as data.
 func SyncTimeoutError(timeout time.Duration, hash common.Hash) error {
 	return &rpc.Error{
@@ -245,19 +246,19 @@ func ErrTooManyProofKeys(n, max int) error {
 	return rpc.InvalidParams("too many storage keys requested (max %d, got %d)", max, n)
 }
 
-// errProofKey refuses storage key k of eth_getProof's parameter i (storageKeys), the string
+// ErrProofKey refuses storage key k of eth_getProof's parameter i (storageKeys), the string
 // s, for the reason err.
 func ErrProofKey(i, k int, s string, err error) error {
 	return param.NamedArgError(i, "storageKeys", fmt.Errorf("key %d: %w: %q", k, err, s))
 }
 
-// errProofOfPending refuses a proof of the block in progress: its state has no trie until it
+// ErrProofOfPending refuses a proof of the block in progress: its state has no trie until it
 // seals.
 func ErrProofOfPending(number, head uint64) error {
 	return rpc.NewError(rpc.CodeServer, "no proof of the block in progress (%d): its state is not in a state trie until the block is sealed; ask for a sealed block such as latest (%d)", number, head)
 }
 
-// proofError maps chain.Proof's errors: missing state is -32000 naming the block, as are
+// ProofError maps chain.Proof's errors: missing state is -32000 naming the block, as are
 // other failures; an upstream's failure (fork mode) is the JSON-RPC error internal/fork built.
 func ProofError(err error) error {
 	if errors.Is(err, chain.ErrStateUnavailable) || errors.Is(err, chain.ErrNotProvable) {
@@ -274,12 +275,12 @@ func ErrTooManyStorageValues(max int) error {
 	return rpc.NewError(rpc.CodeClientLimit, "too many slots (max %d)", max)
 }
 
-// errEmptyStorageValues refuses a request without slots, with go-ethereum's text.
+// ErrEmptyStorageValues refuses a request without slots, with go-ethereum's text.
 func ErrEmptyStorageValues() error { return rpc.InvalidParams("empty request") }
 
 // The raw data methods.
 
-// errRawBlockNotFound answers a raw block method given an unknown block hash (go-ethereum
+// ErrRawBlockNotFound answers a raw block method given an unknown block hash (go-ethereum
 // answers an error there, and null for an unknown number).
 func ErrRawBlockNotFound(hash common.Hash) error {
 	return rpc.NewError(rpc.CodeServer, "block %s not found", hash.Hex())
@@ -288,29 +289,30 @@ func ErrRawBlockNotFound(hash common.Hash) error {
 // Tracing.
 
 var (
-	// errTxNotFound answers debug_traceTransaction for a transaction the request's view does
+	// ErrTxNotFound answers debug_traceTransaction for a transaction the request's view does
 	// not have, with go-ethereum's text.
 	ErrTxNotFound = rpc.NewError(rpc.CodeServer, "transaction not found")
-	// errGenesisNotTraceable refuses tracing the genesis block, go-ethereum's text.
+	// ErrGenesisNotTraceable refuses tracing the genesis block, go-ethereum's text.
 	ErrGenesisNotTraceable = rpc.NewError(rpc.CodeServer, "genesis is not traceable")
 )
 
-// errParentNotFound says a block to replay lacks its parent.
+// ErrParentNotFound says a block to replay lacks its parent.
 func ErrParentNotFound(block *types.Block) error {
 	return rpc.NewError(rpc.CodeServer, "parent %s of block %d not found", block.ParentHash().Hex(), block.NumberU64())
 }
 
-// errTraceBlockNumberNotFound and errTraceBlockHashNotFound answer the block trace methods for
+// ErrTraceBlockNumberNotFound and ErrTraceBlockHashNotFound answer the block trace methods for
 // a block that does not exist, with go-ethereum's texts.
 func ErrTraceBlockNumberNotFound(n gethrpc.BlockNumber) error {
 	return rpc.NewError(rpc.CodeServer, "block #%d not found", n)
 }
 
+// ErrTraceBlockHashNotFound: see ErrTraceBlockNumberNotFound.
 func ErrTraceBlockHashNotFound(hash common.Hash) error {
 	return rpc.NewError(rpc.CodeServer, "block %s not found", hash.Hex())
 }
 
-// traceError maps the debug_trace* failures: options the tracer cannot take (an unknown
+// TraceError maps the debug_trace* failures: options the tracer cannot take (an unknown
 // tracer, a malformed tracerConfig, a timeout that is no duration) are invalid params naming
 // the options argument i; the rest as for every execution method (a tracer's own error, such
 // as "execution timeout", and "tracing failed: …" are -32000).
@@ -324,18 +326,18 @@ func TraceError(i int, err error) error {
 
 // Polling filters.
 
-// errFilterNotFound answers an unknown, expired or uninstalled filter id, go-ethereum's text.
+// ErrFilterNotFound answers an unknown, expired or uninstalled filter id, go-ethereum's text.
 var ErrFilterNotFound = rpc.NewError(rpc.CodeServer, "filter not found")
 
-// errFilterRange refuses a filter's block range that is not a live range, go-ethereum's text.
+// ErrFilterRange refuses a filter's block range that is not a live range, go-ethereum's text.
 func ErrFilterRange() error { return rpc.InvalidParams("invalid block range params") }
 
-// errTooManyFilters refuses a filter beyond the node's FilterSlots.
+// ErrTooManyFilters refuses a filter beyond the node's FilterSlots.
 func ErrTooManyFilters(max int64, timeout time.Duration) error {
 	return rpc.NewError(rpc.CodeLimitExceeded, "too many filters: this node keeps at most %d; uninstall some (eth_uninstallFilter) or let those no longer polled expire (after %v)", max, timeout)
 }
 
-// errFilterOverflow answers the first poll of a filter removed because it held more changes
+// ErrFilterOverflow answers the first poll of a filter removed because it held more changes
 // than a filter may; later polls get errFilterNotFound.
 func ErrFilterOverflow(id string, maxBytes int) error {
 	return rpc.NewError(rpc.CodeLimitExceeded, "filter %s removed: its changes grew over %d bytes before they were polled; poll more often or narrow the filter, then install it again", id, maxBytes)

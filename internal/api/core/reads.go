@@ -14,7 +14,7 @@ import (
 )
 
 // Reads declares what chain data a method reads, by which of its parameters: every method is
-// registered with one (api.go, surface.go), and an Upstream routes the method by it (fork
+// registered with one (api.Service, Table.Add), and an Upstream routes the method by it (fork
 // mode: the reads of blocks at or below the fork block go to the upstream). The zero value
 // declares nothing, and a test refuses a registered method without a declaration: "reads no
 // chain data" is NoChainData, an explicit choice.

@@ -16,7 +16,7 @@ import (
 // pre-confirmed endpoint, only for `pending`) or of the sealed block being written (only on
 // the pre-confirmed endpoint, by its number or hash: View.Sealing).
 
-// headerByNumber resolves a number or tag against v to a sealed header, or to the snapshot
+// HeaderByNumber resolves a number or tag against v to a sealed header, or to the snapshot
 // of the block in progress (then the header is nil: Snapshot.Header copies it, and few callers
 // need it). A block that is missing, or sealed after v, gives (nil, nil, nil), except for safe
 // and finalized, which are errors as in go-ethereum.
@@ -54,7 +54,7 @@ func (c *Core) HeaderByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Hea
 	return c.Chain.HeaderByNumber(uint64(n)), nil, nil
 }
 
-// headerByNumberOrHash resolves an EIP-1898 block parameter against v. A hash names its block
+// HeaderByNumberOrHash resolves an EIP-1898 block parameter against v. A hash names its block
 // whatever the view: a client that has the hash of a block newer than v got it from a newer
 // answer.
 func (c *Core) HeaderByNumberOrHash(v preconf.View, b gethrpc.BlockNumberOrHash) (*types.Header, *preconf.Snapshot, error) {
@@ -75,21 +75,21 @@ func (c *Core) HeaderByNumberOrHash(v preconf.View, b gethrpc.BlockNumberOrHash)
 	return h, nil, nil
 }
 
-// stateKeys name what a state read reads: accounts and storage slots.
+// StateKeys name what a state read reads: accounts and storage slots.
 type StateKeys struct {
 	Accounts []common.Address
 	Slots    []StorageKey
 }
 
-// accountKeys names one account.
+// AccountKeys names one account.
 func AccountKeys(addr common.Address) StateKeys {
 	return StateKeys{Accounts: []common.Address{addr}}
 }
 
-// readState runs fn on the state of a block parameter resolved against v: the pre-confirmed
+// ReadState runs fn on the state of a block parameter resolved against v: the pre-confirmed
 // state for `pending` on the pre-confirmed endpoint, otherwise a sealed block's state. fn must
 // only read, and only what keys names: in fork mode they are read from the upstream first
-// (prefetch), so that a shared state never meets an upstream failure.
+// (Prefetch), so that a shared state never meets an upstream failure.
 func (c *Core) ReadState(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, keys StateKeys, fn func(*state.StateDB)) error {
 	h, snap, err := c.HeaderByNumberOrHash(v, b)
 	if err != nil {
@@ -122,7 +122,7 @@ func (c *Core) ReadState(ctx context.Context, v preconf.View, b gethrpc.BlockNum
 	return nil
 }
 
-// stateAndHeader returns a private state copy and the header to execute on, for eth_call,
+// StateAndHeader returns a private state copy and the header to execute on, for eth_call,
 // eth_estimateGas and eth_simulateV1, resolved against v.
 func (c *Core) StateAndHeader(v preconf.View, b gethrpc.BlockNumberOrHash) (*state.StateDB, *types.Header, error) {
 	h, snap, err := c.HeaderByNumberOrHash(v, b)

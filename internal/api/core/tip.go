@@ -20,7 +20,7 @@ const (
 // priced from the suggestion is included promptly on a dev chain.
 var defaultTip = big.NewInt(params.GWei)
 
-// suggestTip returns the 60th percentile of the smallest effective tip in each of the last 20
+// SuggestTip returns the 60th percentile of the smallest effective tip in each of the last 20
 // sealed blocks up to head (go-ethereum's oracle takes the few smallest tips per block), or
 // 1 gwei. Deposits are not sampled.
 func (c *Core) SuggestTip(head *types.Header) *big.Int {

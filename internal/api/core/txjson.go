@@ -11,7 +11,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
-// sealedTransaction returns a transaction sealed in a canonical block up to v's head.
+// SealedTransaction returns a transaction sealed in a canonical block up to v's head.
 func (c *Core) SealedTransaction(v preconf.View, hash common.Hash) (*types.Transaction, chain.TxLocation, bool) {
 	tx, loc, ok := c.Chain.Transaction(hash)
 	if !ok || loc.BlockNumber > v.Latest.Number.Uint64() {
@@ -20,7 +20,7 @@ func (c *Core) SealedTransaction(v preconf.View, hash common.Hash) (*types.Trans
 	return tx, loc, true
 }
 
-// sealedLocation locates tx, transaction index of the sealed block with header h. A deposit
+// SealedLocation locates tx, transaction index of the sealed block with header h. A deposit
 // needs its receipt (its nonce is the receipt's depositNonce).
 func (c *Core) SealedLocation(h *types.Header, index uint64, tx *types.Transaction) ethjson.TxLocation {
 	hash := h.Hash()
@@ -33,14 +33,14 @@ func (c *Core) SealedLocation(h *types.Header, index uint64, tx *types.Transacti
 	return loc
 }
 
-// pendingTxJSON encodes transaction i of the block in progress: blockHash null, the rest set.
+// PendingTxJSON encodes transaction i of the block in progress: blockHash null, the rest set.
 func (c *Core) PendingTxJSON(snap *preconf.Snapshot, i int) json.RawMessage {
 	h := snap.Block.Header()
 	loc := ethjson.TxLocation{Located: true, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: uint64(i), BaseFee: h.BaseFee, Receipt: snap.Receipts[i]}
 	return ethjson.AppendTransaction(nil, snap.Block.Transactions()[i], loc, c.ChainConfig)
 }
 
-// receiptJSON returns the receipt v shows for hash (pre-confirmed, on the pre-confirmed
+// ReceiptJSON returns the receipt v shows for hash (pre-confirmed, on the pre-confirmed
 // endpoint, or sealed up to v's head), or nil.
 func (c *Core) ReceiptJSON(v preconf.View, hash common.Hash) json.RawMessage {
 	if snap, i, ok := v.Preconfirmed(hash); ok {
@@ -59,7 +59,7 @@ func (c *Core) ReceiptJSON(v preconf.View, hash common.Hash) json.RawMessage {
 	return ethjson.AppendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index), c.ChainConfig)
 }
 
-// pendingReceiptJSON appends receipt i of the block in progress: blockHash is the zero hash.
+// PendingReceiptJSON appends receipt i of the block in progress: blockHash is the zero hash.
 func (c *Core) PendingReceiptJSON(dst []byte, snap *preconf.Snapshot, i int) []byte {
 	h := snap.Block.Header()
 	signer := types.MakeSigner(c.ChainConfig, h.Number, h.Time)

@@ -23,17 +23,17 @@ import (
 // On the pre-confirmed endpoint the view may also carry View.Sealing, the block sealed after
 // Latest that the chain is still writing: look-ups by transaction hash consult Pending, then
 // Sealing, then the chain (View.Preconfirmed); its number and hash resolve to it, answered
-// as it was pre-confirmed (resolve.go); eth_getLogs adds its logs after Latest's (logs.go).
+// as it was pre-confirmed (resolve.go); eth_getLogs adds its logs after Latest's (events' logs.go).
 // `latest` stays Latest until the block is durable.
 //
 // Most methods are viewMethods: Service wraps them so that the view is loaded by the wrapper,
 // in one place, and tests can run a method on a view of their choosing. A few load it
 // themselves: eth_getTransactionByHash and eth_getTransactionCount(…, "pending") also read the
-// pool, which is not part of the view (transactions.go, clientcompat.go);
+// pool, which is not part of the view (chaindata's transactions.go and nonce.go);
 // eth_sendRawTransactionSync loads a new view each time it looks for its receipt; eth_call,
 // eth_estimateGas and eth_simulateV1 load it where they resolve their block.
 
-// view returns this endpoint's view now: on the pre-confirmed endpoint preconf's newest View,
+// View returns this endpoint's view now: on the pre-confirmed endpoint preconf's newest View,
 // on the standard endpoint the same without the block in progress nor the sealed block the
 // chain is still writing (there `pending` is the sealed head, and a block shows once
 // durable), and without a Preconf (serve mode) the chain's Heads. One atomic load; the View
@@ -49,7 +49,7 @@ func (c *Core) View() preconf.View {
 	return v
 }
 
-// writerView returns the newest View with the block in progress on both endpoints: what a
+// WriterView returns the newest View with the block in progress on both endpoints: what a
 // new transaction is validated against and lands in, whichever endpoint it was sent to.
 func (c *Core) WriterView() preconf.View {
 	if c.Pre == nil {
@@ -58,8 +58,8 @@ func (c *Core) WriterView() preconf.View {
 	return *c.Pre.View()
 }
 
-// poolView is what a new transaction is validated against: the block in progress of v, which
-// is a writerView (a transaction lands there whichever endpoint it was sent to), else the
+// PoolView is what a new transaction is validated against: the block in progress of v, which
+// is a WriterView (a transaction lands there whichever endpoint it was sent to), else the
 // block after v's sealed head.
 func (c *Core) PoolView(v preconf.View) txpool.View {
 	if snap := v.Pending; snap != nil {

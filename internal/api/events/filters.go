@@ -186,6 +186,7 @@ func newFilterID() string {
 	return "0x" + s
 }
 
+// NewFilter answers eth_newFilter.
 func (a *API) NewFilter(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 1); err != nil {
 		return nil, err
@@ -235,6 +236,7 @@ func (a *API) filterRange(f *pollFilter) error {
 	return nil
 }
 
+// NewBlockFilter answers eth_newBlockFilter.
 func (a *API) NewBlockFilter(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 0); err != nil {
 		return nil, err
@@ -242,6 +244,7 @@ func (a *API) NewBlockFilter(ctx context.Context, p rpc.Params) (any, error) {
 	return a.installFilter(&pollFilter{kind: filterBlocks})
 }
 
+// NewPendingTransactionFilter answers eth_newPendingTransactionFilter.
 func (a *API) NewPendingTransactionFilter(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 1); err != nil {
 		return nil, err
@@ -272,6 +275,7 @@ func decodeFilterID(p rpc.Params) (string, error) {
 	return id, nil
 }
 
+// GetFilterChanges answers eth_getFilterChanges.
 func (a *API) GetFilterChanges(ctx context.Context, p rpc.Params) (any, error) {
 	id, err := decodeFilterID(p)
 	if err != nil {
@@ -303,6 +307,7 @@ func (a *API) GetFilterChanges(ctx context.Context, p rpc.Params) (any, error) {
 	return json.RawMessage(append(out, ']')), nil
 }
 
+// GetFilterLogs answers eth_getFilterLogs.
 func (a *API) GetFilterLogs(ctx context.Context, p rpc.Params) (any, error) {
 	id, err := decodeFilterID(p)
 	if err != nil {
@@ -326,6 +331,7 @@ func (a *API) GetFilterLogs(ctx context.Context, p rpc.Params) (any, error) {
 	return found, nil
 }
 
+// UninstallFilter answers eth_uninstallFilter.
 func (a *API) UninstallFilter(ctx context.Context, p rpc.Params) (any, error) {
 	id, err := decodeFilterID(p)
 	if err != nil {

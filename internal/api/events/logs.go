@@ -17,7 +17,7 @@ import (
 // eth_getLogs, in four files: this one plans the query (block range against the request's
 // view, limits); logs_sealed.go collects the sealed part (the log index, or a scan of header
 // blooms and receipts); logs_pending.go the pre-confirmed part; logs_json.go gathers the JSON
-// answer up to the result cap. Its errors are mapped in errors.go.
+// answer up to the result cap. Its errors are built in core's errors.go.
 
 // GetLogs answers eth_getLogs (service.md 2.3, decisions.md "eth_getLogs limits").
 func (a *API) GetLogs(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
@@ -129,7 +129,7 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 	col := a.newCollector(begin)
 	defer col.reset() // after json has copied the result out, or on an error
 	if a.Up != nil && begin <= a.Up.Number() {
-		// The upstream's part of the range (fork.go), then the local part.
+		// The upstream's part of the range (logs_upstream.go), then the local part.
 		last := min(end, a.Up.Number())
 		if err := a.upstreamLogs(ctx, crit, begin, last, col); err != nil {
 			return nil, err

@@ -18,6 +18,7 @@ import (
 // limits (--rpc.gascap, --rpc.evmtimeout), and with `pending` on the pre-confirmed endpoint
 // on the block in progress.
 
+// CreateAccessList answers eth_createAccessList.
 func (a *API) CreateAccessList(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 3); err != nil {
 		return nil, err
@@ -39,7 +40,7 @@ func (a *API) CreateAccessList(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, core.RequestError(err)
 	}
 	defer release()
-	v := a.View() // the request's one view (view.go)
+	v := a.View() // the request's one view (core's view.go)
 	if err := a.prefetchCall(ctx, v, b, args); err != nil {
 		return nil, err
 	}

@@ -53,11 +53,11 @@ func execParams(p rpc.Params) (exec.Args, gethrpc.BlockNumberOrHash, exec.StateO
 }
 
 // execute runs run on the execution environment of block b, resolved against the request's
-// one view (view.go). In fork mode the state it needs from the upstream is fetched first
-// (discover) by passes of probe, or of run when probe is nil; when such a pass ran run on b's
+// one view (core's view.go). In fork mode the state it needs from the upstream is fetched first
+// (core.Core.Discover) by passes of probe, or of run when probe is nil; when such a pass ran run on b's
 // own state (a sealed block) and missed nothing, it is the answer.
 func (a *API) execute(ctx context.Context, b gethrpc.BlockNumberOrHash, run, probe func(exec.Env) error) error {
-	v := a.View() // the request's one view (view.go)
+	v := a.View() // the request's one view (core's view.go)
 	if a.Up != nil {
 		exact := probe == nil
 		if probe == nil {
@@ -78,6 +78,7 @@ func (a *API) execute(ctx context.Context, b gethrpc.BlockNumberOrHash, run, pro
 	return run(env)
 }
 
+// Call answers eth_call.
 func (a *API) Call(ctx context.Context, p rpc.Params) (any, error) {
 	args, b, so, bo, err := execParams(p)
 	if err != nil {
@@ -103,6 +104,7 @@ func (a *API) Call(ctx context.Context, p rpc.Params) (any, error) {
 	return json.RawMessage(ethjson.AppendHexBytes(nil, res.Return())), nil
 }
 
+// EstimateGas answers eth_estimateGas.
 func (a *API) EstimateGas(ctx context.Context, p rpc.Params) (any, error) {
 	args, b, so, bo, err := execParams(p)
 	if err != nil {
@@ -133,7 +135,7 @@ func (a *API) EstimateGas(ctx context.Context, p rpc.Params) (any, error) {
 }
 
 // prefetchCall fetches, in fork mode, the upstream state a call of args on block b reads
-// (discover), for the methods that execute a call their own way (eth_createAccessList,
+// (core.Core.Discover), for the methods that execute a call their own way (eth_createAccessList,
 // debug_traceCall). Only an upstream failure is an error here.
 func (a *API) prefetchCall(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, args exec.Args) error {
 	if a.Up == nil {

@@ -33,14 +33,14 @@ func (a *API) SimulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	if err := simulate.CheckOpts(&opts, a.cfg.SimLimits); err != nil {
 		return nil, core.SimulateError(err)
 	}
-	release, err := a.EVM.Acquire(ctx) // as eth_call (execute.go)
+	release, err := a.EVM.Acquire(ctx) // as eth_call (call.go)
 	if err != nil {
 		return nil, core.RequestError(err)
 	}
 	defer release()
-	v := a.View() // the request's one view (view.go)
+	v := a.View() // the request's one view (core's view.go)
 	if a.Up != nil {
-		// Fetch the upstream state the simulation reads first (execute.go); the probe
+		// Fetch the upstream state the simulation reads first (call.go); the probe
 		// decodes its own options, so the simulation below starts from untouched ones.
 		var probeOpts simulate.Opts
 		if err := param.DecodeArg(p, 0, &probeOpts); err != nil {

@@ -49,7 +49,7 @@ func appendSimCall(dst []byte, c *simulate.CallResult) []byte {
 	dst = append(dst, `,"status":`...)
 	dst = ethjson.AppendQuantity(dst, c.Status)
 	if c.Err != nil {
-		code, data, withData := core.SimCallError(c.Err) // errors.go
+		code, data, withData := core.SimCallError(c.Err) // core's errors.go
 		dst = append(dst, `,"error":{"message":`...)
 		dst = appendString(dst, c.Err.Error())
 		dst = append(dst, `,"code":`...)

@@ -45,6 +45,7 @@ func (a *API) decodeTraceConfig(p rpc.Params, i int) (*exec.TraceConfig, error) 
 	return cfg, nil
 }
 
+// TraceTransaction answers debug_traceTransaction.
 func (a *API) TraceTransaction(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -122,6 +123,7 @@ func (a *API) pendingBlockEnv(snap *preconf.Snapshot) (*exec.BlockEnv, error) {
 		Txs: snap.Block.Transactions(), State: st}, nil
 }
 
+// TraceBlockByNumber answers debug_traceBlockByNumber.
 func (a *API) TraceBlockByNumber(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -157,6 +159,7 @@ func (a *API) TraceBlockByNumber(ctx context.Context, p rpc.Params) (any, error)
 	return a.traceBlock(ctx, env, cfg)
 }
 
+// TraceBlockByHash answers debug_traceBlockByHash.
 func (a *API) TraceBlockByHash(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -176,7 +179,7 @@ func (a *API) TraceBlockByHash(ctx context.Context, p rpc.Params) (any, error) {
 	defer release()
 	var env *exec.BlockEnv
 	v := a.View()
-	if snap := v.SealingByHash(hash); snap != nil { // being written (view.go)
+	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
 		env, err = a.pendingBlockEnv(snap)
 	} else if block := a.Chain.BlockByHash(hash); block != nil {
 		env, err = a.sealedBlockEnv(block)
@@ -213,6 +216,7 @@ func (a *API) traceBlock(ctx context.Context, env *exec.BlockEnv, cfg *exec.Trac
 	return json.RawMessage(append(out, ']')), nil
 }
 
+// TraceCall answers debug_traceCall.
 func (a *API) TraceCall(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 3); err != nil {
 		return nil, err

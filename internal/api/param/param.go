@@ -16,13 +16,6 @@ import (
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
-// Parameter decoding. Messages follow go-ethereum's ("invalid argument 1: …", "missing value
-// for required argument 0", "too many arguments, want at most 2") so clients that match on them
-// keep working. Quantities, indexes, block numbers and storage slots are decoded strictly
-// (go-ethereum's hexutil rules: a 0x prefix, at least one digit, no leading zeros, at most 64
-// bits; encoding/json's hexutil.Uint64 takes "" for 0) and their errors name the parameter:
-// "invalid argument 1 (index): empty hex string".
-
 // CheckCount refuses calls with more than max parameters.
 func CheckCount(p rpc.Params, max int) error {
 	if p.Len() > max {
@@ -31,6 +24,7 @@ func CheckCount(p rpc.Params, max int) error {
 	return nil
 }
 
+// ArgError is the -32602 error of parameter i, invalid for the reason err.
 func ArgError(i int, err error) error {
 	return rpc.InvalidParams("invalid argument %d: %v", i, err)
 }
@@ -40,6 +34,7 @@ func NamedArgError(i int, name string, err error) error {
 	return rpc.InvalidParams("invalid argument %d (%s): %v", i, name, err)
 }
 
+// Missing is the -32602 error of required parameter i, absent.
 func Missing(i int) error {
 	return rpc.InvalidParams("missing value for required argument %d", i)
 }
@@ -95,6 +90,7 @@ func jsonError(err error) error {
 	return err
 }
 
+// DecodeAddress decodes required parameter i as an address.
 func DecodeAddress(p rpc.Params, i int) (common.Address, error) {
 	var a common.Address
 	if quotedHex(p.At(i), a[:]) { // the common case, without encoding/json
@@ -103,6 +99,7 @@ func DecodeAddress(p rpc.Params, i int) (common.Address, error) {
 	return a, DecodeArg(p, i, &a)
 }
 
+// DecodeHash decodes required parameter i as a 32-byte hash.
 func DecodeHash(p rpc.Params, i int) (common.Hash, error) {
 	var h common.Hash
 	if quotedHex(p.At(i), h[:]) {
@@ -122,6 +119,7 @@ func quotedHex(raw []byte, dst []byte) bool {
 	return err == nil
 }
 
+// DecodeBool decodes required parameter i as a boolean.
 func DecodeBool(p rpc.Params, i int) (bool, error) {
 	var b bool
 	return b, DecodeArg(p, i, &b)
