@@ -17,7 +17,7 @@ import (
 // registered with one (api.Service, Table.Add), and an Upstream routes the method by it (fork
 // mode: the reads of blocks at or below the fork block go to the upstream). The zero value
 // declares nothing, and a test refuses a registered method without a declaration: "reads no
-// chain data" is NoChainData, an explicit choice.
+// chain data" is ReadsNothing, an explicit choice.
 type Reads struct {
 	Kind ReadKind
 	// Param is the position of the parameter Kind names.
