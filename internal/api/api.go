@@ -148,10 +148,12 @@ func (a *API) Service() rpc.Service {
 		"eth_getRawTransactionByHash": {r.GetRawTransaction, txAt(0)},    // reads the pool, then its view
 		"debug_getRawTransaction":     {r.GetRawTransaction, txAt(0)},
 
-		"eth_call":                 {x.Call, stateAt(1)},             // these load their view
-		"eth_estimateGas":          {x.EstimateGas, stateAt(1)},      // where they resolve the block
-		"eth_createAccessList":     {x.CreateAccessList, stateAt(1)}, //
-		"debug_traceTransaction":   {x.TraceTransaction, txAt(0)},    // the tracers load theirs once they hold an EVM slot
+		// The execution methods load their view where they resolve their block, once they hold
+		// an EVM slot.
+		"eth_call":                 {x.Call, stateAt(1)},
+		"eth_estimateGas":          {x.EstimateGas, stateAt(1)},
+		"eth_createAccessList":     {x.CreateAccessList, stateAt(1)},
+		"debug_traceTransaction":   {x.TraceTransaction, txAt(0)},
 		"debug_traceBlockByNumber": {x.TraceBlockByNumber, blockNumberAt(0)},
 		"debug_traceBlockByHash":   {x.TraceBlockByHash, blockHashAt(0)},
 		"debug_traceCall":          {x.TraceCall, stateAt(1)},

@@ -7,11 +7,13 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
-	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
+
+// The pre-encoded JSON the concerns answer with: the sealed head and the block in progress,
+// encoded once per change (blockCache), and the small values (Null, Quantity, JSON32).
 
 // Null is the JSON-RPC result null, pre-encoded.
 var Null = json.RawMessage(ethjson.Null)
@@ -100,16 +102,6 @@ func (e *encodedBlock) get(fullTx bool, config *params.ChainConfig, opts func(*t
 	full := json.RawMessage(ethjson.AppendBlock(nil, e.block, true, config, opts(e.block, true)))
 	e.full.Store(&full)
 	return full
-}
-
-// BlockByNumber resolves a block parameter against v to a sealed block, or the snapshot of the
-// block in progress.
-func (c *Core) BlockByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Block, *preconf.Snapshot, error) {
-	h, snap, err := c.HeaderByNumber(v, n)
-	if err != nil || snap != nil || h == nil {
-		return nil, snap, err
-	}
-	return c.Chain.BlockByHash(h.Hash()), nil, nil
 }
 
 // Quantity returns v as a pre-encoded JSON hex quantity.

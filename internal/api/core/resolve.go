@@ -75,6 +75,16 @@ func (c *Core) HeaderByNumberOrHash(v preconf.View, b gethrpc.BlockNumberOrHash)
 	return h, nil, nil
 }
 
+// BlockByNumber resolves a block parameter against v to a sealed block, or the snapshot of the
+// block in progress.
+func (c *Core) BlockByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Block, *preconf.Snapshot, error) {
+	h, snap, err := c.HeaderByNumber(v, n)
+	if err != nil || snap != nil || h == nil {
+		return nil, snap, err
+	}
+	return c.Chain.BlockByHash(h.Hash()), nil, nil
+}
+
 // StateKeys name what a state read reads: accounts and storage slots.
 type StateKeys struct {
 	Accounts []common.Address

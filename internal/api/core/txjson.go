@@ -11,6 +11,10 @@ import (
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
+// Transactions and receipts as the request's view shows them: sealed up to its head, or
+// pre-confirmed in the block in progress (blockHash null in a transaction, the zero hash in a
+// receipt), encoded by internal/ethjson for the read methods and the streams alike.
+
 // SealedTransaction returns a transaction sealed in a canonical block up to v's head.
 func (c *Core) SealedTransaction(v preconf.View, hash common.Hash) (*types.Transaction, chain.TxLocation, bool) {
 	tx, loc, ok := c.Chain.Transaction(hash)
