@@ -24,7 +24,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
-// Shared fixtures of the tests of the methods beyond the core ones (surface.go): a manual dev
+// Shared fixtures of the tests of the methods beyond the core ones: a manual dev
 // chain (pre-confirmations and seals on request) with both endpoints' APIs.
 
 var (
