@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/flashrpc/flashrpc/internal/api/core"
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 )
 
@@ -25,7 +26,7 @@ func TestCachedAnswersMatchFresh(t *testing.T) {
 	}
 	call := func(method viewMethod, args ...any) []byte {
 		t.Helper()
-		res, err := method(ctx, n.api.view(), encodeParams(t, args...))
+		res, err := method(ctx, n.api.core.View(), encodeParams(t, args...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +44,7 @@ func TestCachedAnswersMatchFresh(t *testing.T) {
 			for range 2 { // two pre-confirmations per block: the pending entry must move on
 				raw, _ := n.echoTx(t, i, nonces[i]).MarshalBinary()
 				nonces[i]++
-				if _, err := n.api.sendRawTransaction(ctx, encodeParams(t, hexutil.Bytes(raw))); err != nil {
+				if _, err := n.api.events.SendRawTransaction(ctx, encodeParams(t, hexutil.Bytes(raw))); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := n.seq.Preconfirm(ctx); err != nil {
@@ -53,8 +54,8 @@ func TestCachedAnswersMatchFresh(t *testing.T) {
 				for _, full := range []bool{false, true} {
 					// Asked twice: the first may fill the cache, the second is answered from it.
 					for range 2 {
-						same("pending block", call(n.api.getBlockByNumber, "pending", full),
-							ethjson.AppendBlock(nil, snap.Block, full, n.api.config, pendingBlockOptions(snap)))
+						same("pending block", call(n.api.reads.GetBlockByNumber, "pending", full),
+							ethjson.AppendBlock(nil, snap.Block, full, n.api.core.ChainConfig, core.PendingBlockOptions(snap)))
 					}
 				}
 			}
@@ -70,16 +71,16 @@ func TestCachedAnswersMatchFresh(t *testing.T) {
 		}
 		for _, full := range []bool{false, true} {
 			for range 2 {
-				same("latest block", call(n.api.getBlockByNumber, "latest", full),
-					ethjson.AppendBlock(nil, fresh, full, n.api.config, n.api.sealedBlockOptions(fresh, full)))
+				same("latest block", call(n.api.reads.GetBlockByNumber, "latest", full),
+					ethjson.AppendBlock(nil, fresh, full, n.api.core.ChainConfig, n.api.core.SealedBlockOptions(fresh, full)))
 			}
 		}
 		for i, k := range n.keys {
 			addr := crypto.PubkeyToAddress(k.PublicKey)
 			want, _ := json.Marshal((*hexutil.Big)(st.GetBalance(addr).ToBig()))
-			same("balance", call(n.api.getBalance, addr, "latest"), want)
+			same("balance", call(n.api.reads.GetBalance, addr, "latest"), want)
 			want, _ = json.Marshal(hexutil.Uint64(st.GetNonce(addr)))
-			same("nonce", call(n.api.getTransactionCount, addr, "latest"), want)
+			same("nonce", call(n.api.reads.GetTransactionCount, addr, "latest"), want)
 			if st.GetNonce(addr) != nonces[i] {
 				t.Fatalf("round %d: sender %d nonce %d in the sealed state, want %d", round, i, st.GetNonce(addr), nonces[i])
 			}

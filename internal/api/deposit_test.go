@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/flashrpc/flashrpc/internal/api/core"
 	"github.com/flashrpc/flashrpc/internal/devapi"
 )
 
@@ -20,8 +21,9 @@ import (
 func TestDepositNonceEverywhere(t *testing.T) {
 	n := newOPSurfaceNode(t, 1, Config{})
 	// The pre-confirmed endpoint's table with the dev methods, as flashrpc dev serves it.
-	dev := n.pre.Service().Methods
-	devapi.New(devapi.Config{}, devapi.Backend{Chain: n.chain, Preconf: n.preconf, Pool: n.pool, Sequencer: n.seq}).Register(dev)
+	table := core.NewTable(n.pre.Service().Methods, nil)
+	devapi.New(devapi.Config{}, devapi.Backend{Chain: n.chain, Preconf: n.preconf, Pool: n.pool, Sequencer: n.seq}).Register(table)
+	dev := table.Methods()
 	from := common.HexToAddress("0x00000000000000000000000000000000000d3b05")
 	var deposits [2]common.Hash
 	for i := range deposits {

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/flashrpc/flashrpc/internal/api/events"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -41,14 +42,7 @@ func (c *testClock) advance(d time.Duration) {
 func (n *surfaceNode) settle(t testing.TB) {
 	t.Helper()
 	for _, a := range []*API{n.std, n.pre} {
-		s := a.streams
-		for start := time.Now(); ; {
-			s.qmu.Lock()
-			idle := !s.draining && len(s.queue) == 0
-			s.qmu.Unlock()
-			if idle {
-				break
-			}
+		for start := time.Now(); !a.events.Drained(); {
 			if time.Since(start) > 10*time.Second { // a guard against a hang, not a measurement
 				t.Fatal("the streams did not drain")
 			}
@@ -359,7 +353,7 @@ func TestPendingTransactionFiltersOnOPStack(t *testing.T) {
 }
 
 // newSurfaceNodeWith is newSurfaceNode with one sender and the node's filter slots.
-func newSurfaceNodeWith(t testing.TB, cfg Config, slots *FilterSlots) *surfaceNode {
+func newSurfaceNodeWith(t testing.TB, cfg Config, slots *events.FilterSlots) *surfaceNode {
 	t.Helper()
 	return newSurfaceNodeBackend(t, 1, cfg, slots)
 }

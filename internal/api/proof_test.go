@@ -6,6 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/flashrpc/flashrpc/internal/api/chaindata"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -32,7 +33,7 @@ func TestProofEndpoints(t *testing.T) {
 	if sealed.StorageProof[0].Value != "0x7" {
 		t.Fatalf("after sealing: slot 0 = %s, want 0x7", sealed.StorageProof[0].Value)
 	}
-	tooMany := make([]string, maxProofKeys+1)
+	tooMany := make([]string, chaindata.MaxProofKeys+1)
 	for i := range tooMany {
 		tooMany[i] = "0x1"
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/api"
+	"github.com/flashrpc/flashrpc/internal/api/core"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/devaccounts"
 	"github.com/flashrpc/flashrpc/internal/devapi"
@@ -24,15 +25,15 @@ import (
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
-// recordingUpstream is an api.Upstream that records what each method was registered with.
-type recordingUpstream struct{ reads map[string]api.Reads }
+// recordingUpstream is a core.Upstream that records what each method was registered with.
+type recordingUpstream struct{ reads map[string]core.Reads }
 
-func (u *recordingUpstream) Route(name string, r api.Reads, m rpc.Method, _ func(common.Hash) bool) rpc.Method {
+func (u *recordingUpstream) Route(name string, r core.Reads, m rpc.Method, _ func(common.Hash) bool) rpc.Method {
 	u.reads[name] = r
 	return m
 }
 func (*recordingUpstream) Number() uint64 { return 0 }
-func (*recordingUpstream) Prefetch(context.Context, *types.Header, []common.Address, []api.StorageKey) error {
+func (*recordingUpstream) Prefetch(context.Context, *types.Header, []common.Address, []core.StorageKey) error {
 	return nil
 }
 func (*recordingUpstream) Discover(context.Context, *types.Header, int, func(*state.StateDB) error) (bool, error, error) {
@@ -45,13 +46,11 @@ func (*recordingUpstream) LogsByHash(context.Context, common.Hash) (json.RawMess
 	return nil, false, nil
 }
 
-// endpointReads is what registering one endpoint's methods gave: every method served, the
-// declaration each method of the API's own was registered with, and the methods the
-// extension (devapi) added.
+// endpointReads is what registering one endpoint's methods gave: every method served, and
+// the declaration each was registered with, the extension's (devapi's) included.
 type endpointReads struct {
 	served   []string
-	declared map[string]api.Reads
-	extended map[string]bool
+	declared map[string]core.Reads
 }
 
 // registerEndpoints registers the methods of every endpoint configuration: standard and
@@ -82,24 +81,15 @@ func registerEndpoints(t *testing.T) map[string]endpointReads {
 		dev := devapi.New(devapi.Config{Accounts: accs}, devapi.Backend{Chain: c, Preconf: pre, Pool: pool, Sequencer: seq})
 		for _, pending := range []bool{false, true} {
 			for _, mode := range []string{"no dev methods", "devapi methods"} {
-				up := &recordingUpstream{reads: map[string]api.Reads{}}
+				up := &recordingUpstream{reads: map[string]core.Reads{}}
 				cfg := api.Config{Pending: pending}
-				extended := map[string]bool{}
 				if mode == "devapi methods" {
-					cfg.Extend = func(m map[string]rpc.Method) {
-						before := maps.Clone(m)
-						dev.Register(m)
-						for name := range m {
-							if _, ok := before[name]; !ok {
-								extended[name] = true
-							}
-						}
-					}
+					cfg.Extend = dev.Register
 				}
 				a := api.New(cfg, api.Backend{Chain: c, Preconf: pre, Pool: pool, Upstream: up})
 				name := fmt.Sprintf("op=%v/pending=%v/%s", op, pending, mode)
 				served := slices.Sorted(maps.Keys(a.Service().Methods))
-				out[name] = endpointReads{served: served, declared: up.reads, extended: extended}
+				out[name] = endpointReads{served: served, declared: up.reads}
 			}
 		}
 	}
@@ -107,7 +97,7 @@ func registerEndpoints(t *testing.T) map[string]endpointReads {
 }
 
 // TestEveryMethodDeclaresReads walks every method of both endpoints, with and without the dev
-// methods, and refuses one that was registered without saying what it reads: on a fork it
+// methods (which are registered with a declaration too, core.Table.Add), and refuses one that was registered without saying what it reads: on a fork it
 // would answer from local state below the fork block.
 func TestEveryMethodDeclaresReads(t *testing.T) {
 	for name, ep := range registerEndpoints(t) {
@@ -115,8 +105,6 @@ func TestEveryMethodDeclaresReads(t *testing.T) {
 			for _, m := range ep.served {
 				r, ok := ep.declared[m]
 				switch {
-				case ep.extended[m]:
-					// devapi's methods act on the local dev chain; they are not routed.
 				case !ok:
 					t.Errorf("%s is served but was not registered with a Reads declaration", m)
 				case !r.Declared():
@@ -129,50 +117,50 @@ func TestEveryMethodDeclaresReads(t *testing.T) {
 
 // forkRouted is the routing table fork mode used before each method declared what it reads:
 // the declarations must route every method as it did.
-var forkRouted = map[string]api.Reads{
-	"eth_getBlockByNumber":                       {Kind: api.ReadsBlockNumber},
-	"eth_getBlockTransactionCountByNumber":       {Kind: api.ReadsBlockNumber},
-	"eth_getUncleCountByBlockNumber":             {Kind: api.ReadsBlockNumber},
-	"eth_getTransactionByBlockNumberAndIndex":    {Kind: api.ReadsBlockNumber},
-	"eth_getRawTransactionByBlockNumberAndIndex": {Kind: api.ReadsBlockNumber},
-	"eth_getHeaderByNumber":                      {Kind: api.ReadsBlockNumber},
-	"eth_getUncleByBlockNumberAndIndex":          {Kind: api.ReadsBlockNumber},
-	"debug_traceBlockByNumber":                   {Kind: api.ReadsBlockNumber},
-	"eth_feeHistory":                             {Kind: api.ReadsBlockNumber, Param: 1},
-	"eth_getBlockReceipts":                       {Kind: api.ReadsBlock},
-	"debug_getRawHeader":                         {Kind: api.ReadsBlock},
-	"debug_getRawBlock":                          {Kind: api.ReadsBlock},
-	"debug_getRawReceipts":                       {Kind: api.ReadsBlock},
-	"eth_getBlockByHash":                         {Kind: api.ReadsBlockHash},
-	"eth_getBlockTransactionCountByHash":         {Kind: api.ReadsBlockHash},
-	"eth_getUncleCountByBlockHash":               {Kind: api.ReadsBlockHash},
-	"eth_getTransactionByBlockHashAndIndex":      {Kind: api.ReadsBlockHash},
-	"eth_getRawTransactionByBlockHashAndIndex":   {Kind: api.ReadsBlockHash},
-	"eth_getHeaderByHash":                        {Kind: api.ReadsBlockHash},
-	"eth_getUncleByBlockHashAndIndex":            {Kind: api.ReadsBlockHash},
-	"debug_traceBlockByHash":                     {Kind: api.ReadsBlockHash},
-	"eth_getTransactionByHash":                   {Kind: api.ReadsTx},
-	"eth_getTransactionReceipt":                  {Kind: api.ReadsTx},
-	"eth_getRawTransactionByHash":                {Kind: api.ReadsTx},
-	"debug_getRawTransaction":                    {Kind: api.ReadsTx},
-	"debug_traceTransaction":                     {Kind: api.ReadsTx},
-	"eth_getBalance":                             {Kind: api.ReadsState, Param: 1},
-	"eth_getTransactionCount":                    {Kind: api.ReadsState, Param: 1},
-	"eth_getCode":                                {Kind: api.ReadsState, Param: 1},
-	"eth_getStorageAt":                           {Kind: api.ReadsState, Param: 2},
-	"eth_getStorageValues":                       {Kind: api.ReadsState, Param: 1},
-	"eth_call":                                   {Kind: api.ReadsState, Param: 1},
-	"eth_estimateGas":                            {Kind: api.ReadsState, Param: 1},
-	"eth_createAccessList":                       {Kind: api.ReadsState, Param: 1},
-	"eth_simulateV1":                             {Kind: api.ReadsState, Param: 1},
-	"debug_traceCall":                            {Kind: api.ReadsState, Param: 1},
-	"eth_getProof":                               {Kind: api.ReadsState, Param: 2, AtFork: true},
+var forkRouted = map[string]core.Reads{
+	"eth_getBlockByNumber":                       {Kind: core.ReadsBlockNumber},
+	"eth_getBlockTransactionCountByNumber":       {Kind: core.ReadsBlockNumber},
+	"eth_getUncleCountByBlockNumber":             {Kind: core.ReadsBlockNumber},
+	"eth_getTransactionByBlockNumberAndIndex":    {Kind: core.ReadsBlockNumber},
+	"eth_getRawTransactionByBlockNumberAndIndex": {Kind: core.ReadsBlockNumber},
+	"eth_getHeaderByNumber":                      {Kind: core.ReadsBlockNumber},
+	"eth_getUncleByBlockNumberAndIndex":          {Kind: core.ReadsBlockNumber},
+	"debug_traceBlockByNumber":                   {Kind: core.ReadsBlockNumber},
+	"eth_feeHistory":                             {Kind: core.ReadsBlockNumber, Param: 1},
+	"eth_getBlockReceipts":                       {Kind: core.ReadsBlock},
+	"debug_getRawHeader":                         {Kind: core.ReadsBlock},
+	"debug_getRawBlock":                          {Kind: core.ReadsBlock},
+	"debug_getRawReceipts":                       {Kind: core.ReadsBlock},
+	"eth_getBlockByHash":                         {Kind: core.ReadsBlockHash},
+	"eth_getBlockTransactionCountByHash":         {Kind: core.ReadsBlockHash},
+	"eth_getUncleCountByBlockHash":               {Kind: core.ReadsBlockHash},
+	"eth_getTransactionByBlockHashAndIndex":      {Kind: core.ReadsBlockHash},
+	"eth_getRawTransactionByBlockHashAndIndex":   {Kind: core.ReadsBlockHash},
+	"eth_getHeaderByHash":                        {Kind: core.ReadsBlockHash},
+	"eth_getUncleByBlockHashAndIndex":            {Kind: core.ReadsBlockHash},
+	"debug_traceBlockByHash":                     {Kind: core.ReadsBlockHash},
+	"eth_getTransactionByHash":                   {Kind: core.ReadsTx},
+	"eth_getTransactionReceipt":                  {Kind: core.ReadsTx},
+	"eth_getRawTransactionByHash":                {Kind: core.ReadsTx},
+	"debug_getRawTransaction":                    {Kind: core.ReadsTx},
+	"debug_traceTransaction":                     {Kind: core.ReadsTx},
+	"eth_getBalance":                             {Kind: core.ReadsState, Param: 1},
+	"eth_getTransactionCount":                    {Kind: core.ReadsState, Param: 1},
+	"eth_getCode":                                {Kind: core.ReadsState, Param: 1},
+	"eth_getStorageAt":                           {Kind: core.ReadsState, Param: 2},
+	"eth_getStorageValues":                       {Kind: core.ReadsState, Param: 1},
+	"eth_call":                                   {Kind: core.ReadsState, Param: 1},
+	"eth_estimateGas":                            {Kind: core.ReadsState, Param: 1},
+	"eth_createAccessList":                       {Kind: core.ReadsState, Param: 1},
+	"eth_simulateV1":                             {Kind: core.ReadsState, Param: 1},
+	"debug_traceCall":                            {Kind: core.ReadsState, Param: 1},
+	"eth_getProof":                               {Kind: core.ReadsState, Param: 2, AtFork: true},
 }
 
 // routedByParam reports whether a declaration routes its method by a parameter.
-func routedByParam(r api.Reads) bool {
+func routedByParam(r core.Reads) bool {
 	switch r.Kind {
-	case api.ReadsBlockNumber, api.ReadsBlock, api.ReadsBlockHash, api.ReadsTx, api.ReadsState:
+	case core.ReadsBlockNumber, core.ReadsBlock, core.ReadsBlockHash, core.ReadsTx, core.ReadsState:
 		return true
 	}
 	return false

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/api/events"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
@@ -23,7 +24,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
-// Shared fixtures of the tests of the methods beyond the core ones (surface.go): a manual dev
+// Shared fixtures of the tests of the methods beyond the core ones: a manual dev
 // chain (pre-confirmations and seals on request) with both endpoints' APIs.
 
 var (
@@ -58,7 +59,7 @@ func newSurfaceNode(t testing.TB, senders int, cfg Config) *surfaceNode {
 
 // newSurfaceNodeBackend is newSurfaceNode with the node's filter slots (nil: each API its
 // own).
-func newSurfaceNodeBackend(t testing.TB, senders int, cfg Config, slots *FilterSlots) *surfaceNode {
+func newSurfaceNodeBackend(t testing.TB, senders int, cfg Config, slots *events.FilterSlots) *surfaceNode {
 	t.Helper()
 	return newSurfaceNodeOf(t, senders, cfg, slots, false)
 }
@@ -70,7 +71,7 @@ func newOPSurfaceNode(t testing.TB, senders int, cfg Config) *surfaceNode {
 	return newSurfaceNodeOf(t, senders, cfg, nil, true)
 }
 
-func newSurfaceNodeOf(t testing.TB, senders int, cfg Config, slots *FilterSlots, op bool) *surfaceNode {
+func newSurfaceNodeOf(t testing.TB, senders int, cfg Config, slots *events.FilterSlots, op bool) *surfaceNode {
 	t.Helper()
 	n := &surfaceNode{nonces: make([]uint64, senders)}
 	var funded []common.Address

@@ -26,18 +26,18 @@ func TestViewWhileSealing(t *testing.T) {
 	}
 	tx := n.echoTx(t, 0, 0)
 	raw, _ := tx.MarshalBinary()
-	if _, err := n.api.sendRawTransaction(ctx, encodeParams(t, hexutil.Bytes(raw))); err != nil {
+	if _, err := n.api.events.SendRawTransaction(ctx, encodeParams(t, hexutil.Bytes(raw))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := n.seq.Preconfirm(ctx); err != nil {
 		t.Fatal(err)
 	}
-	preconfirmed := n.api.view()
+	preconfirmed := n.api.core.View()
 	block, err := n.seq.Seal(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := n.api.view() // block 2 sealed, block 3 in progress on it
+	next := n.api.core.View() // block 2 sealed, block 3 in progress on it
 	sealing := preconf.View{Latest: preconfirmed.Latest, Sealing: preconfirmed.Pending, Pending: next.Pending}
 	standard := preconf.View{Latest: preconfirmed.Latest}
 	if sealing.Sealing == nil || sealing.Sealing.Block.Hash() != block.Hash() || sealing.Pending == nil || sealing.Pending.Parent.Hash() != block.Hash() {
@@ -66,20 +66,20 @@ func TestViewWhileSealing(t *testing.T) {
 		}
 	}
 	t.Run("pre-confirmed endpoint", func(t *testing.T) {
-		if r, _ := call(t, sealing, n.api.getTransactionReceipt, hash).(answer); r == nil || r["blockNumber"] != "0x2" {
+		if r, _ := call(t, sealing, n.api.reads.GetTransactionReceipt, hash).(answer); r == nil || r["blockNumber"] != "0x2" {
 			t.Fatalf("receipt %v, want block 2's", r)
 		}
-		if r := n.api.transactionByHash(sealing, hash, nil); string(r) == "null" {
+		if r := n.api.reads.TransactionByHash(sealing, hash, nil); string(r) == "null" {
 			t.Fatal("transaction not found")
 		}
-		if got := call(t, sealing, n.api.blockNumber); got != "0x1" {
+		if got := call(t, sealing, n.api.reads.BlockNumber); got != "0x1" {
 			t.Fatalf("block number %v: latest moved before the block is durable", got)
 		}
 		for _, m := range []struct {
 			name string
 			fn   viewMethod
 			arg  any
-		}{{"eth_getBlockByNumber", n.api.getBlockByNumber, "0x2"}, {"eth_getBlockByHash", n.api.getBlockByHash, block.Hash()}} {
+		}{{"eth_getBlockByNumber", n.api.reads.GetBlockByNumber, "0x2"}, {"eth_getBlockByHash", n.api.reads.GetBlockByHash, block.Hash()}} {
 			r, _ := call(t, sealing, m.fn, m.arg, false).(answer)
 			if txs, _ := r["transactions"].([]any); r == nil || r["hash"] != block.Hash().Hex() || len(txs) != 1 {
 				t.Fatalf("%s: %v, want block 2", m.name, r)
@@ -88,49 +88,49 @@ func TestViewWhileSealing(t *testing.T) {
 		// By block hash as by number: answered as pre-confirmed (the chain of this test has
 		// already stored the block, so a look-up that skipped Sealing would answer the sealed
 		// shape, with a block hash, and differ).
-		byHash := call(t, sealing, n.api.getTransactionByBlockHashAndIndex, block.Hash(), "0x0")
-		byNumber := call(t, sealing, n.api.getTransactionByBlockNumberAndIndex, "0x2", "0x0")
+		byHash := call(t, sealing, n.api.reads.GetTransactionByBlockHashAndIndex, block.Hash(), "0x0")
+		byNumber := call(t, sealing, n.api.reads.GetTransactionByBlockNumberAndIndex, "0x2", "0x0")
 		if r, _ := byHash.(answer); r == nil || r["hash"] != hash.Hex() || !reflect.DeepEqual(byHash, byNumber) {
 			t.Fatalf("eth_getTransactionByBlockHashAndIndex: %v, want what by number answers: %v", byHash, byNumber)
 		}
 		rawTx, _ := tx.MarshalBinary()
-		if got := call(t, sealing, n.api.getRawTransactionByBlockHashAndIndex, block.Hash(), "0x0"); got != hexutil.Encode(rawTx) {
+		if got := call(t, sealing, n.api.reads.GetRawTransactionByBlockHashAndIndex, block.Hash(), "0x0"); got != hexutil.Encode(rawTx) {
 			t.Fatalf("debug_getRawTransactionByBlockHashAndIndex: %v, want the transaction's encoding", got)
 		}
 		encoded, err := rlp.EncodeToBytes(block)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := call(t, sealing, n.api.getRawBlock, block.Hash()); got != hexutil.Encode(encoded) {
+		if got := call(t, sealing, n.api.reads.GetRawBlock, block.Hash()); got != hexutil.Encode(encoded) {
 			t.Fatalf("debug_getRawBlock by hash: %v, want the block's encoding", got)
 		}
-		if r, _ := call(t, sealing, n.api.getBlockByNumber, "pending", false).(answer); r == nil || r["number"] != "0x3" {
+		if r, _ := call(t, sealing, n.api.reads.GetBlockByNumber, "pending", false).(answer); r == nil || r["number"] != "0x3" {
 			t.Fatalf("pending block %v, want block 3", r)
 		}
-		if r, _ := call(t, sealing, n.api.feeHistory, "0x3", "pending", []float64{}).(answer); r == nil || r["oldestBlock"] != "0x1" {
+		if r, _ := call(t, sealing, n.api.reads.FeeHistory, "0x3", "pending", []float64{}).(answer); r == nil || r["oldestBlock"] != "0x1" {
 			t.Fatalf("eth_feeHistory up to pending: %v, want blocks 1 to 3", r)
 		} else if ratios, _ := r["gasUsedRatio"].([]any); len(ratios) != 3 {
 			t.Fatalf("eth_feeHistory up to pending: %v, want blocks 1 to 3", r)
 		}
-		if list, _ := call(t, sealing, n.api.getBlockReceipts, "0x2").([]any); len(list) != 1 {
+		if list, _ := call(t, sealing, n.api.reads.GetBlockReceipts, "0x2").([]any); len(list) != 1 {
 			t.Fatalf("block 2's receipts: %v", list)
 		}
-		oneLog(t, call(t, sealing, n.api.getLogs, answer{"address": echoAddr, "fromBlock": "0x1", "toBlock": "pending"}))
-		oneLog(t, call(t, sealing, n.api.getLogs, answer{"address": echoAddr, "fromBlock": "0x2", "toBlock": "0x2"}))
-		oneLog(t, call(t, sealing, n.api.getLogs, answer{"address": echoAddr, "fromBlock": "0x2", "toBlock": "pending"}))
-		oneLog(t, call(t, sealing, n.api.getLogs, answer{"address": echoAddr, "blockHash": block.Hash()}))
-		if list, _ := call(t, sealing, n.api.getLogs, answer{"address": echoAddr, "fromBlock": "0x1", "toBlock": "latest"}).([]any); len(list) != 0 {
+		oneLog(t, call(t, sealing, n.api.events.GetLogs, answer{"address": echoAddr, "fromBlock": "0x1", "toBlock": "pending"}))
+		oneLog(t, call(t, sealing, n.api.events.GetLogs, answer{"address": echoAddr, "fromBlock": "0x2", "toBlock": "0x2"}))
+		oneLog(t, call(t, sealing, n.api.events.GetLogs, answer{"address": echoAddr, "fromBlock": "0x2", "toBlock": "pending"}))
+		oneLog(t, call(t, sealing, n.api.events.GetLogs, answer{"address": echoAddr, "blockHash": block.Hash()}))
+		if list, _ := call(t, sealing, n.api.events.GetLogs, answer{"address": echoAddr, "fromBlock": "0x1", "toBlock": "latest"}).([]any); len(list) != 0 {
 			t.Fatalf("logs up to latest %v: block 2 is not latest yet", list)
 		}
 	})
 	t.Run("standard endpoint", func(t *testing.T) {
-		if got := call(t, standard, n.api.getTransactionReceipt, hash); got != nil {
+		if got := call(t, standard, n.api.reads.GetTransactionReceipt, hash); got != nil {
 			t.Fatalf("receipt %v before the block is durable", got)
 		}
-		if got := call(t, standard, n.api.getBlockByNumber, "0x2", false); got != nil {
+		if got := call(t, standard, n.api.reads.GetBlockByNumber, "0x2", false); got != nil {
 			t.Fatalf("block 2 %v before it is durable", got)
 		}
-		if _, err := n.api.getLogs(ctx, standard, encodeParams(t, answer{"fromBlock": "0x2", "toBlock": "0x2"})); err == nil {
+		if _, err := n.api.events.GetLogs(ctx, standard, encodeParams(t, answer{"fromBlock": "0x2", "toBlock": "0x2"})); err == nil {
 			t.Fatal("eth_getLogs over block 2 answered before it is durable")
 		}
 	})

@@ -361,19 +361,19 @@ func TestViewAcrossSeal(t *testing.T) {
 	}
 	tx := n.echoTx(t, 0, 0)
 	raw, _ := tx.MarshalBinary()
-	before := n.api.view() // nothing of tx yet
-	if _, err := n.api.sendRawTransaction(ctx, encodeParams(t, hexutil.Bytes(raw))); err != nil {
+	before := n.api.core.View() // nothing of tx yet
+	if _, err := n.api.events.SendRawTransaction(ctx, encodeParams(t, hexutil.Bytes(raw))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := n.seq.Preconfirm(ctx); err != nil {
 		t.Fatal(err)
 	}
-	preconfirmed := n.api.view() // tx pre-confirmed in block 2
+	preconfirmed := n.api.core.View() // tx pre-confirmed in block 2
 	block, err := n.seq.Seal(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sealed := n.api.view() // block 2 sealed, block 3 in progress
+	sealed := n.api.core.View() // block 2 sealed, block 3 in progress
 	if preconfirmed.Pending == nil || preconfirmed.Latest.Number.Uint64() != 1 || sealed.Latest.Number.Uint64() != 2 || block.NumberU64() != 2 {
 		t.Fatalf("views: pre-confirmed %+v, sealed %+v", preconfirmed, sealed)
 	}
@@ -388,7 +388,7 @@ func TestViewAcrossSeal(t *testing.T) {
 		args   []any
 		check  func(t *testing.T, v string, got any) // v names the view
 	}{
-		{"eth_getTransactionReceipt", n.api.getTransactionReceipt, []any{hash}, func(t *testing.T, v string, got any) {
+		{"eth_getTransactionReceipt", n.api.reads.GetTransactionReceipt, []any{hash}, func(t *testing.T, v string, got any) {
 			switch r, _ := got.(answer); v {
 			case "before":
 				if got != nil {
@@ -405,7 +405,7 @@ func TestViewAcrossSeal(t *testing.T) {
 			}
 		}},
 		{"eth_getTransactionByHash", func(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-			return n.api.transactionByHash(v, hash, nil), nil
+			return n.api.reads.TransactionByHash(v, hash, nil), nil
 		}, nil, func(t *testing.T, v string, got any) {
 			switch r, _ := got.(answer); v {
 			case "before":
@@ -422,7 +422,7 @@ func TestViewAcrossSeal(t *testing.T) {
 				}
 			}
 		}},
-		{"eth_getLogs", n.api.getLogs, []any{logsFilter}, func(t *testing.T, v string, got any) {
+		{"eth_getLogs", n.api.events.GetLogs, []any{logsFilter}, func(t *testing.T, v string, got any) {
 			list, _ := got.([]any)
 			want := map[string]string{"before": "", "pre-confirmed": zero.Hex(), "sealed": block.Hash().Hex()}[v]
 			if want == "" {
@@ -435,17 +435,17 @@ func TestViewAcrossSeal(t *testing.T) {
 				t.Fatalf("logs %v, want the one log with block hash %s", got, want)
 			}
 		}},
-		{"eth_blockNumber", n.api.blockNumber, nil, func(t *testing.T, v string, got any) {
+		{"eth_blockNumber", n.api.reads.BlockNumber, nil, func(t *testing.T, v string, got any) {
 			if want := map[string]string{"before": "0x1", "pre-confirmed": "0x1", "sealed": "0x2"}[v]; got != want {
 				t.Fatalf("block number %v, want %s", got, want)
 			}
 		}},
-		{"eth_getBlockByNumber(2)", n.api.getBlockByNumber, []any{"0x2", false}, func(t *testing.T, v string, got any) {
+		{"eth_getBlockByNumber(2)", n.api.reads.GetBlockByNumber, []any{"0x2", false}, func(t *testing.T, v string, got any) {
 			if r, _ := got.(answer); (v == "sealed") != (r != nil) {
 				t.Fatalf("block 2: %v", got)
 			}
 		}},
-		{"eth_getBlockByNumber(pending)", n.api.getBlockByNumber, []any{"pending", false}, func(t *testing.T, v string, got any) {
+		{"eth_getBlockByNumber(pending)", n.api.reads.GetBlockByNumber, []any{"pending", false}, func(t *testing.T, v string, got any) {
 			r, _ := got.(answer)
 			txs, _ := r["transactions"].([]any)
 			want := map[string]string{"before": "0x2", "pre-confirmed": "0x2", "sealed": "0x3"}[v]
@@ -453,14 +453,14 @@ func TestViewAcrossSeal(t *testing.T) {
 				t.Fatalf("pending block %v, want block %s", got, want)
 			}
 		}},
-		{"eth_getTransactionCount(latest)", n.api.getTransactionCount, []any{crypto.PubkeyToAddress(n.keys[0].PublicKey), "latest"}, func(t *testing.T, v string, got any) {
+		{"eth_getTransactionCount(latest)", n.api.reads.GetTransactionCount, []any{crypto.PubkeyToAddress(n.keys[0].PublicKey), "latest"}, func(t *testing.T, v string, got any) {
 			// The pre-confirmed endpoint's `latest` nonce counts pre-confirmed transactions
 			// (decisions.md "Nonces on the pre-confirmed endpoint").
 			if want := map[string]string{"before": "0x0", "pre-confirmed": "0x1", "sealed": "0x1"}[v]; got != want {
 				t.Fatalf("nonce %v, want %s", got, want)
 			}
 		}},
-		{"eth_getBalance(pending)", n.api.getBalance, []any{crypto.PubkeyToAddress(n.keys[0].PublicKey), "pending"}, func(t *testing.T, v string, got any) {
+		{"eth_getBalance(pending)", n.api.reads.GetBalance, []any{crypto.PubkeyToAddress(n.keys[0].PublicKey), "pending"}, func(t *testing.T, v string, got any) {
 			full := hexutil.EncodeBig(chain.DevAccountBalance)
 			if (v == "before") != (got == full) {
 				t.Fatalf("pending balance %v (full %s)", got, full)

@@ -3,12 +3,12 @@ package devapi
 import (
 	"context"
 	"crypto/ecdsa"
-	"maps"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/api/core"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/devaccounts"
 	"github.com/flashrpc/flashrpc/internal/preconf"
@@ -66,65 +66,76 @@ func New(cfg Config, b Backend) *API {
 	return &API{cfg: cfg, b: b, config: b.Chain.Config(), keys: keys, impersonated: make(map[common.Address]bool), snapshots: make(map[uint64]snapshot)}
 }
 
-// Register adds the dev methods to m, one endpoint's method table, replacing what it has
-// under their names (eth_accounts). eth_sendTransaction calls m's eth_getTransactionCount,
-// eth_estimateGas and eth_maxPriorityFeePerGas, so m must hold them.
-func (a *API) Register(m map[string]rpc.Method) {
-	own := maps.Clone(m) // the endpoint's methods eth_sendTransaction fills a transaction with
-	m["eth_accounts"] = a.accounts
-	m["eth_sendTransaction"] = func(ctx context.Context, p rpc.Params) (any, error) {
+// Register adds the dev methods to t, one endpoint's method table, replacing what it has
+// under their names (eth_accounts). eth_sendTransaction calls t's eth_getTransactionCount,
+// eth_estimateGas and eth_maxPriorityFeePerGas, so t must hold them. Each method declares
+// what it reads (core.Reads): none takes a block, transaction or state parameter, so none is
+// routed to an upstream; those that read the sealed head's or the block in progress's state
+// say so (head), the others act on the local dev chain or its pool (nothing).
+func (a *API) Register(t *core.Table) {
+	own := t.Methods() // the endpoint's methods eth_sendTransaction fills a transaction with
+	t.Add("eth_accounts", a.accounts, noChainData)
+	t.Add("eth_sendTransaction", func(ctx context.Context, p rpc.Params) (any, error) {
 		return a.sendTransaction(ctx, p, own)
-	}
-	m["eth_signTransaction"] = func(ctx context.Context, p rpc.Params) (any, error) {
+	}, readsHead)
+	t.Add("eth_signTransaction", func(ctx context.Context, p rpc.Params) (any, error) {
 		return a.signTransaction(ctx, p, own)
-	}
-	m["eth_sign"] = a.ethSign
-	m["personal_sign"] = a.personalSign
-	m["eth_signTypedData_v4"] = a.signTypedDataV4
+	}, readsHead)
+	t.Add("eth_sign", a.ethSign, noChainData)
+	t.Add("personal_sign", a.personalSign, noChainData)
+	t.Add("eth_signTypedData_v4", a.signTypedDataV4, noChainData)
 	for _, ns := range []string{"anvil_", "hardhat_"} {
-		m[ns+"impersonateAccount"] = a.impersonateAccount
-		m[ns+"stopImpersonatingAccount"] = a.stopImpersonatingAccount
+		t.Add(ns+"impersonateAccount", a.impersonateAccount, noChainData)
+		t.Add(ns+"stopImpersonatingAccount", a.stopImpersonatingAccount, noChainData)
 	}
-	m["anvil_autoImpersonateAccount"] = a.autoImpersonateAccount
-	m["hardhat_autoImpersonateAccount"] = a.autoImpersonateAccount
+	t.Add("anvil_autoImpersonateAccount", a.autoImpersonateAccount, noChainData)
+	t.Add("hardhat_autoImpersonateAccount", a.autoImpersonateAccount, noChainData)
 	for _, ns := range []string{"anvil_", "hardhat_"} {
-		m[ns+"setBalance"] = a.setBalance
-		m[ns+"setCode"] = a.setCode
-		m[ns+"setNonce"] = a.setNonce
-		m[ns+"setStorageAt"] = a.setStorageAt
-		m[ns+"dropTransaction"] = a.dropTransaction
-		m[ns+"setNextBlockBaseFeePerGas"] = a.setNextBlockBaseFeePerGas
-		m[ns+"setCoinbase"] = a.setCoinbase
-		m[ns+"mine"] = a.mine
-		m[ns+"reset"] = a.reset
+		t.Add(ns+"setBalance", a.setBalance, noChainData)
+		t.Add(ns+"setCode", a.setCode, noChainData)
+		t.Add(ns+"setNonce", a.setNonce, noChainData)
+		t.Add(ns+"setStorageAt", a.setStorageAt, noChainData)
+		t.Add(ns+"dropTransaction", a.dropTransaction, noChainData)
+		t.Add(ns+"setNextBlockBaseFeePerGas", a.setNextBlockBaseFeePerGas, noChainData)
+		t.Add(ns+"setCoinbase", a.setCoinbase, noChainData)
+		t.Add(ns+"mine", a.mine, noChainData)
+		t.Add(ns+"reset", a.reset, readsHead)
 	}
-	m["anvil_dumpState"] = a.dumpState
-	m["anvil_loadState"] = a.loadState
-	m["hardhat_setPrevRandao"] = a.setPrevRandao
-	m["evm_setBlockGasLimit"] = a.setBlockGasLimit
-	m["evm_mine"] = a.evmMine
-	m["evm_snapshot"] = a.evmSnapshot
-	m["evm_revert"] = a.evmRevert
-	m["evm_increaseTime"] = a.increaseTime
-	m["anvil_increaseTime"] = a.increaseTime
-	m["evm_setNextBlockTimestamp"] = a.setNextBlockTimestamp
-	m["anvil_setNextBlockTimestamp"] = a.setNextBlockTimestamp
-	m["evm_setAutomine"] = a.setAutomine
-	m["evm_getAutomine"] = a.getAutomine
-	m["anvil_getAutomine"] = a.getAutomine
-	m["hardhat_getAutomine"] = a.getAutomine
-	m["evm_setIntervalMining"] = a.setIntervalMiningSeconds // anvil's
+	t.Add("anvil_dumpState", a.dumpState, readsHead) // the sealed head's state
+	t.Add("anvil_loadState", a.loadState, noChainData)
+	t.Add("hardhat_setPrevRandao", a.setPrevRandao, noChainData)
+	t.Add("evm_setBlockGasLimit", a.setBlockGasLimit, noChainData)
+	t.Add("evm_mine", a.evmMine, noChainData)
+	t.Add("evm_snapshot", a.evmSnapshot, readsHead) // the sealed head
+	t.Add("evm_revert", a.evmRevert, noChainData)
+	t.Add("evm_increaseTime", a.increaseTime, noChainData)
+	t.Add("anvil_increaseTime", a.increaseTime, noChainData)
+	t.Add("evm_setNextBlockTimestamp", a.setNextBlockTimestamp, noChainData)
+	t.Add("anvil_setNextBlockTimestamp", a.setNextBlockTimestamp, noChainData)
+	t.Add("evm_setAutomine", a.setAutomine, noChainData)
+	t.Add("evm_getAutomine", a.getAutomine, noChainData)
+	t.Add("anvil_getAutomine", a.getAutomine, noChainData)
+	t.Add("hardhat_getAutomine", a.getAutomine, noChainData)
 	if a.cfg.HardhatIntervalMining {
-		m["evm_setIntervalMining"] = a.setIntervalMiningMs
+		t.Add("evm_setIntervalMining", a.setIntervalMiningMs, noChainData)
+	} else {
+		t.Add("evm_setIntervalMining", a.setIntervalMiningSeconds, noChainData) // anvil's
 	}
-	m["anvil_setIntervalMining"] = a.setIntervalMiningSeconds
-	m["dev_preconfirm"] = a.devPreconfirm // dev.go
-	m["dev_seal"] = a.devSeal
+	t.Add("anvil_setIntervalMining", a.setIntervalMiningSeconds, noChainData)
+	t.Add("dev_preconfirm", a.devPreconfirm, noChainData) // dev.go
+	t.Add("dev_seal", a.devSeal, noChainData)
 	if a.config.IsOptimism() {
-		m["dev_deposit"] = a.devDeposit // deposit.go
+		t.Add("dev_deposit", a.devDeposit, noChainData) // deposit.go
 	}
-	m["txpool_status"] = a.txpoolStatus
-	m["txpool_content"] = a.txpoolContent
-	m["txpool_contentFrom"] = a.txpoolContentFrom
-	m["txpool_inspect"] = a.txpoolInspect
+	t.Add("txpool_status", a.txpoolStatus, noChainData)
+	t.Add("txpool_content", a.txpoolContent, noChainData)
+	t.Add("txpool_contentFrom", a.txpoolContentFrom, noChainData)
+	t.Add("txpool_inspect", a.txpoolInspect, noChainData)
 }
+
+// What the dev methods read (core.Reads): the sealed head or the block in progress, which are
+// always local, or no chain data.
+var (
+	readsHead   = core.Reads{Kind: core.ReadsHead}
+	noChainData = core.Reads{Kind: core.ReadsNothing}
+)

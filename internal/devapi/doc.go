@@ -16,8 +16,9 @@
 // `latest` after the next seal. They exist on both endpoints of the dev chain only: `flashrpc
 // serve` of an imported chain has no keys and no sequencer, and answers -32601.
 //
-// API.Register adds the methods to one endpoint's method table (api.Config.Extend); one API
-// serves both endpoints, so impersonation set on one holds on the other. eth_sendTransaction
+// API.Register adds the methods to one endpoint's method table (api.Config.Extend), each with
+// what it reads (core.Table.Add: the sealed head or nothing, so none is routed to a fork's
+// upstream); one API serves both endpoints, so impersonation set on one holds on the other. eth_sendTransaction
 // estimates gas with the table's own eth_estimateGas at `pending`, so it sees what that
 // endpoint's `pending` sees.
 //
@@ -30,6 +31,6 @@
 //
 // Concurrency: API is safe for concurrent use; mu guards the impersonation set.
 //
-// Imports: chain, preconf, sequencer, txpool, oprollup, devaccounts, impersonation, ethjson,
-// rpc and go-ethereum.
+// Imports: internal/api/core (the method table and its declarations), chain, preconf,
+// sequencer, txpool, oprollup, devaccounts, impersonation, ethjson, rpc and go-ethereum.
 package devapi

@@ -38,12 +38,12 @@
 // Rewound one at a time; state readers are shared by the StateDBs of recent roots and
 // serialise their local trie reads, while upstream reads run concurrently.
 //
-// The routing of JSON-RPC methods (route.go): API implements api.Upstream, through which
+// The routing of JSON-RPC methods (route.go): API implements core.Upstream (internal/api/core), through which
 // internal/api registers each method by what it declares it reads, and asks the upstream for
 // what it cannot read locally (logs below N, state an execution will read). Its JSON-RPC
 // errors are built in one place (errors.go).
 //
-// Imports: internal/chain (whose Upstream this package implements), internal/api (whose
+// Imports: internal/chain (whose Upstream this package implements), internal/api/core (whose
 // Upstream it implements), internal/remote (the upstream's client, state and history),
 // internal/networks and internal/oprollup (the rules a fork runs), internal/logs, ethjson, rpc,
 // recent, and go-ethereum. Neither chain nor api imports fork; internal/follow does (a

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/flashrpc/flashrpc/internal/api"
+	"github.com/flashrpc/flashrpc/internal/api/core"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/logs"
@@ -26,7 +26,7 @@ import (
 // state at N (forkReader, state.go).
 //
 // A method is routed by what it reads, which it declares where internal/api registers it
-// (api.Reads):
+// (core.Reads):
 //
 //   - a block number or tag (eth_getBlockByNumber and the other *ByNumber methods,
 //     eth_getBlockReceipts): blocks up to N go upstream, `earliest` included; `latest`,
@@ -41,7 +41,7 @@ import (
 //     (the block in progress, the pool, the local blocks); a hash the node does not know goes
 //     upstream, and counts only when mined at most at N.
 //   - eth_getLogs splits its range at N (API.Logs); eth_feeHistory of a newest block above N
-//     stops at N+1 (internal/api's fees.go), of one at most N is the upstream's.
+//     stops at N+1 (internal/api/chaindata's fees.go), of one at most N is the upstream's.
 //
 // An upstream answer that is a JSON-RPC error reaches the client as the upstream gave it; an
 // upstream that cannot answer gives -32000 "upstream <url> failed: …" (errors.go).
@@ -53,8 +53,8 @@ type API struct {
 	chain *chain.Chain
 }
 
-// NewAPI returns the api.Upstream of chain c, nil when c is not a fork.
-func NewAPI(c *chain.Chain) api.Upstream {
+// NewAPI returns the core.Upstream of chain c, nil when c is not a fork.
+func NewAPI(c *chain.Chain) core.Upstream {
 	f := Of(c)
 	if f == nil {
 		return nil
@@ -62,28 +62,28 @@ func NewAPI(c *chain.Chain) api.Upstream {
 	return &API{f: f, chain: c}
 }
 
-// Number implements api.Upstream.
+// Number implements core.Upstream.
 func (x *API) Number() uint64 { return x.f.Number() }
 
-// Route implements api.Upstream: it wraps the methods whose parameter names a block, a state
+// Route implements core.Upstream: it wraps the methods whose parameter names a block, a state
 // or a transaction by that parameter; the others are m.
-func (x *API) Route(name string, r api.Reads, m rpc.Method, known func(common.Hash) bool) rpc.Method {
+func (x *API) Route(name string, r core.Reads, m rpc.Method, known func(common.Hash) bool) rpc.Method {
 	switch r.Kind {
-	case api.ReadsBlockNumber, api.ReadsBlock, api.ReadsBlockHash, api.ReadsTx, api.ReadsState:
+	case core.ReadsBlockNumber, core.ReadsBlock, core.ReadsBlockHash, core.ReadsTx, core.ReadsState:
 		return x.route(name, r, m, known)
 	}
 	return m
 }
 
-func (x *API) route(name string, r api.Reads, local rpc.Method, known func(common.Hash) bool) rpc.Method {
+func (x *API) route(name string, r core.Reads, local rpc.Method, known func(common.Hash) bool) rpc.Method {
 	n := x.f.Number()
 	return func(ctx context.Context, p rpc.Params) (any, error) {
 		switch r.Kind {
-		case api.ReadsBlockNumber:
+		case core.ReadsBlockNumber:
 			if num, ok := blockNumber(p, r.Param); ok && isUpTo(num, n) {
 				return x.upstream(ctx, name, p)
 			}
-		case api.ReadsBlock:
+		case core.ReadsBlock:
 			b, ok := blockNumberOrHash(p, r.Param)
 			if !ok {
 				break
@@ -98,17 +98,17 @@ func (x *API) route(name string, r api.Reads, local rpc.Method, known func(commo
 			if !x.localAbove(hash, n) {
 				return x.upstreamBlock(ctx, name, p, hash)
 			}
-		case api.ReadsBlockHash:
+		case core.ReadsBlockHash:
 			hash, ok := blockHash(p, r.Param)
 			if ok && !x.localAbove(hash, n) {
 				return x.upstreamBlock(ctx, name, p, hash)
 			}
-		case api.ReadsTx:
+		case core.ReadsTx:
 			hash, ok := blockHash(p, r.Param)
 			if ok && !known(hash) {
 				return x.upstreamTx(ctx, name, p, hash, local)
 			}
-		case api.ReadsState:
+		case core.ReadsState:
 			if !present(p, r.Param) {
 				break // latest
 			}
@@ -253,10 +253,10 @@ func isNull(r json.RawMessage) bool {
 	return len(r) == 0 || string(r) == "null"
 }
 
-var _ api.Upstream = (*API)(nil)
+var _ core.Upstream = (*API)(nil)
 
-// Prefetch implements api.Upstream (Upstream.PrefetchState).
-func (x *API) Prefetch(ctx context.Context, h *types.Header, accounts []common.Address, slots []api.StorageKey) error {
+// Prefetch implements core.Upstream (Upstream.PrefetchState).
+func (x *API) Prefetch(ctx context.Context, h *types.Header, accounts []common.Address, slots []core.StorageKey) error {
 	keys := make([]remote.SlotKey, len(slots))
 	for i, k := range slots {
 		keys[i] = remote.SlotKey{Addr: k.Addr, Slot: k.Slot}
@@ -264,7 +264,7 @@ func (x *API) Prefetch(ctx context.Context, h *types.Header, accounts []common.A
 	return rpcError(x.f.PrefetchState(ctx, h, accounts, keys))
 }
 
-// Discover implements api.Upstream by discovery passes (remote.Discovery): probe runs on a
+// Discover implements core.Upstream by discovery passes (remote.Discovery): probe runs on a
 // state whose upstream misses read as zero and are collected; what a pass missed is fetched in
 // one go, concurrently in batches, and the pass runs again.
 func (x *API) Discover(ctx context.Context, h *types.Header, passes int, probe func(*state.StateDB) error) (clean bool, probeErr, err error) {
@@ -285,7 +285,7 @@ func (x *API) Discover(ctx context.Context, h *types.Header, passes int, probe f
 	return false, nil, nil
 }
 
-// Logs implements api.Upstream: one eth_getLogs of the upstream (cached: the blocks are
+// Logs implements core.Upstream: one eth_getLogs of the upstream (cached: the blocks are
 // pinned).
 func (x *API) Logs(ctx context.Context, crit *logs.Criteria, first, last uint64) ([]json.RawMessage, error) {
 	filter := map[string]any{"fromBlock": hexutil.Uint64(first), "toBlock": hexutil.Uint64(last)}
@@ -312,7 +312,7 @@ func (x *API) Logs(ctx context.Context, crit *logs.Criteria, first, last uint64)
 	return items, nil
 }
 
-// LogsByHash implements api.Upstream.
+// LogsByHash implements core.Upstream.
 func (x *API) LogsByHash(ctx context.Context, hash common.Hash) (json.RawMessage, bool, error) {
 	ok, err := x.upstreamHasBlock(ctx, hash)
 	if err != nil || !ok {

@@ -56,7 +56,7 @@
 //
 // Messages are err.Error(); they are go-ethereum's texts. The API should call [CheckOpts]
 // before resolving the block tag (geth reports "empty input" and the limits before "header
-// not found"). The JSON of the result is written by internal/api (json_simulate.go); the
-// tests here hold a reference encoding transcribed from go-ethereum (ref_test.go) to compare
-// whole results with go-ethereum's node and the execution-apis fixtures.
+// not found"). The JSON of the result is written by internal/api/execute (simulate_json.go);
+// the tests here hold a reference encoding transcribed from go-ethereum (ref_test.go) to
+// compare whole results with go-ethereum's node and the execution-apis fixtures.
 package simulate

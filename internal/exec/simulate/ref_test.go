@@ -15,8 +15,8 @@ import (
 // This file is a test-only reference encoding of eth_simulateV1 results, a transcription of
 // go-ethereum's (RPCMarshalBlock, newRPCTransaction, the simulator's call result). It lets
 // this package's tests compare whole results with go-ethereum's node and the execution-apis
-// fixtures; the node's encoder is internal/api's (json_simulate.go), which the conformance
-// suite checks against the same fixtures.
+// fixtures; the node's encoder is internal/api/execute's (simulate_json.go), which the
+// conformance suite checks against the same fixtures.
 
 // Per-call error codes inside an eth_simulateV1 result.
 const (

@@ -192,8 +192,8 @@ func CheckOpts(opts *Opts, limits Limits) error {
 // Run runs eth_simulateV1: a chain of simulated blocks on top of env, each with its
 // overrides and calls, like geth's simulator. It returns one Block per simulated block,
 // including the empty blocks that fill gaps in the requested numbers. The result belongs to
-// the caller, which encodes it as geth's eth_simulateV1 result (internal/api's
-// json_simulate.go).
+// the caller, which encodes it as geth's eth_simulateV1 result (internal/api/execute's
+// simulate_json.go).
 //
 // A failing call does not fail the request: its CallResult has status 0 and an error.
 // Request-level failures are *Error (with a Kind for each -380xx code), *exec.OverrideError,

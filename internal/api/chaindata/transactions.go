@@ -1,0 +1,167 @@
+package chaindata
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/api/core"
+	"github.com/flashrpc/flashrpc/internal/api/param"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/rpc"
+)
+
+// Transactions and receipts are looked up in the request's view (core's view.go): in the block in
+// progress (pre-confirmed endpoint only), then among the blocks sealed up to the view's head,
+// then (transactions only, pre-confirmed endpoint only) in the pool. The standard endpoint
+// shows sealed data only: a pre-confirmed transaction appears there when its block is sealed.
+
+// GetTransactionByHash reads the pool before it loads the view. A transaction leaves the pool
+// only after the View that pre-confirms it is published (the sequencer removes it after
+// Commit), so one of the two has it: reading the view first could miss it in both.
+func (a *API) GetTransactionByHash(ctx context.Context, p rpc.Params) (any, error) {
+	if err := param.CheckCount(p, 1); err != nil {
+		return nil, err
+	}
+	hash, err := param.DecodeHash(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	var pooled *types.Transaction
+	if a.Pending && a.Pool != nil {
+		pooled = a.Pool.Get(hash)
+	}
+	return a.TransactionByHash(a.View(), hash, pooled), nil
+}
+
+// TransactionByHash answers eth_getTransactionByHash from v, or from pooled (the transaction
+// as the pool held it just before v was loaded) when v does not have it.
+func (a *API) TransactionByHash(v preconf.View, hash common.Hash, pooled *types.Transaction) json.RawMessage {
+	if snap, i, ok := v.Preconfirmed(hash); ok {
+		return a.PendingTxJSON(snap, i)
+	}
+	if tx, loc, ok := a.SealedTransaction(v, hash); ok {
+		h := a.Chain.HeaderByHash(loc.BlockHash)
+		if h == nil {
+			return core.Null
+		}
+		return ethjson.AppendTransaction(nil, tx, a.SealedLocation(h, loc.Index, tx), a.ChainConfig)
+	}
+	if pooled != nil {
+		return ethjson.AppendTransaction(nil, pooled, ethjson.TxLocation{}, a.ChainConfig)
+	}
+	return core.Null
+}
+
+// GetTransactionByBlockNumberAndIndex answers eth_getTransactionByBlockNumberAndIndex.
+func (a *API) GetTransactionByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
+	if err := param.CheckCount(p, 2); err != nil {
+		return nil, err
+	}
+	n, err := param.DecodeBlockNumber(p, 0, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	index, err := param.DecodeIndex(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	block, snap, err := a.BlockByNumber(v, n)
+	if err != nil {
+		return nil, err
+	}
+	if snap != nil {
+		if index >= uint64(len(snap.Block.Transactions())) {
+			return core.Null, nil
+		}
+		return a.PendingTxJSON(snap, int(index)), nil
+	}
+	return a.txInBlock(block, index), nil
+}
+
+// GetTransactionByBlockHashAndIndex answers eth_getTransactionByBlockHashAndIndex.
+func (a *API) GetTransactionByBlockHashAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
+	if err := param.CheckCount(p, 2); err != nil {
+		return nil, err
+	}
+	hash, err := param.DecodeHash(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	index, err := param.DecodeIndex(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
+		if index >= uint64(len(snap.Block.Transactions())) {
+			return core.Null, nil
+		}
+		return a.PendingTxJSON(snap, int(index)), nil
+	}
+	return a.txInBlock(a.Chain.BlockByHash(hash), index), nil
+}
+
+func (a *API) txInBlock(block *types.Block, index uint64) json.RawMessage {
+	if block == nil || index >= uint64(len(block.Transactions())) {
+		return core.Null
+	}
+	tx := block.Transactions()[index]
+	return ethjson.AppendTransaction(nil, tx, a.SealedLocation(block.Header(), index, tx), a.ChainConfig)
+}
+
+// GetTransactionReceipt answers eth_getTransactionReceipt.
+func (a *API) GetTransactionReceipt(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
+	if err := param.CheckCount(p, 1); err != nil {
+		return nil, err
+	}
+	hash, err := param.DecodeHash(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	if r := a.ReceiptJSON(v, hash); r != nil {
+		return r, nil
+	}
+	return core.Null, nil
+}
+
+// GetBlockReceipts answers eth_getBlockReceipts.
+func (a *API) GetBlockReceipts(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
+	if err := param.CheckCount(p, 1); err != nil {
+		return nil, err
+	}
+	b, err := param.DecodeBlockNumberOrHash(p, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	h, snap, err := a.HeaderByNumberOrHash(v, b)
+	if snap != nil {
+		out := []byte{'['}
+		for i := range snap.Receipts {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = a.PendingReceiptJSON(out, snap, i)
+		}
+		return json.RawMessage(append(out, ']')), nil
+	}
+	if err != nil || h == nil {
+		return core.Null, nil // geth answers null for unknown blocks here
+	}
+	block := a.Chain.BlockByHash(h.Hash())
+	receipts := a.Chain.Receipts(h.Hash())
+	if block == nil || len(receipts) != len(block.Transactions()) {
+		return core.Null, nil
+	}
+	signer := types.MakeSigner(a.ChainConfig, h.Number, h.Time)
+	out := []byte{'['}
+	for i, tx := range block.Transactions() {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = ethjson.AppendReceipt(out, receipts[i], tx, block.Hash(), block.NumberU64(), signer, i, a.ChainConfig)
+	}
+	return json.RawMessage(append(out, ']')), nil
+}

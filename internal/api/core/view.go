@@ -1,0 +1,81 @@
+package core
+
+import (
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/txpool"
+)
+
+// One view per request. Every method that reads the chain answers from one preconf.View,
+// loaded once when the request begins: the sealed head, safe and finalized blocks, and the
+// block in progress, as the writer published them together. `latest`, `pending`, `safe` and
+// `finalized`, block numbers, transaction and receipt look-ups, state reads, both parts of
+// eth_getLogs, the bases of eth_call, eth_estimateGas and eth_simulateV1, and the
+// pre-encoded head and pending blocks all resolve against it, so no answer mixes two moments
+// (see preconf.View for the guarantees this gives).
+//
+// On the pre-confirmed endpoint the view may also carry View.Sealing, the block sealed after
+// Latest that the chain is still writing: look-ups by transaction hash consult Pending, then
+// Sealing, then the chain (View.Preconfirmed); its number and hash resolve to it, answered
+// as it was pre-confirmed (resolve.go); eth_getLogs adds its logs after Latest's (events' logs.go).
+// `latest` stays Latest until the block is durable.
+//
+// Most methods are viewMethods: Service wraps them so that the view is loaded by the wrapper,
+// in one place, and tests can run a method on a view of their choosing. A few load it
+// themselves: eth_getTransactionByHash and eth_getTransactionCount(…, "pending") also read the
+// pool, which is not part of the view (chaindata's transactions.go and nonce.go);
+// eth_sendRawTransactionSync loads a new view each time it looks for its receipt; eth_call,
+// eth_estimateGas and eth_simulateV1 load it where they resolve their block.
+
+// View returns this endpoint's view now: on the pre-confirmed endpoint preconf's newest View,
+// on the standard endpoint the same without the block in progress nor the sealed block the
+// chain is still writing (there `pending` is the sealed head, and a block shows once
+// durable), and without a Preconf (serve mode) the chain's Heads. One atomic load; the View
+// is copied, not allocated.
+func (c *Core) View() preconf.View {
+	if c.Pre == nil {
+		return preconf.SealedView(c.Chain.Heads())
+	}
+	v := *c.Pre.View()
+	if !c.Pending {
+		v.Sealing, v.Pending = nil, nil
+	}
+	return v
+}
+
+// WriterView returns the newest View with the block in progress on both endpoints: what a
+// new transaction is validated against and lands in, whichever endpoint it was sent to.
+func (c *Core) WriterView() preconf.View {
+	if c.Pre == nil {
+		return preconf.SealedView(c.Chain.Heads())
+	}
+	return *c.Pre.View()
+}
+
+// PoolView is what a new transaction is validated against: the block in progress of v, which
+// is a WriterView (a transaction lands there whichever endpoint it was sent to), else the
+// block after v's sealed head.
+func (c *Core) PoolView(v preconf.View) txpool.View {
+	if snap := v.Pending; snap != nil {
+		read := func(fn func(*state.StateDB)) { snap.ReadState(fn) }
+		return txpool.StateView(c.ChainConfig, snap.Header(), read)
+	}
+	head := v.Latest
+	next := &types.Header{
+		Number:   new(big.Int).Add(head.Number, common.Big1),
+		Time:     head.Time + 1,
+		GasLimit: head.GasLimit,
+		BaseFee:  eip1559.CalcBaseFee(c.ChainConfig, head, head.Time+1),
+	}
+	st, err := c.Chain.StateAt(head)
+	if err != nil { // the head's state is always there (archive mode); fail closed if not
+		return txpool.StateView(c.ChainConfig, next, func(func(*state.StateDB)) {})
+	}
+	return txpool.StateView(c.ChainConfig, next, func(fn func(*state.StateDB)) { fn(st) })
+}

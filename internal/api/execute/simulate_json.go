@@ -1,0 +1,74 @@
+package execute
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/api/core"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
+	"github.com/flashrpc/flashrpc/internal/exec/simulate"
+)
+
+// This file encodes eth_simulateV1 results the way go-ethereum does: each simulated block is its
+// RPC block (ethjson.AppendBlock) plus "calls", one result per call.
+
+// appendSimBlocks appends the eth_simulateV1 result array.
+func appendSimBlocks(dst []byte, blocks []simulate.Block, config *params.ChainConfig) []byte {
+	dst = append(dst, '[')
+	for i, b := range blocks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = ethjson.AppendBlock(dst, b.Block, b.FullTx, config, ethjson.BlockOptions{Hash: &b.Hash, Senders: b.Senders, TxHashes: b.TxHashes, Size: b.Size, Header: b.Header})
+		dst = dst[:len(dst)-1] // reopen the block object for "calls"
+		dst = append(dst, `,"calls":[`...)
+		for j := range b.Calls {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendSimCall(dst, &b.Calls[j])
+		}
+		dst = append(dst, "]}"...)
+	}
+	return append(dst, ']')
+}
+
+// appendSimCall appends one call result: returnData, logs, gasUsed, maxUsedGas, status and, for
+// a failed call, error: code 3 with the revert data for a revert, -32015 for other EVM errors.
+func appendSimCall(dst []byte, c *simulate.CallResult) []byte {
+	dst = append(dst, `{"returnData":`...)
+	dst = ethjson.AppendHexBytes(dst, c.ReturnData)
+	dst = append(dst, `,"logs":`...)
+	dst = ethjson.AppendLogs(dst, c.Logs)
+	dst = append(dst, `,"gasUsed":`...)
+	dst = ethjson.AppendQuantity(dst, c.GasUsed)
+	dst = append(dst, `,"maxUsedGas":`...)
+	dst = ethjson.AppendQuantity(dst, c.MaxUsedGas)
+	dst = append(dst, `,"status":`...)
+	dst = ethjson.AppendQuantity(dst, c.Status)
+	if c.Err != nil {
+		code, data, withData := core.SimCallError(c.Err) // core's errors.go
+		dst = append(dst, `,"error":{"message":`...)
+		dst = appendString(dst, c.Err.Error())
+		dst = append(dst, `,"code":`...)
+		dst = appendInt(dst, code)
+		if withData {
+			dst = append(dst, `,"data":`...)
+			dst = ethjson.AppendHexBytes(dst, data)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// appendString appends s as a JSON string escaped as encoding/json escapes it (go-ethereum's
+// output). Only error messages go through it, so encoding/json's cost does not matter.
+func appendString(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s)
+	return append(dst, b...)
+}
+
+// appendInt appends v as a JSON number.
+func appendInt(dst []byte, v int) []byte { return strconv.AppendInt(dst, int64(v), 10) }
