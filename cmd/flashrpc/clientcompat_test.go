@@ -12,7 +12,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 )
 
-// What client libraries rely on (internal/api/clientcompat.go); clients/ runs the libraries
+// What client libraries rely on (internal/api/chaindata/nonce.go); clients/ runs the libraries
 // themselves against a node.
 
 // TestSafeFinalizedBeforeFirstSeal checks that `safe` and `finalized` answer the head from the
