@@ -26,6 +26,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/networks"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
@@ -389,7 +390,7 @@ func (f *Upstream) writeFirstBlock(ctx context.Context, bN *types.Block, config 
 		header.ExcessBlobGas, header.BlobGasUsed = &excess, new(uint64)
 		header.ParentBeaconRoot = new(common.Hash)
 	}
-	evm := vm.NewEVM(core.NewEVMBlockContext(header, cc, nil, config, st), st, config, vm.Config{})
+	evm := vm.NewEVM(core.NewEVMBlockContext(header, cc, nil, config, st), st, config, oprollup.VMConfig(config, vm.Config{}))
 	if header.ParentBeaconRoot != nil {
 		core.ProcessBeaconBlockRoot(*header.ParentBeaconRoot, evm)
 	}

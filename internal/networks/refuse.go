@@ -36,9 +36,11 @@ func (e *NotRunError) Error() string {
 // CheckRules returns a *NotRunError when a fork flashrpc does not run is active at the block
 // with number and time on a chain configured by cfg, nil otherwise. It checks every fork cfg
 // schedules (a fork field flashrpc does not run, such as lagoonTime, or Karst without the
-// Osaka rules flashrpc runs it with) and, when cfg is a known network's schedule (same chain
-// id and OP fork times), that network's forks without a configuration field (Base's Beryl,
-// Cobalt, Denim). Fork, follow and import call it before executing a block.
+// Osaka rules flashrpc runs it with) and, when cfg is a known OP Stack network's schedule
+// (same chain id and OP fork times through Jovian, as its genesis file has them), that
+// network's forks without a configuration field (Base's Beryl, Cobalt, Denim) and the forks the
+// network runs by then that cfg lacks (a genesis file older than Karst or Azul). Fork, follow
+// and import call it before executing a block.
 func CheckRules(cfg *params.ChainConfig, number, time uint64) error {
 	if err := checkForks(configForks(cfg), number, time); err != nil {
 		return err
@@ -46,9 +48,39 @@ func CheckRules(cfg *params.ChainConfig, number, time uint64) error {
 	if err := checkKarst(cfg, number, time); err != nil {
 		return err
 	}
-	if cfg.ChainID != nil && cfg.ChainID.IsUint64() {
-		if n, ok := baseNetworks[cfg.ChainID.Uint64()]; ok && sameOPSchedule(cfg, n.Config) {
-			return checkForks(n.Later, number, time)
+	if cfg.ChainID == nil || !cfg.ChainID.IsUint64() {
+		return nil
+	}
+	n, ok := Lookup(cfg.ChainID.Uint64())
+	if !ok || n.Kind != OPStack || !sameOPSchedule(cfg, n.Config) {
+		return nil
+	}
+	if err := checkForks(n.Later, number, time); err != nil {
+		return err
+	}
+	return checkMissing(cfg, n, number, time)
+}
+
+// checkMissing refuses a block at which the network n runs a time-scheduled fork that cfg, a
+// configuration of n (a genesis file's), does not schedule by then: an older file without
+// Karst's or Azul's time would run the block with older rules. The forks compared are the
+// ones n lists (Network.Forks); a fork of Later that flashrpc runs is run as Osaka (Azul).
+func checkMissing(cfg *params.ChainConfig, n Network, number, time uint64) error {
+	have := map[string]bool{}
+	for _, f := range configForks(cfg) {
+		have[f.Name] = f.activeAt(number, time)
+	}
+	later := map[string]bool{}
+	for _, f := range n.Later {
+		later[f.Name] = true
+	}
+	for _, f := range n.Forks() {
+		if f.Time == nil || !f.Runs || !f.activeAt(number, time) {
+			continue
+		}
+		if present := have[f.Name] || (later[f.Name] && have["osaka"]); !present {
+			return &NotRunError{Fork: f, Number: number, Time: time,
+				Reason: fmt.Sprintf("%s runs it, but the chain configuration does not schedule it by then", n.ID)}
 		}
 	}
 	return nil

@@ -20,6 +20,11 @@ func TestCheckRules(t *testing.T) {
 	karstNoOsaka := copyConfig(opMainnet.Config)
 	karstNoOsaka.OsakaTime = nil
 	devOnBaseID := DevOPStack(params.BaseMainnetChainID) // a dev chain that took Base's chain id
+	// Genesis files older than the forks: Base's without Azul, OP Mainnet's without Karst.
+	baseNoAzul := copyConfig(base.Config)
+	baseNoAzul.OsakaTime = nil
+	opNoKarst := copyConfig(opMainnet.Config)
+	opNoKarst.OsakaTime, opNoKarst.KarstTime = nil, nil
 
 	tests := []struct {
 		name         string
@@ -38,6 +43,10 @@ func TestCheckRules(t *testing.T) {
 		{"base at beryl", base.Config, 40_000_000, 1782410400, "beryl", 1782410400},
 		{"base after denim", base.Config, 40_000_000, 1795000000, "beryl", 1782410400},
 		{"dev chain with base's id", devOnBaseID, 5, 1795000000, "", 0},
+		{"base file without azul, before it", baseNoAzul, 40_000_000, 1779991199, "", 0},
+		{"base file without azul, after it", baseNoAzul, 40_000_000, 1779991200, "azul", 1779991200},
+		{"op file without karst, before it", opNoKarst, 150_000_000, 1783526400, "", 0},
+		{"op file without karst, after it", opNoKarst, 150_000_000, 1783526401, "karst", 1783526401},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
