@@ -23,6 +23,8 @@
 //   - schedule.go lists a network's forks with whether flashrpc runs each ([Fork],
 //     [Network.Forks]); listing.go writes every network ([All]) as `flashrpc networks` prints
 //     it, a table ([WriteTable]) or JSON ([Network.MarshalJSON]).
+//   - asof.go gives a new local chain a network's rules as of a time ([Network.RulesAsOf],
+//     `flashrpc dev --network NAME`).
 //   - refuse.go refuses to execute a block at which a fork flashrpc does not run is active
 //     ([CheckRules], [Network.CheckRules], [NotRunError]): a fork field such as lagoonTime,
 //     Base's Beryl, Cobalt and Denim, Karst without Osaka. Fork, follow and import call it.

@@ -67,6 +67,10 @@ type Network struct {
 	PreconfInterval time.Duration
 	// Feed is the format of the network's pre-confirmation feed.
 	Feed FeedFormat
+	// GasLimit is the block gas limit at the chain's genesis, as the registry records it (an
+	// OP Stack chain's live limit comes from L1 and every block carries it); zero when
+	// flashrpc does not know it (Base, Ethereum chains).
+	GasLimit uint64
 }
 
 // ethereumNetworks are go-ethereum's built-in Ethereum chains, 12 s blocks, no
@@ -119,7 +123,8 @@ var registry = sync.OnceValue(func() map[uint64]Network {
 			cadence.feed = FeedNone
 		}
 		out[id] = Network{ID: key, Name: cfg.Name, ChainID: id, Kind: OPStack, Source: source, Config: config,
-			BlockTime: time.Duration(cfg.BlockTime) * time.Second, PreconfInterval: cadence.interval, Feed: cadence.feed}
+			BlockTime: time.Duration(cfg.BlockTime) * time.Second, PreconfInterval: cadence.interval, Feed: cadence.feed,
+			GasLimit: cfg.Genesis.SystemConfig.GasLimit}
 	}
 	return out
 })
