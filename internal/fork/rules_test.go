@@ -3,11 +3,14 @@ package fork_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethdb/pebble"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/fork"
@@ -53,4 +56,39 @@ func TestForkRefusesForkNotRun(t *testing.T) {
 		t.Fatalf("fork of a chain no network names: %v", err)
 	}
 	c.Close()
+}
+
+// TestForkResumeRefusesForkNotRun resumes a fork whose stored rules schedule a fork flashrpc
+// does not run at its fork block (as a datadir written by a flashrpc that ran it with older
+// rules would): the resume is refused, naming the fork.
+func TestForkResumeRefusesForkNotRun(t *testing.T) {
+	t.Parallel()
+	up := startUpstream(t, 31337)
+	b1 := up.set(t)
+	dir := t.TempDir()
+	c, err := fork.Open(context.Background(), chain.Config{DataDir: dir}, forkConfig(up.url, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := pebble.New(filepath.Join(dir, "chaindata"), 16, 16, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := rawdb.NewDatabase(kv)
+	genesis := rawdb.ReadCanonicalHash(db, 0)
+	config := rawdb.ReadChainConfig(db, genesis)
+	lagoon := b1.Time()
+	config.LagoonTime = &lagoon
+	rawdb.WriteChainConfig(db, genesis, config)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = fork.Open(context.Background(), chain.Config{DataDir: dir}, forkConfig(up.url, 1))
+	var nr *networks.NotRunError
+	if !errors.As(err, &nr) || nr.Fork.Name != "lagoon" || nr.Number != 1 {
+		t.Fatalf("resume: %v, want lagoon's refusal at block 1", err)
+	}
 }
