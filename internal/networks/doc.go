@@ -19,7 +19,8 @@
 //     with its block time, pre-confirmation interval and feed format. [Kind] names the two
 //     kinds of chain (the values of --chain-type). [ForkRules] turns a network's schedule into
 //     the configuration of a fork that continues one of its blocks: forks scheduled after that
-//     block stay off, so the fork keeps the block's rules.
+//     block stay off, so the fork keeps the block's rules. [ForUpstream] picks the network a fork
+//     or replica runs from its upstream's chain id and --network.
 //   - schedule.go lists a network's forks with whether flashrpc runs each ([Fork],
 //     [Network.Forks]); listing.go writes every network ([All]) as `flashrpc networks` prints
 //     it, a table ([WriteTable]) or JSON ([Network.MarshalJSON]).

@@ -200,3 +200,33 @@ func TestLookupName(t *testing.T) {
 		t.Error("LookupName found a network for a name none has")
 	}
 }
+
+// TestForUpstream checks how fork and follow pick a network: the upstream's chain id decides
+// when it is known, and a --network that disagrees is refused naming both; an upstream no
+// network has runs the named network's rules.
+func TestForUpstream(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		upstream uint64
+		name     string
+		want     string // network ID; "" : none
+		wantErr  string
+	}{
+		{10, "", "op-mainnet", ""},
+		{10, "op-mainnet", "op-mainnet", ""},
+		{10, "base-mainnet", "", "--network base-mainnet (chain id 8453) disagrees with the upstream, whose chain id 10 is op-mainnet"},
+		{1337, "op-mainnet", "op-mainnet", ""},
+		{1337, "", "", ""},
+		{1337, "no-such-net", "", "no such network"},
+	} {
+		n, known, err := ForUpstream(c.upstream, c.name)
+		switch {
+		case c.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("upstream %d --network %q: err %v, want %q", c.upstream, c.name, err, c.wantErr)
+			}
+		case err != nil || known != (c.want != "") || n.ID != c.want:
+			t.Errorf("upstream %d --network %q: %q (known %v, err %v), want %q", c.upstream, c.name, n.ID, known, err, c.want)
+		}
+	}
+}

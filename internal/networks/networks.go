@@ -262,3 +262,26 @@ func turnOffAfter(cfg *params.ChainConfig, number, time uint64) {
 		}
 	}
 }
+
+// ForUpstream returns the network whose rules a fork or replica of an upstream with chain id
+// upstreamID runs when --network is name ("" when not given): the upstream's own network when
+// its chain id is a known one (a name that is another network's is refused, the error naming
+// both), else the network name names. known is false when neither says (an unknown upstream
+// without --network: the caller runs its default rules). A name that is no network's is
+// refused.
+func ForUpstream(upstreamID uint64, name string) (n Network, known bool, err error) {
+	var named Network
+	if name != "" {
+		var ok bool
+		if named, ok = LookupName(name); !ok {
+			return Network{}, false, fmt.Errorf("--network %s: no such network (flashrpc networks lists them)", name)
+		}
+	}
+	if up, ok := Lookup(upstreamID); ok {
+		if name != "" && named.ChainID != up.ChainID {
+			return Network{}, false, fmt.Errorf("--network %s (chain id %d) disagrees with the upstream, whose chain id %d is %s", name, named.ChainID, upstreamID, up.ID)
+		}
+		return up, true, nil
+	}
+	return named, name != "", nil
+}
