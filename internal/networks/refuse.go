@@ -18,6 +18,9 @@ type NotRunError struct {
 	Reason string
 }
 
+// Error implements error: the fork, its activation, the block and the reason, as in "fork
+// lagoon (activation 1749150000) is active at block 123 (time 1749150012): flashrpc does not
+// run its rules; refusing to execute".
 func (e *NotRunError) Error() string {
 	activation := "activation time unknown"
 	switch {
