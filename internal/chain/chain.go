@@ -19,7 +19,6 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/recent"
 )
 
@@ -137,14 +136,12 @@ func Open(cfg Config) (*Chain, error) {
 		// snapshot tree, which would go stale; the local trie is small.
 		bcConfig.SnapshotLimit = 0
 	}
-	// Blocks execute with the precompiles every other EVM of flashrpc runs (Azul's Osaka
-	// MODEXP and P256VERIFY on an OP Stack chain).
-	bcConfig.VmConfig = oprollup.VMConfig(bcConfig.VmConfig)
 	bcConfig.Preimages = cfg.Preimages
 	bc, err := core.NewBlockChain(c.db, genesis, c.engine, bcConfig)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 	}
+	applyRules(bc) // rules.go: the forks op-geth does not run, before any block executes
 	c.bc = bc
 	if c.up != nil {
 		if err := c.up.Start(Store{BlockChain: bc, DB: c.db, Engine: c.engine}); err != nil {

@@ -49,7 +49,12 @@
 // listeners, told of canonical blocks that a rewind or a side chain dropped (reorg.go), then
 // OnHead listeners; all run synchronously on the writing goroutine and must not block.
 //
-// Imports: go-ethereum, internal/networks (the dev chain's configuration), internal/recent,
-// internal/impersonation, and internal/oprollup for the EVM configuration the chain's block processing shares with every other EVM (its precompile
-// overrides). Neither internal/fork nor internal/remote: fork imports chain.
+// The rules op-geth lacks (rules.go): blocks execute with internal/oprollup's precompile
+// overrides, as every other EVM of flashrpc does, and an OP Stack chain validates block bodies
+// without Osaka's EIP-7934 size limit. Import refuses a block at which a fork flashrpc does not
+// run is active (networks.CheckRules), before executing anything.
+//
+// Imports: go-ethereum, internal/networks (the dev chain's configuration, the forks flashrpc
+// runs), internal/recent, internal/impersonation, and internal/oprollup (the rules op-geth
+// lacks). Neither internal/fork nor internal/remote: fork imports chain.
 package chain

@@ -10,6 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
+
+	"github.com/flashrpc/flashrpc/internal/networks"
 )
 
 // importBatch is how many blocks one InsertChain call takes (go-ethereum's import uses 2500).
@@ -63,8 +65,14 @@ func lastNumber(blocks types.Blocks) string {
 
 // Import executes, validates and inserts blocks, calling progress after every batch. On a
 // failure the chain is rewound to the head it had before, so the database is left as it was;
-// the error names the failing block and the reason.
+// the error names the failing block and the reason. A block at which a fork flashrpc does not
+// run is active (networks.CheckRules) is refused before any block is executed.
 func (c *Chain) Import(ctx context.Context, blocks types.Blocks, progress func(ImportProgress)) error {
+	for _, b := range blocks {
+		if err := networks.CheckRules(c.Config(), b.NumberU64(), b.Time()); err != nil {
+			return fmt.Errorf("import: block %d (%s): %w", b.NumberU64(), b.Hash().TerminalString(), err)
+		}
+	}
 	before := c.Head()
 	start := time.Now()
 	for done := 0; done < len(blocks); {

@@ -49,7 +49,7 @@ func TestWriteExecuted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := core.NewStateProcessor(bc).Process(context.Background(), b, parent, oprollup.VMConfig(vm.Config{}))
+		res, err := core.NewStateProcessor(bc).Process(context.Background(), b, parent, oprollup.VMConfig(c.Config(), vm.Config{}))
 		if err != nil {
 			t.Fatalf("block %d: op-geth's processor: %v", b.NumberU64(), err)
 		}

@@ -92,7 +92,7 @@ func CreateAccessList(ctx context.Context, env Env, args Args, so StateOverride,
 		if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 			blockCtx.BlobBaseFee = new(big.Int)
 		}
-		evm := vm.NewEVM(blockCtx, statedb, env.Config, oprollup.VMConfig(vm.Config{Tracer: tracer.Hooks(), NoBaseFee: true}))
+		evm := vm.NewEVM(blockCtx, statedb, env.Config, oprollup.VMConfig(env.Config, vm.Config{Tracer: tracer.Hooks(), NoBaseFee: true}))
 		stop := context.AfterFunc(ctx, evm.Cancel)
 		res, err := core.ApplyMessage(evm, msg, nil)
 		stop()

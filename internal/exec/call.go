@@ -100,7 +100,7 @@ func Call(ctx context.Context, env Env, args Args, so StateOverride, bo *BlockOv
 	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 		blockCtx.BlobBaseFee = new(big.Int)
 	}
-	evm := vm.NewEVM(blockCtx, WithWarmPrecompiles(env.State), env.Config, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
+	evm := vm.NewEVM(blockCtx, WithWarmPrecompiles(env.State), env.Config, oprollup.VMConfig(env.Config, vm.Config{NoBaseFee: true}))
 	if precompiles != nil {
 		evm.SetPrecompiles(precompiles)
 	}

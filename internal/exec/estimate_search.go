@@ -32,8 +32,9 @@ import (
 // provides (go-ethereum 1.17.2's), because that package cannot run flashrpc's estimate:
 //
 //   - It builds every trial's EVM with vm.Config{NoBaseFee: true}, so the EVM would run
-//     without oprollup.VMConfig (Azul's precompile set on the OP dev chain: estimates would
-//     not execute as blocks do) and without warm precompiles (WithWarmPrecompiles).
+//     without oprollup.VMConfig (Azul's and Karst's precompiles on OP Stack chains:
+//     estimates would not execute as blocks do) and without warm precompiles
+//     (WithWarmPrecompiles).
 //   - Its block overrides are go-ethereum's internal/ethapi/override.BlockOverrides, which
 //     flashrpc cannot import, and it bounds the search by the base header's gas limit, not
 //     the overridden one: go-ethereum v1.17.10 and flashrpc use the overridden header
@@ -64,7 +65,7 @@ func newGasSearch(blockCtx vm.BlockContext, st *state.StateDB, cfg *params.Chain
 	if msg.BlobGasFeeCap != nil && msg.BlobGasFeeCap.BitLen() == 0 {
 		blockCtx.BlobBaseFee = new(big.Int)
 	}
-	return &gasSearch{evm: vm.NewEVM(blockCtx, WithWarmPrecompiles(st), cfg, oprollup.VMConfig(vm.Config{NoBaseFee: true})), state: st, msg: msg}
+	return &gasSearch{evm: vm.NewEVM(blockCtx, WithWarmPrecompiles(st), cfg, oprollup.VMConfig(cfg, vm.Config{NoBaseFee: true})), state: st, msg: msg}
 }
 
 // timeout cancels the search for running over its time limit.

@@ -9,9 +9,9 @@ import (
 
 // Precompiles returns the precompiled contracts the EVM runs under rules on a chain with
 // config, by address: go-ethereum's set for the rules (on an OP Stack chain, op-geth's set of
-// the newest OP fork) with the chain's own replacements (oprollup.Precompiles: Azul's Osaka
-// MODEXP and P256VERIFY), so that what eth_config reports is what executes. The map is the
+// the newest OP fork) with the chain's own replacements (oprollup.Precompiles: Azul's and
+// Karst's Osaka MODEXP and P256VERIFY, Karst's bn256Pairing cap), so that what eth_config reports is what executes. The map is the
 // caller's.
 func Precompiles(config *params.ChainConfig, rules params.Rules) vm.PrecompiledContracts {
-	return oprollup.Precompiles(rules)
+	return oprollup.Precompiles(config, rules)
 }

@@ -224,7 +224,7 @@ func (s *tracerSpec) traceTx(ctx context.Context, tx *types.Transaction, msg *co
 		return nil, err
 	}
 	hooked := state.NewHookedState(statedb, tracer.Hooks)
-	evm := vm.NewEVM(vmctx, hooked, s.config, oprollup.VMConfig(vm.Config{Tracer: tracer.Hooks, NoBaseFee: true}))
+	evm := vm.NewEVM(vmctx, hooked, s.config, oprollup.VMConfig(s.config, vm.Config{Tracer: tracer.Hooks, NoBaseFee: true}))
 	if precompiles != nil {
 		evm.SetPrecompiles(precompiles)
 	}

@@ -58,7 +58,7 @@ func replay(ctx context.Context, env *BlockEnv, n int) (vm.BlockContext, error) 
 		return vm.BlockContext{}, fmt.Errorf("transaction index %d out of range for block %d (%d transactions)", n, env.Header.Number, len(env.Txs))
 	}
 	blockCtx := core.NewEVMBlockContext(env.Header, env.Chain, nil, env.Config, env.State)
-	evm := vm.NewEVM(blockCtx, env.State, env.Config, oprollup.VMConfig(vm.Config{}))
+	evm := vm.NewEVM(blockCtx, env.State, env.Config, oprollup.VMConfig(env.Config, vm.Config{}))
 	stop := context.AfterFunc(ctx, evm.Cancel)
 	defer stop()
 	PreExecution(env.Config, env.Header, env.Parent, evm)

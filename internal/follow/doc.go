@@ -66,5 +66,9 @@
 // watcher and a feed reader hand it work over channels. The exported methods are safe for concurrent
 // use.
 //
-// Imports: chain, preconf, flashblocks, metrics, remote and go-ethereum.
+// No silent divergence: a sealed block at which a fork flashrpc does not run is active
+// (networks.CheckRules on the chain's configuration) is refused before it executes, and
+// sync stops below it (sync.go).
+//
+// Imports: chain, preconf, flashblocks, metrics, remote, networks and go-ethereum.
 package follow

@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/metrics"
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -177,6 +179,38 @@ func (f *Follower) rewind(ctx context.Context, from uint64) bool {
 // them, pre-confirmed up to the very block (same hash), it is sealed instead, so `pending`
 // never goes back to the parent in between. It returns false when a block does not verify.
 func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
+	blocks, refused := f.runnable(blocks)
+	if len(blocks) == 0 {
+		f.discard()
+		f.refuseBlock(refused.Number, refused)
+		return false
+	}
+	if !f.insertRunnable(ctx, blocks) {
+		return false
+	}
+	if refused != nil {
+		f.refuseBlock(refused.Number, refused)
+		return false
+	}
+	return true
+}
+
+// runnable returns the blocks before the first one at which a fork flashrpc does not run is
+// active (networks.CheckRules on the chain's configuration), and that block's refusal (nil
+// when every block runs): a replica never executes a block with rules older than the chain's.
+func (f *Follower) runnable(blocks []*types.Block) ([]*types.Block, *networks.NotRunError) {
+	config := f.chain.Config()
+	for i, b := range blocks {
+		var nr *networks.NotRunError
+		if err := networks.CheckRules(config, b.NumberU64(), b.Time()); errors.As(err, &nr) {
+			return blocks[:i], nr
+		}
+	}
+	return blocks, nil
+}
+
+// insertRunnable inserts blocks that build on the head, as insert says.
+func (f *Follower) insertRunnable(ctx context.Context, blocks []*types.Block) bool {
 	if last := f.pre.Last(); last != nil {
 		if f.remote && last.Block.Hash() == blocks[0].Hash() {
 			// A replica on remote state does not seal: the upstream's block, the one

@@ -22,6 +22,12 @@
 //     Insert executes and validates it with op-geth's own processor and validator on the fork
 //     state, writes it, and hands it over with BlockChain.SetCanonical (insert.go).
 //
+// No silent divergence: creating a fork (dev or replica) refuses a fork block at which the
+// upstream's network runs a fork flashrpc does not (networks.Network.CheckRules: Lagoon,
+// Base's Beryl, Cobalt and Denim, …), and resuming one refuses stored rules that would
+// (networks.CheckRules). A dev fork's later local blocks run the fork block's rules, as
+// networks.ForkRules makes them; a replica's blocks are checked by internal/follow.
+//
 // The keys flashrpc writes for a fork are documented in docs/format/fork.md.
 //
 // A remote-state replica (Config.Replica, replica.go) is a fork that writes no state and builds

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
@@ -52,6 +53,13 @@ func startUpstream(t *testing.T, chainID uint64) *upstream {
 		storage[slot(i)] = slot(i + 1)
 	}
 	g.Alloc[setterAddr] = types.Account{Code: setterCode, Storage: storage, Nonce: 1}
+	return serveUpstream(t, g, key)
+}
+
+// serveUpstream opens a chain with genesis g, key one of its funded accounts, and serves it
+// on loopback.
+func serveUpstream(t *testing.T, g *core.Genesis, key *ecdsa.PrivateKey) *upstream {
+	t.Helper()
 	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g})
 	if err != nil {
 		t.Fatal(err)

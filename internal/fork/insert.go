@@ -15,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/triedb"
+
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // ErrForkStateRead wraps an upstream failure met while executing a block: the block is not
@@ -62,7 +64,8 @@ func (f *Upstream) forkInsert(block *types.Block) error {
 			wiped = append(wiped, addr)
 		}
 	}}
-	res, err := core.NewStateProcessor(ctx).Process(context.Background(), block, st, vm.Config{Tracer: hooks})
+	// The fork's blocks execute with the precompiles every other EVM of the chain runs.
+	res, err := core.NewStateProcessor(ctx).Process(context.Background(), block, st, oprollup.VMConfig(f.bc.Config(), vm.Config{Tracer: hooks}))
 	// An upstream read that failed left zeros in the state: the result says nothing about
 	// the block, so the failure is reported first.
 	if serr := st.Error(); serr != nil {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/networks"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
 
@@ -76,6 +77,9 @@ func open(ctx context.Context, db ethdb.Database, dir string, fc *Config, logger
 	if err := checkResume(fc, info); err != nil {
 		return nil, err
 	}
+	if err := checkStoredRules(db, info); err != nil {
+		return nil, err
+	}
 	f := newFork(db, *info, fc, logger)
 	if fc.UpstreamChainID == 0 {
 		if err := f.checkUpstream(ctx); err != nil {
@@ -91,6 +95,21 @@ func open(ctx context.Context, db ethdb.Database, dir string, fc *Config, logger
 		}
 	}
 	return f, nil
+}
+
+// checkStoredRules refuses to resume a fork whose stored rules, at its fork block, include a
+// fork flashrpc does not run: one written by a flashrpc that ran Karst with Jovian's EVM, or a
+// network whose later fork it does not run is active at the fork block.
+func checkStoredRules(db ethdb.Database, info *Info) error {
+	config := rawdb.ReadChainConfig(db, rawdb.ReadCanonicalHash(db, 0))
+	h := rawdb.ReadHeader(db, info.Hash, info.Number)
+	if config == nil || h == nil {
+		return fmt.Errorf("fork: this datadir lacks its chain configuration or block %d: use another datadir", info.Number)
+	}
+	if err := networks.CheckRules(config, info.Number, h.Time); err != nil {
+		return fmt.Errorf("fork: the fork in this datadir (%s) cannot run: %w (use another datadir)", info.Network, err)
+	}
+	return nil
 }
 
 // checkResume refuses flags that contradict the fork a datadir holds.
@@ -181,6 +200,11 @@ func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, 
 	config, network, err := networks.ForkRules(upID, chainID, kind, ruleNumber, ruleTime)
 	if err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
+	}
+	// No silent divergence: a fork (or replica) of a block at which the network runs a fork
+	// flashrpc does not is refused, before anything is written.
+	if err := network.CheckRules(number, bN.Time()); err != nil {
+		return nil, fmt.Errorf("fork: %s: %w", network.Name, err)
 	}
 	check := checkForkBlock
 	if fc.Replica {
@@ -366,7 +390,7 @@ func (f *Upstream) writeFirstBlock(ctx context.Context, bN *types.Block, config 
 		header.ExcessBlobGas, header.BlobGasUsed = &excess, new(uint64)
 		header.ParentBeaconRoot = new(common.Hash)
 	}
-	evm := vm.NewEVM(core.NewEVMBlockContext(header, cc, nil, config, st), st, config, vm.Config{})
+	evm := vm.NewEVM(core.NewEVMBlockContext(header, cc, nil, config, st), st, config, oprollup.VMConfig(config, vm.Config{}))
 	if header.ParentBeaconRoot != nil {
 		core.ProcessBeaconBlockRoot(*header.ParentBeaconRoot, evm)
 	}

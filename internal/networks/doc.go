@@ -8,20 +8,34 @@
 //     an Ethereum chain it does not know). Each is made from one schedule of Ethereum forks
 //     and one of OP forks, so the chains cannot disagree on a fork they share
 //     (TestSchedulesAgree).
-//   - base.go carries Base mainnet's and Base Sepolia's OP fork times as data: op-geth's
-//     superchain registry does not have them.
-//   - networks.go knows the chains by chain id ([Lookup]): go-ethereum's built-in Ethereum
-//     networks (params), Base, and the OP Stack chains of op-geth's embedded superchain
-//     registry, whose schedules are the registry's. [Kind] names the two kinds of chain
-//     (the values of --chain-type). [ForkRules] turns a network's schedule into the
-//     configuration of a fork that continues one of its blocks: forks scheduled after that
-//     block stay off, so the fork keeps the block's rules.
+//   - base.go carries Base mainnet's and Base Sepolia's fork times as data: op-geth's
+//     superchain registry does not have them. Base's forks after Jovian that a chain
+//     configuration has no field for (Beryl, Cobalt, Denim) are listed with whether
+//     flashrpc runs them ([Network.Later]); Azul is the configuration's Osaka.
+//   - networks.go knows the chains by chain id ([Lookup]) and by name ([LookupName],
+//     --network): go-ethereum's built-in Ethereum networks (params), Base, and the OP Stack
+//     chains of op-geth's embedded superchain registry, whose schedules are the registry's
+//     with Karst turned on as flashrpc runs it (Osaka from karst_time, [WithKarst]), each
+//     with its block time, pre-confirmation interval and feed format. [Kind] names the two
+//     kinds of chain (the values of --chain-type). [ForkRules] turns a network's schedule into
+//     the configuration of a fork that continues one of its blocks: forks scheduled after that
+//     block stay off, so the fork keeps the block's rules. [ForUpstream] picks the network a fork
+//     or replica runs from its upstream's chain id and --network.
+//   - schedule.go lists a network's forks with whether flashrpc runs each ([Fork],
+//     [Network.Forks]); listing.go writes every network ([All]) as `flashrpc networks` prints
+//     it, a table ([WriteTable]) or JSON ([Network.MarshalJSON]).
+//   - asof.go gives a new local chain a network's rules as of a time ([Network.RulesAsOf],
+//     `flashrpc dev --network NAME`).
+//   - refuse.go refuses to execute a block at which a fork flashrpc does not run is active
+//     ([CheckRules], [Network.CheckRules], [NotRunError]): a fork field such as lagoonTime,
+//     Base's Beryl, Cobalt and Denim, Karst without Osaka. Fork, follow and import call it.
 //
-// The rules op-geth does not run itself (Azul's precompiles, deposits, the L1-attributes
-// transaction) are internal/oprollup's; which fork is on when is decided here.
+// The rules op-geth does not run itself (Azul's and Karst's precompiles, deposits, the
+// L1-attributes transaction) are internal/oprollup's; which fork is on when is decided here.
 //
 // Concurrency: the package holds immutable data; every function is safe for concurrent use
-// and returns configurations the caller owns, except [Network.Config], which is shared.
+// and returns configurations the caller owns, except [Network.Config] and [Network.Later], which
+// are shared. The registry's networks are loaded once, on first use.
 //
 // Imports: go-ethereum's params and op-geth's superchain registry only; every other flashrpc
 // package may import it.

@@ -21,7 +21,8 @@ type ethereumForks struct {
 // opForks says when an OP Stack chain runs each OP fork after Regolith, in Unix seconds; nil
 // means never, 0 from genesis. Bedrock (block 0) and Regolith (genesis) are not in it: every
 // OP Stack chain flashrpc builds starts with them. Delta changed only the consensus layer and
-// has no field. op-geth's Karst is not scheduled on any chain flashrpc builds.
+// has no field. Karst, the registry chains' fork, is not scheduled on a chain flashrpc
+// builds itself: the registry's configurations carry it (Lookup).
 type opForks struct {
 	canyon, ecotone, fjord, granite, holocene, isthmus, jovian *uint64
 	// azul is Base's own fork: Osaka's EVM on L2. op-geth runs it as Osaka (OsakaTime);

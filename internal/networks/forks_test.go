@@ -150,14 +150,16 @@ func TestSchedulesAgree(t *testing.T) {
 		}
 	}
 
-	// Base runs the OP forks the OP Stack dev chain runs, Azul excepted (no time for it).
+	// Base runs the OP forks the OP Stack dev chain runs, Azul (Osaka) included, at Azul's
+	// times (networks-2026.md §3).
+	azul := map[string]string{"base": "time 1779991200", "base sepolia": "time 1776708000"}
 	for fork, at := range schedules["dev op stack"] {
 		for _, name := range []string{"base", "base sepolia"} {
 			got := schedules[name][fork]
 			switch {
 			case fork == "OsakaTime":
-				if got != "off" {
-					t.Errorf("%s: %s %s, want off", name, fork, got)
+				if got != azul[name] {
+					t.Errorf("%s: %s %s, want Azul's %s", name, fork, got, azul[name])
 				}
 			case (at == "off") != (got == "off"):
 				t.Errorf("%s: %s %s, dev op stack %s: want both on or both off", name, fork, got, at)

@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
+	"slices"
+	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/superchain"
@@ -21,31 +25,137 @@ const (
 	OPStack Kind = "op"
 )
 
-// Network is a known chain: its name, kind and fork configuration.
+// FeedFormat names the wire format of a network's pre-confirmation feed.
+type FeedFormat string
+
+// The feed formats of the networks flashrpc knows.
+const (
+	// FeedNone: the network publishes no pre-confirmation feed flashrpc can read.
+	FeedNone FeedFormat = "none"
+	// FeedBase is Base's FlashblocksPayloadV1 with real roots (rollup-boost's format).
+	FeedBase FeedFormat = "base"
+	// FeedSubblocks is OP's subblocks format: FlashblocksPayloadV1 with zero roots and hashes.
+	FeedSubblocks FeedFormat = "subblocks"
+)
+
+// Network is a known chain: its names, kind, fork configuration and cadence.
 type Network struct {
-	// Name is the chain's name ("Base", "OP Mainnet", "Ethereum mainnet").
+	// ID is the network's name on the command line (--network) and in `flashrpc networks`:
+	// go-ethereum's for Ethereum chains (mainnet, sepolia, …), the registry's
+	// <chain>-<network> for OP Stack chains (op-mainnet, unichain-sepolia, …), base-mainnet
+	// and base-sepolia.
+	ID string
+	// Name is the chain's name for people ("Base", "OP Mainnet", "Ethereum mainnet").
 	Name string
+	// ChainID is the chain's id.
+	ChainID uint64
 	// Kind says whether it is an Ethereum or an OP Stack chain.
 	Kind Kind
 	// Source says where the configuration comes from: go-ethereum's params, op-geth's
-	// superchain registry or flashrpc's own data (base.go).
+	// superchain registry (with its commit) or flashrpc's own data (base.go).
 	Source string
 	// Config is the chain's configuration, its whole fork schedule. It is the network's own:
 	// callers copy it (ForkRules does) before changing it.
 	Config *params.ChainConfig
+	// Later lists the network's forks that Config has no field for (Base's own), in order,
+	// each with whether flashrpc runs it; nil for most networks. The slice is shared.
+	Later []Fork
+	// BlockTime is the time between blocks.
+	BlockTime time.Duration
+	// PreconfInterval is the time between pre-confirmations; zero when the network publishes
+	// none flashrpc can read.
+	PreconfInterval time.Duration
+	// Feed is the format of the network's pre-confirmation feed.
+	Feed FeedFormat
+	// GasLimit is the block gas limit at the chain's genesis, as the registry records it (an
+	// OP Stack chain's live limit comes from L1 and every block carries it); zero when
+	// flashrpc does not know it (Base, Ethereum chains).
+	GasLimit uint64
 }
 
-// ethereumNetworks are go-ethereum's built-in Ethereum chains.
+// ethereumNetworks are go-ethereum's built-in Ethereum chains, 12 s blocks, no
+// pre-confirmations.
 var ethereumNetworks = map[uint64]Network{
-	1:        {Name: "Ethereum mainnet", Kind: Ethereum, Source: "go-ethereum params", Config: params.MainnetChainConfig},
-	11155111: {Name: "Sepolia", Kind: Ethereum, Source: "go-ethereum params", Config: params.SepoliaChainConfig},
-	17000:    {Name: "Holesky", Kind: Ethereum, Source: "go-ethereum params", Config: params.HoleskyChainConfig},
-	560048:   {Name: "Hoodi", Kind: Ethereum, Source: "go-ethereum params", Config: params.HoodiChainConfig},
+	1:        ethereumNetwork("mainnet", "Ethereum mainnet", params.MainnetChainConfig),
+	11155111: ethereumNetwork("sepolia", "Sepolia", params.SepoliaChainConfig),
+	17000:    ethereumNetwork("holesky", "Holesky", params.HoleskyChainConfig),
+	560048:   ethereumNetwork("hoodi", "Hoodi", params.HoodiChainConfig),
+}
+
+func ethereumNetwork(id, name string, cfg *params.ChainConfig) Network {
+	return Network{ID: id, Name: name, ChainID: cfg.ChainID.Uint64(), Kind: Ethereum, Source: "go-ethereum params",
+		Config: cfg, BlockTime: 12 * time.Second, Feed: FeedNone}
+}
+
+// registryCadence holds what the superchain registry does not say about a chain: its
+// pre-confirmation interval and feed (shared/reference/networks-2026.md §4). World Chain
+// pre-confirms every 200 ms, but over a devp2p subprotocol flashrpc cannot read: it is listed
+// without a feed.
+var registryCadence = map[string]struct {
+	interval time.Duration
+	feed     FeedFormat
+}{
+	"op-mainnet":       {250 * time.Millisecond, FeedSubblocks},
+	"op-sepolia":       {250 * time.Millisecond, FeedSubblocks},
+	"unichain-mainnet": {200 * time.Millisecond, FeedBase},
+	"unichain-sepolia": {200 * time.Millisecond, FeedBase},
+}
+
+// registry returns the OP Stack chains of op-geth's embedded superchain registry by chain id,
+// each with Karst's rules added (withKarst). A chain whose configuration does not load is
+// left out. Loaded once; the networks are shared.
+var registry = sync.OnceValue(func() map[uint64]Network {
+	source := "op-geth superchain registry " + superchain.EmbeddedRegistryCommit()
+	out := make(map[uint64]Network, len(superchain.Chains))
+	for id, ch := range superchain.Chains {
+		cfg, err := ch.Config()
+		if err != nil {
+			continue
+		}
+		config, err := params.LoadOPStackChainConfig(cfg)
+		if err != nil {
+			continue
+		}
+		withKarst(config)
+		key := ch.Name + "-" + ch.Network
+		cadence, ok := registryCadence[key]
+		if !ok {
+			cadence.feed = FeedNone
+		}
+		out[id] = Network{ID: key, Name: cfg.Name, ChainID: id, Kind: OPStack, Source: source, Config: config,
+			BlockTime: time.Duration(cfg.BlockTime) * time.Second, PreconfInterval: cadence.interval, Feed: cadence.feed,
+			GasLimit: cfg.Genesis.SystemConfig.GasLimit}
+	}
+	return out
+})
+
+// withKarst turns Osaka on with Karst on an OP Stack configuration that schedules Karst and
+// not Osaka (op-geth copies karst_time without turning Osaka on): Karst is Osaka's execution
+// EIPs on L2, which go-ethereum's Osaka code brings (CLZ, the EIP-7825 gas cap with deposits
+// exempt), internal/oprollup adding the precompiles and the bn256Pairing cap op-geth lacks.
+func withKarst(cfg *params.ChainConfig) {
+	if cfg.IsOptimism() && cfg.KarstTime != nil && cfg.OsakaTime == nil {
+		cfg.OsakaTime = clone(cfg.KarstTime)
+	}
+}
+
+// WithKarst returns cfg with Karst's rules turned on as flashrpc runs them (OsakaTime =
+// KarstTime on an OP Stack chain that schedules Karst without Osaka, as op-geth's registry
+// and a registry chain's genesis file do); any other configuration is returned as it is. A
+// configuration read from a genesis file goes through it before a chain opens with it. The
+// result is a copy when it differs from cfg.
+func WithKarst(cfg *params.ChainConfig) *params.ChainConfig {
+	if cfg == nil || !cfg.IsOptimism() || cfg.KarstTime == nil || cfg.OsakaTime != nil {
+		return cfg
+	}
+	cp := copyConfig(cfg)
+	withKarst(cp)
+	return cp
 }
 
 // Lookup returns the known network with chainID: go-ethereum's built-in Ethereum chains,
 // Base mainnet and Base Sepolia (base.go), and the OP Stack chains of op-geth's superchain
-// registry.
+// registry (with Karst's rules from their karst_time).
 func Lookup(chainID uint64) (Network, bool) {
 	if n, ok := ethereumNetworks[chainID]; ok {
 		return n, true
@@ -53,19 +163,37 @@ func Lookup(chainID uint64) (Network, bool) {
 	if n, ok := baseNetworks[chainID]; ok {
 		return n, true
 	}
-	ch, err := superchain.GetChain(chainID)
-	if err != nil {
-		return Network{}, false
+	n, ok := registry()[chainID]
+	return n, ok
+}
+
+// LookupName returns the known network whose ID is name (--network NAME).
+func LookupName(name string) (Network, bool) {
+	for _, n := range All() {
+		if n.ID == name {
+			return n, true
+		}
 	}
-	cfg, err := ch.Config()
-	if err != nil {
-		return Network{}, false
+	return Network{}, false
+}
+
+// All returns every network flashrpc knows: go-ethereum's Ethereum chains (by chain id),
+// then the OP Stack chains, Base's and the registry's, by ID. The slice is the caller's; the
+// networks' configurations are shared.
+func All() []Network {
+	var l1, op []Network
+	for _, n := range ethereumNetworks {
+		l1 = append(l1, n)
 	}
-	config, err := params.LoadOPStackChainConfig(cfg)
-	if err != nil {
-		return Network{}, false
+	for _, n := range baseNetworks {
+		op = append(op, n)
 	}
-	return Network{Name: ch.Name, Kind: OPStack, Source: "op-geth superchain registry " + superchain.EmbeddedRegistryCommit(), Config: config}, true
+	for _, n := range registry() {
+		op = append(op, n)
+	}
+	sort.Slice(l1, func(i, j int) bool { return l1[i].ChainID < l1[j].ChainID })
+	sort.Slice(op, func(i, j int) bool { return op[i].ID < op[j].ID })
+	return slices.Concat(l1, op)
 }
 
 // ForkRules returns the configuration a fork of the chain chainID runs when it continues from
@@ -75,16 +203,17 @@ func Lookup(chainID uint64) (Network, bool) {
 // turned off, so the fork keeps the rules of the block it continues (local blocks carry wall
 // clock times: a fork scheduled later would switch on without the upgrade it needs). chainID
 // sets the configuration's chain id (--chain-id may differ from the upstream's); upstreamID
-// selects the network. The result is a new configuration the caller owns.
+// selects the network. The result is a new configuration the caller owns. It does not check
+// that flashrpc runs every fork active at the block: the caller does ([Network.CheckRules]).
 func ForkRules(upstreamID, chainID uint64, kind Kind, number, time uint64) (*params.ChainConfig, Network, error) {
 	n, known := Lookup(upstreamID)
 	switch {
 	case known && kind != "" && kind != n.Kind:
 		return nil, n, fmt.Errorf("chain %d is %s, an %s chain, not --chain-type %s", upstreamID, n.Name, kindName(n.Kind), kind)
 	case !known && (kind == "" || kind == Ethereum):
-		n = Network{Name: fmt.Sprintf("chain %d", upstreamID), Kind: Ethereum, Source: "current Ethereum rules (unknown chain id)", Config: CurrentEthereum(upstreamID)}
+		n = Network{Name: fmt.Sprintf("chain %d", upstreamID), ChainID: upstreamID, Kind: Ethereum, Source: "current Ethereum rules (unknown chain id)", Config: CurrentEthereum(upstreamID)}
 	case !known && kind == OPStack:
-		n = Network{Name: fmt.Sprintf("chain %d", upstreamID), Kind: OPStack, Source: "current OP Stack rules (unknown chain id): flashrpc's dev chain's", Config: DevOPStack(upstreamID)}
+		n = Network{Name: fmt.Sprintf("chain %d", upstreamID), ChainID: upstreamID, Kind: OPStack, Source: "current OP Stack rules (unknown chain id): flashrpc's dev chain's", Config: DevOPStack(upstreamID)}
 	case !known:
 		return nil, n, fmt.Errorf("unknown --chain-type %q (want l1 or op)", kind)
 	}
@@ -132,4 +261,27 @@ func turnOffAfter(cfg *params.ChainConfig, number, time uint64) {
 			}
 		}
 	}
+}
+
+// ForUpstream returns the network whose rules a fork or replica of an upstream with chain id
+// upstreamID runs when --network is name ("" when not given): the upstream's own network when
+// its chain id is a known one (a name that is another network's is refused, the error naming
+// both), else the network name names. known is false when neither says (an unknown upstream
+// without --network: the caller runs its default rules). A name that is no network's is
+// refused.
+func ForUpstream(upstreamID uint64, name string) (n Network, known bool, err error) {
+	var named Network
+	if name != "" {
+		var ok bool
+		if named, ok = LookupName(name); !ok {
+			return Network{}, false, fmt.Errorf("--network %s: no such network (flashrpc networks lists them)", name)
+		}
+	}
+	if up, ok := Lookup(upstreamID); ok {
+		if name != "" && named.ChainID != up.ChainID {
+			return Network{}, false, fmt.Errorf("--network %s (chain id %d) disagrees with the upstream, whose chain id %d is %s", name, named.ChainID, upstreamID, up.ID)
+		}
+		return up, true, nil
+	}
+	return named, name != "", nil
 }

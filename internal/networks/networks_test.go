@@ -48,6 +48,30 @@ func TestForkRules(t *testing.T) {
 					t.Errorf("isthmus off, want on")
 				}
 			}},
+		{name: "base mainnet after azul", upstream: 8453, chainID: 8453, number: 45_000_000, time: 1780000000, wantKind: OPStack,
+			check: func(t *testing.T, cfg *params.ChainConfig) {
+				if cfg.OsakaTime == nil || *cfg.OsakaTime != 1779991200 || cfg.KarstTime != nil {
+					t.Errorf("osaka %v karst %v: want Azul's osaka 1779991200 and no karst", cfg.OsakaTime, cfg.KarstTime)
+				}
+			}},
+		{name: "base mainnet before azul", upstream: 8453, chainID: 8453, number: 44_000_000, time: 1779991199, wantKind: OPStack,
+			check: func(t *testing.T, cfg *params.ChainConfig) {
+				if cfg.OsakaTime != nil {
+					t.Errorf("osaka %v before azul, want off", *cfg.OsakaTime)
+				}
+			}},
+		{name: "op mainnet after karst", upstream: 10, chainID: 10, number: 150_000_000, time: 1783526401, wantKind: OPStack,
+			check: func(t *testing.T, cfg *params.ChainConfig) {
+				if cfg.KarstTime == nil || cfg.OsakaTime == nil || *cfg.OsakaTime != *cfg.KarstTime {
+					t.Errorf("karst %v osaka %v: want both at karst_time", cfg.KarstTime, cfg.OsakaTime)
+				}
+			}},
+		{name: "op mainnet before karst", upstream: 10, chainID: 10, number: 150_000_000, time: 1783526400, wantKind: OPStack,
+			check: func(t *testing.T, cfg *params.ChainConfig) {
+				if cfg.KarstTime != nil || cfg.OsakaTime != nil {
+					t.Errorf("karst %v osaka %v: want both off", cfg.KarstTime, cfg.OsakaTime)
+				}
+			}},
 		{name: "ethereum mainnet before osaka", upstream: 1, chainID: 1, number: 22_000_000, time: 1750000000, wantKind: Ethereum,
 			check: func(t *testing.T, cfg *params.ChainConfig) {
 				if !on("prague", cfg.PragueTime, 1750000000) || cfg.OsakaTime != nil || cfg.BPO1Time != nil {

@@ -15,9 +15,12 @@
 //     the optimism monorepo's Go module by tools/opgenesis into genesis.json.gz, which records
 //     its source, and the dev chain's genesis (DevGenesis) (genesis.go);
 //   - the L1 fee fields of pre-confirmed receipts, derived by op-geth's own code (receipts.go);
-//   - Azul, Base's own fork (Osaka's EVM on L2): the vm.Config every EVM of flashrpc runs with,
-//     whose precompile overrides install go-ethereum's Osaka MODEXP and P256VERIFY over op-geth's
-//     Jovian ones (azul.go).
+//   - the forks op-geth does not run (forks.go, whose comment lists what each adds): Azul,
+//     Base's own fork, and Karst, the registry chains' (Osaka's EVM on L2), through the
+//     vm.Config every EVM of flashrpc runs with (VMConfig), whose precompile overrides install
+//     go-ethereum's Osaka MODEXP and P256VERIFY over op-geth's Jovian ones and, under Karst,
+//     a bn256Pairing capped at 57,600 bytes; and the body rules without EIP-7934's block size
+//     limit (BodyRules).
 //
 // Concurrency: everything here is a pure function or immutable after construction, and safe
 // for concurrent use.

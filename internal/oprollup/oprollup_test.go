@@ -11,7 +11,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
@@ -283,40 +282,5 @@ func TestPermit2ChainID(t *testing.T) {
 	}
 	if !bytes.Equal(f.Alloc[Permit2].Code, template) {
 		t.Fatal("Predeploys modified the shared template")
-	}
-}
-
-// TestPrecompileOverrides checks that Azul's rules run go-ethereum's Osaka MODEXP and
-// P256VERIFY over op-geth's Jovian ones, and leave everything else alone: the other
-// precompiles, the plain Ethereum chain's, and an address whose precompile was moved away.
-func TestPrecompileOverrides(t *testing.T) {
-	azul := networks.DevOPStack(1).Rules(common.Big0, true, 0)
-	jovian := *networks.DevOPStack(1)
-	jovian.OsakaTime = nil
-	preAzul := jovian.Rules(common.Big0, true, 0)
-	l1 := params.MergedTestChainConfig.Rules(common.Big0, true, 0)
-	modexp, p256, ecrecover := common.BytesToAddress([]byte{5}), common.BytesToAddress([]byte{1, 0}), common.BytesToAddress([]byte{1})
-	for _, c := range []struct {
-		name  string
-		rules params.Rules
-		addr  common.Address
-		want  vm.PrecompiledContract
-	}{
-		{"azul modexp", azul, modexp, vm.PrecompiledContractsOsaka[modexp]},
-		{"azul p256", azul, p256, vm.PrecompiledContractsOsaka[p256]},
-		{"azul ecrecover", azul, ecrecover, vm.PrecompiledContractsJovian[ecrecover]},
-		{"jovian modexp", preAzul, modexp, vm.PrecompiledContractsJovian[modexp]},
-		{"jovian p256", preAzul, p256, vm.PrecompiledContractsJovian[p256]},
-		{"l1 osaka modexp", l1, modexp, vm.ActivePrecompiledContracts(l1)[modexp]},
-	} {
-		if got := Precompiles(c.rules)[c.addr]; got != c.want {
-			t.Errorf("%s: %T %v, want %T %v", c.name, got, got, c.want, c.want)
-		}
-	}
-	if got := PrecompileOverrides(azul, nil, modexp); got != nil {
-		t.Errorf("moved-away MODEXP: %v, want none", got)
-	}
-	if got := Precompiles(azul)[p256].RequiredGas(nil); got != 6_900 {
-		t.Errorf("P256VERIFY gas %d, want 6900", got)
 	}
 }

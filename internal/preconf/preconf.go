@@ -384,7 +384,7 @@ func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs A
 	if w.da, err = newDABudget(w); err != nil {
 		return nil, err
 	}
-	w.evm = vm.NewEVM(core.NewEVMBlockContext(header, w.chainCtx, nil, config, st), st, config, oprollup.VMConfig(vm.Config{}))
+	w.evm = vm.NewEVM(core.NewEVMBlockContext(header, w.chainCtx, nil, config, st), st, config, oprollup.VMConfig(config, vm.Config{}))
 	// The pre-execution system calls, as op-geth's StateProcessor and miner make them.
 	if header.ParentBeaconRoot != nil {
 		core.ProcessBeaconBlockRoot(*header.ParentBeaconRoot, w.evm)
@@ -476,7 +476,7 @@ func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, e
 	if header.BlobGasUsed != nil {
 		header.BlobGasUsed = &w.blobGas
 	}
-	evm := vm.NewEVM(w.evm.Context, st, w.config, oprollup.VMConfig(vm.Config{}))
+	evm := vm.NewEVM(w.evm.Context, st, w.config, oprollup.VMConfig(w.config, vm.Config{}))
 	var allLogs []*types.Log
 	for _, r := range w.receipts {
 		allLogs = append(allLogs, r.Logs...)

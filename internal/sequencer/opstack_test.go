@@ -237,7 +237,7 @@ func checkWithStateProcessor(t *testing.T, bc *core.BlockChain, c *chain.Chain, 
 	if err := bc.Validator().ValidateBody(block); err != nil && snap.Block.Hash() != c.CanonicalHash(block.NumberU64()) {
 		t.Fatalf("block %d pre-confirmation %d: ValidateBody: %v", block.NumberU64(), snap.Index, err)
 	}
-	res, err := core.NewStateProcessor(bc).Process(context.Background(), block, parent, oprollup.VMConfig(vm.Config{}))
+	res, err := core.NewStateProcessor(bc).Process(context.Background(), block, parent, oprollup.VMConfig(cfg, vm.Config{}))
 	if err != nil {
 		t.Fatalf("block %d pre-confirmation %d: op-geth's processor: %v", block.NumberU64(), snap.Index, err)
 	}

@@ -85,7 +85,7 @@ func NewBase(ctx context.Context, env Env) *Base {
 		return b
 	}
 	warm := env.State.Copy()
-	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, cfg, warm), warm, cfg, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
+	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, cfg, warm), warm, cfg, oprollup.VMConfig(cfg, vm.Config{NoBaseFee: true}))
 	exec.PreExecution(cfg, header, env.Header, evm)
 	warm.IntermediateRoot(cfg.IsEIP158(header.Number))
 	if warm.Error() != nil {
@@ -107,7 +107,7 @@ func prepareLayer(ctx context.Context, env Env, header *types.Header) *memLayer 
 		return nil
 	}
 	layer, err := buildMemLayer(env.State, env.Header.Root, rules, header.Number.Uint64(), func(st *state.StateDB) error {
-		evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, st), st, env.Config, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
+		evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, st), st, env.Config, oprollup.VMConfig(env.Config, vm.Config{NoBaseFee: true}))
 		exec.PreExecution(env.Config, header, env.Header, evm)
 		return st.Error()
 	})
@@ -128,7 +128,7 @@ func postExecutionNoop(ctx context.Context, env Env, header *types.Header, st *s
 	}
 	deleteEmpty := env.Config.IsEIP158(header.Number)
 	before := probe.IntermediateRoot(deleteEmpty)
-	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, probe), probe, env.Config, oprollup.VMConfig(vm.Config{NoBaseFee: true}))
+	evm := vm.NewEVM(core.NewEVMBlockContext(header, env.Chain, nil, env.Config, probe), probe, env.Config, oprollup.VMConfig(env.Config, vm.Config{NoBaseFee: true}))
 	requests, err := postExecution(env.Config, header, nil, evm)
 	return err == nil && requests != nil && len(requests) == 0 && probe.IntermediateRoot(deleteEmpty) == before && probe.Error() == nil
 }

@@ -99,7 +99,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 		run.hooked = state.NewHookedState(sim.env.State, hooks)
 	}
 	run.hooked = exec.WithWarmPrecompiles(run.hooked)
-	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, oprollup.VMConfig(vm.Config{NoBaseFee: !sim.validate, Tracer: hooks}))
+	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, oprollup.VMConfig(cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks}))
 	// The request's end cancels this EVM (Run), where go-ethereum registers a hook per call.
 	sim.stop.run(run.evm)
 	defer sim.stop.run(nil)

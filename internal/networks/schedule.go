@@ -1,0 +1,102 @@
+package networks
+
+import (
+	"math/big"
+	"reflect"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// Fork is one fork of a network's schedule: its name, its activation (a block number or a
+// time, exactly one set) and whether flashrpc runs its rules.
+type Fork struct {
+	// Name is the fork's name, lowercase as in go-ethereum's JSON chain configuration without
+	// its Block or Time suffix ("london", "cancun", "jovian", "karst"), or Base's ("azul").
+	Name string `json:"name"`
+	// Block is the activation block of a block-scheduled fork, nil for a time-scheduled one.
+	Block *uint64 `json:"block,omitempty"`
+	// Time is the activation time (Unix seconds) of a time-scheduled fork, nil for a
+	// block-scheduled one.
+	Time *uint64 `json:"time,omitempty"`
+	// Runs says whether flashrpc runs the fork's rules. A block at which a fork it does not
+	// run is active is refused ([CheckRules]).
+	Runs bool `json:"runs"`
+}
+
+// activeAt reports whether f is active at the block with number and time.
+func (f Fork) activeAt(number, time uint64) bool {
+	switch {
+	case f.Block != nil:
+		return *f.Block <= number
+	case f.Time != nil:
+		return *f.Time <= time
+	}
+	return false
+}
+
+// runs lists the forks of go-ethereum's chain configuration whose rules flashrpc runs (with
+// op-geth's code, and internal/oprollup's where op-geth lacks it), by name. Every other fork
+// field, including any a later go-ethereum adds, counts as not run: a chain that schedules
+// one is refused from its activation on.
+var runs = map[string]bool{
+	// Ethereum's forks through Osaka and the blob-parameter-only forks after it.
+	"homestead": true, "daoFork": true, "eip150": true, "eip155": true, "eip158": true,
+	"byzantium": true, "constantinople": true, "petersburg": true, "istanbul": true,
+	"muirGlacier": true, "berlin": true, "london": true, "arrowGlacier": true,
+	"grayGlacier": true, "mergeNetsplit": true, "shanghai": true, "cancun": true,
+	"prague": true, "osaka": true, "bpo1": true, "bpo2": true, "bpo3": true, "bpo4": true,
+	"bpo5": true,
+	// The OP Stack's forks through Karst (Karst as Osaka on L2 with oprollup's additions).
+	"bedrock": true, "regolith": true, "canyon": true, "ecotone": true, "fjord": true,
+	"granite": true, "holocene": true, "isthmus": true, "jovian": true, "karst": true,
+	// Not run: amsterdam, verkle (go-ethereum's unfinished forks); lagoon (OP's interop and
+	// post-exec transactions: op-geth's is interop only, flashrpc runs neither).
+}
+
+// opFields are the chain configuration's OP Stack fork fields, listed for OP Stack networks
+// (their Ethereum forks come with them: Shanghai with Canyon, …).
+var opFields = map[string]bool{
+	"bedrock": true, "regolith": true, "canyon": true, "ecotone": true, "fjord": true,
+	"granite": true, "holocene": true, "isthmus": true, "jovian": true, "karst": true,
+	"lagoon": true,
+}
+
+// configForks returns every fork cfg schedules (a non-nil ...Block or ...Time field), in
+// the configuration's field order, named as [Fork.Name] says, with whether flashrpc runs it.
+func configForks(cfg *params.ChainConfig) []Fork {
+	var out []Fork
+	v := reflect.ValueOf(cfg).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		f, field := t.Field(i), v.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case strings.HasSuffix(name, "Block") && f.Type == reflect.TypeFor[*big.Int]():
+			if b := field.Interface().(*big.Int); b != nil {
+				n := b.Uint64()
+				name = strings.TrimSuffix(name, "Block")
+				out = append(out, Fork{Name: name, Block: &n, Runs: runs[name]})
+			}
+		case strings.HasSuffix(name, "Time") && f.Type == reflect.TypeFor[*uint64]():
+			if at := field.Interface().(*uint64); at != nil {
+				name = strings.TrimSuffix(name, "Time")
+				out = append(out, Fork{Name: name, Time: clone(at), Runs: runs[name]})
+			}
+		}
+	}
+	return out
+}
+
+// Forks returns the network's fork schedule as `flashrpc networks` lists it: an Ethereum
+// chain's Ethereum forks; an OP Stack chain's OP forks (the Ethereum forks they bring are
+// left out) and its forks without a configuration field (Later). The slice is the caller's.
+func (n Network) Forks() []Fork {
+	var out []Fork
+	for _, f := range configForks(n.Config) {
+		if n.Kind != OPStack || opFields[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return append(out, n.Later...)
+}
