@@ -14,6 +14,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/metrics"
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -91,6 +92,11 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 	}
 	if number == 0 {
 		return errors.New("index 0 of block 0")
+	}
+	// A block at which a fork flashrpc does not run is active is never pre-confirmed here:
+	// its pre-confirmations would be executed under older rules.
+	if err := networks.CheckRules(f.chain.Config(), number, uint64(base.Timestamp)); err != nil {
+		return err
 	}
 	head := f.chain.Head()
 	// The last pre-confirmation's hash is the one computed here: a feed without roots
