@@ -21,11 +21,8 @@ import (
 // runDev runs the embedded dev chain until SIGINT or SIGTERM.
 func runDev(args []string, stdout, stderr io.Writer) error {
 	fs, o := devFlags(helpOutput(args, stdout, stderr))
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "flashrpc dev: unexpected argument %q\n", fs.Arg(0))

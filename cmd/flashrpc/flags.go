@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -184,8 +183,7 @@ type devOptions struct {
 
 func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	o := new(devOptions)
-	fs := flag.NewFlagSet("flashrpc dev", flag.ContinueOnError)
-	fs.SetOutput(out)
+	fs := newFlagSet("flashrpc dev", out, "Usage: flashrpc dev [flags]\n\nRuns the embedded dev chain: a sequencer that pre-confirms the pool's transactions every\n--preconf-interval and seals a block every --block-time, and both JSON-RPC endpoints.\n\nFlags:\n")
 	o.register(fs, "directory that keeps the chain across restarts (default: a temporary directory removed on exit)")
 	fs.Uint64Var(&o.chainID, "chain-id", chain.DefaultChainID, "chain id of a new dev chain (with --fork-url: default the upstream's)")
 	o.chainFlags.registerChain(fs)
@@ -196,9 +194,5 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	o.fork.register(fs)
 	fs.StringVar(&o.clientVersion, "client-version", "", "web3_clientVersion's answer (default: flashrpc/<version>/…); Hardhat's network helpers need one starting with \"anvil\" or \"HardhatNetwork\"")
 	fs.StringVar(&o.mnemonic, "mnemonic", "", "BIP-39 mnemonic the dev accounts derive from (default: the well-known test mnemonic \"test test … junk\")")
-	fs.Usage = func() {
-		fmt.Fprintf(out, "Usage: flashrpc dev [flags]\n\nRuns the embedded dev chain: a sequencer that pre-confirms the pool's transactions every\n--preconf-interval and seals a block every --block-time, and both JSON-RPC endpoints.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	return fs, o
 }

@@ -31,8 +31,7 @@ type followOptions struct {
 
 func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	o := new(followOptions)
-	fs := flag.NewFlagSet("flashrpc follow", flag.ContinueOnError)
-	fs.SetOutput(out)
+	fs := newFlagSet("flashrpc follow", out, "Usage: flashrpc follow --upstream URL [--feed WSURL] [--genesis FILE | --state remote] [--sequencer URL] [flags]\n\nRuns a replica: sealed blocks from the upstream, each executed and checked against its header's\nroots before it is served; pre-confirmations from the feed, each re-executed and served only when\nit gives what the sequencer published; transactions forwarded to the sequencer. The verified feed\nis published again on --feed.port. With --state remote the state is read from the upstream at each\nsealed block instead (no genesis, no replay; docs/deploy.md says what is then verified).\n\nFlags:\n")
 	o.register(fs, "directory that keeps the replica's chain across restarts (default: a temporary directory removed on exit)")
 	fs.StringVar(&o.upstream, "upstream", "", "JSON-RPC URL (HTTP) of a node of the chain to follow: whole blocks are fetched from it (required)")
 	fs.StringVar(&o.upstreamWS, "upstream.ws", "", "WebSocket URL whose newHeads subscription announces the upstream's blocks (default: --upstream with the ws scheme; off: poll only); where it fails the head is polled every --upstream.poll")
@@ -43,21 +42,14 @@ func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	fs.Uint64Var(&o.maxLag, "health.max-lag", defaultMaxLag, "blocks the replica may be behind its upstream before GET /health answers 503")
 	fs.DurationVar(&o.poll, "upstream.poll", follow.DefaultPollInterval, "how often the upstream's head is asked for when it cannot be subscribed to")
 	o.feed.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(out, "Usage: flashrpc follow --upstream URL [--feed WSURL] [--genesis FILE | --state remote] [--sequencer URL] [flags]\n\nRuns a replica: sealed blocks from the upstream, each executed and checked against its header's\nroots before it is served; pre-confirmations from the feed, each re-executed and served only when\nit gives what the sequencer published; transactions forwarded to the sequencer. The verified feed\nis published again on --feed.port. With --state remote the state is read from the upstream at each\nsealed block instead (no genesis, no replay; docs/deploy.md says what is then verified).\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	return fs, o
 }
 
 // runFollow runs a replica until SIGINT or SIGTERM.
 func runFollow(args []string, stdout, stderr io.Writer) error {
 	fs, o := followFlags(helpOutput(args, stdout, stderr))
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "flashrpc follow: unexpected argument %q\n", fs.Arg(0))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -12,18 +11,10 @@ import (
 // runServe serves a stored chain without a sequencer until SIGINT or SIGTERM.
 func runServe(args []string, stdout, stderr io.Writer) error {
 	f := new(serverFlags)
-	fs := flag.NewFlagSet("flashrpc serve", flag.ContinueOnError)
-	fs.SetOutput(helpOutput(args, stdout, stderr))
+	fs := newFlagSet("flashrpc serve", helpOutput(args, stdout, stderr), "Usage: flashrpc serve --datadir DIR [flags]\n\nServes a stored chain without a sequencer: nothing is pre-confirmed, so the pending tag is the\nlatest sealed block on both endpoints. Transactions sent are validated and held, never included.\n\nFlags:\n")
 	f.register(fs, "directory of the chain to serve (required; see flashrpc dev --datadir)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: flashrpc serve --datadir DIR [flags]\n\nServes a stored chain without a sequencer: nothing is pre-confirmed, so the pending tag is the\nlatest sealed block on both endpoints. Transactions sent are validated and held, never included.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if f.dataDir == "" {
 		fmt.Fprintln(stderr, "flashrpc serve: --datadir is required")
