@@ -99,13 +99,13 @@ func serveForTest(t *testing.T, dataDir string) (standard, preconfirmed string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &serverFlags{httpAddr: "127.0.0.1"}
+	f := &serverFlags{Server: node.Server{HTTPAddr: "127.0.0.1"}}
 	_, o := devFlags(io.Discard)
 	*f = o.serverFlags
-	f.httpPort, f.preconfPort = 0, 0
+	f.HTTPPort, f.PreconfPort = 0, 0
 	// The fixtures check answers, not speed: no EVM time limit, so a loaded machine cannot turn
 	// a long simulation into "execution aborted".
-	f.evmTimeout = 0
+	f.API.EVMTimeout = 0
 	logger := slog.New(slog.DiscardHandler)
 	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), txpool.Config{})}
 	eps, err := listenForTest(f.config(logger), backend)

@@ -26,7 +26,7 @@ type followOptions struct {
 	state      string
 	maxLag     uint64
 	poll       time.Duration
-	feed       feedFlags // feed.go: the republished feed
+	feed       node.Feed // feed.go: the republished feed
 }
 
 func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
@@ -41,7 +41,7 @@ func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis, needs --genesis) or remote (read from the upstream at each sealed block, for chains too large to replay; docs/deploy.md)")
 	fs.Uint64Var(&o.maxLag, "health.max-lag", defaultMaxLag, "blocks the replica may be behind its upstream before GET /health answers 503")
 	fs.DurationVar(&o.poll, "upstream.poll", follow.DefaultPollInterval, "how often the upstream's head is asked for when it cannot be subscribed to")
-	o.feed.register(fs)
+	registerFeed(fs, &o.feed)
 	return fs, o
 }
 
@@ -92,7 +92,7 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 // config returns the replica's node configuration.
 func (o *followOptions) config(logger *slog.Logger) node.FollowConfig {
 	return node.FollowConfig{
-		Server: o.serverFlags.config(logger), Feed: o.feed.config(),
+		Server: o.serverFlags.config(logger), Feed: o.feed,
 		Upstream: o.upstream, UpstreamWS: o.upstreamWS, Poll: o.poll, FeedURL: o.feedURL, Sequencer: o.sequencer,
 		Genesis: o.genesis, RemoteState: o.state == "remote", MaxLag: o.maxLag,
 	}

@@ -16,7 +16,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if f.dataDir == "" {
+	if f.DataDir == "" {
 		fmt.Fprintln(stderr, "flashrpc serve: --datadir is required")
 		return errUsage
 	}
@@ -32,7 +32,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	c := n.Chain()
-	fmt.Fprintf(stdout, "flashrpc serving %s (chain id %d, head block %d)\n", f.dataDir, c.Config().ChainID, c.Head().Number)
+	fmt.Fprintf(stdout, "flashrpc serving %s (chain id %d, head block %d)\n", f.DataDir, c.Config().ChainID, c.Head().Number)
 	printEndpoints(stdout, n.Endpoints(), nil, "", n.MetricsURL())
 	err = serveUntilSignal(logger, n.Endpoints())
 	return errors.Join(err, n.Close())
