@@ -69,12 +69,7 @@ type fixtureResult struct {
 
 func TestConformance(t *testing.T) {
 	dir := conformanceDir(t)
-	ctx := context.Background()
-	dataDir := filepath.Join(t.TempDir(), "chain")
-	o := &importOptions{dataDir: dataDir, genesis: filepath.Join(dir, "genesis.json"), forkchoice: filepath.Join(dir, "headfcu.json"), file: filepath.Join(dir, "chain.rlp")}
-	if err := importChain(ctx, o, io.Discard); err != nil {
-		t.Fatalf("import: %v", err)
-	}
+	dataDir := importFixtures(t, dir)
 	standard, preconfirmed := serveForTest(t, dataDir)
 
 	files, err := filepath.Glob(filepath.Join(dir, "*", "*.io"))
@@ -104,13 +99,13 @@ func serveForTest(t *testing.T, dataDir string) (standard, preconfirmed string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &serverFlags{httpAddr: "127.0.0.1"}
+	f := &serverFlags{Server: node.Server{HTTPAddr: "127.0.0.1"}}
 	_, o := devFlags(io.Discard)
 	*f = o.serverFlags
-	f.httpPort, f.preconfPort = 0, 0
+	f.HTTPPort, f.PreconfPort = 0, 0
 	// The fixtures check answers, not speed: no EVM time limit, so a loaded machine cannot turn
 	// a long simulation into "execution aborted".
-	f.evmTimeout = 0
+	f.API.EVMTimeout = 0
 	logger := slog.New(slog.DiscardHandler)
 	backend := api.Backend{Chain: c, Pool: txpool.New(c.Config(), txpool.Config{})}
 	eps, err := listenForTest(f.config(logger), backend)
@@ -123,6 +118,18 @@ func serveForTest(t *testing.T, dataDir string) (standard, preconfirmed string) 
 		c.Close()
 	})
 	return eps[0].URL(), eps[1].URL()
+}
+
+// importFixtures imports the execution-apis chain in dir, with its forkchoice, into a new
+// datadir (node.Import, as flashrpc import does) and returns the datadir.
+func importFixtures(t *testing.T, dir string) string {
+	t.Helper()
+	dataDir := filepath.Join(t.TempDir(), "chain")
+	o := node.ImportConfig{DataDir: dataDir, Genesis: filepath.Join(dir, "genesis.json"), Forkchoice: filepath.Join(dir, "headfcu.json"), File: filepath.Join(dir, "chain.rlp")}
+	if err := node.Import(context.Background(), o); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	return dataDir
 }
 
 // listenForTest opens both endpoints of cfg on backend's APIs, as every mode does, without

@@ -21,11 +21,8 @@ import (
 // runDev runs the embedded dev chain until SIGINT or SIGTERM.
 func runDev(args []string, stdout, stderr io.Writer) error {
 	fs, o := devFlags(helpOutput(args, stdout, stderr))
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "flashrpc dev: unexpected argument %q\n", fs.Arg(0))
@@ -65,8 +62,8 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 
 // config returns the dev node's configuration: the flags, and which of them were given.
 func (o *devOptions) config(logger *slog.Logger) node.DevConfig {
-	cfg := node.DevConfig{
-		Server: o.serverFlags.config(logger), Feed: o.feed.config(), Fork: o.fork.config(),
+	return node.DevConfig{
+		Server: o.serverFlags.config(logger), Feed: o.feed, Fork: o.fork.config(),
 		ChainType: networks.Kind(o.chainType), ChainID: o.chainID, GasLimit: o.gasLimit,
 		L1BaseFee: o.l1BaseFee.v, L1BlobBaseFee: o.l1BlobBaseFee.v,
 		Explicit: node.Explicit{
@@ -77,10 +74,6 @@ func (o *devOptions) config(logger *slog.Logger) node.DevConfig {
 		Accounts: o.accounts, Mnemonic: o.mnemonic,
 		BlockTime: o.blockTime, PreconfInterval: o.preconfInterval,
 	}
-	if o.clientVersion != "" {
-		cfg.API.ClientVersion = o.clientVersion
-	}
-	return cfg
 }
 
 func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
@@ -120,10 +113,10 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 		return "every " + d.String()
 	}
 	fmt.Fprintf(&b, "\n  pre-confirmations %s, blocks sealed %s\n", timing(o.preconfInterval, "on request (dev_preconfirm)"), timing(o.blockTime, "on request (dev_seal)"))
-	if o.dataDir == "" {
+	if o.DataDir == "" {
 		fmt.Fprintf(&b, "  chain data: temporary, removed on exit (use --datadir to keep it)\n")
 	} else {
-		fmt.Fprintf(&b, "  chain data: %s\n", o.dataDir)
+		fmt.Fprintf(&b, "  chain data: %s\n", o.DataDir)
 	}
 	if up := c.Upstream(); up != nil {
 		fmt.Fprintf(&b, "\nDev accounts (10,000 ETH each in the first forked block, %d):\n\n", up.Number()+1)

@@ -64,7 +64,7 @@ func TestDevMethods(t *testing.T) {
 	tn.stop()
 
 	o := testOptions(dir) // the same chain: read back from the database
-	o.clientVersion = "anvil/flashrpc"
+	o.API.ClientVersion = "anvil/flashrpc"
 	tn = startTestNode(t, o)
 	for _, cl := range []*gethrpc.Client{tn.stdRaw, tn.preRaw} {
 		var v string

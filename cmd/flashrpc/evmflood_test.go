@@ -26,8 +26,8 @@ const (
 // scripts/bench/evmflood (docs/benchmarks.md), not here.
 func TestEVMFlood(t *testing.T) {
 	o := testOptions(t.TempDir())
-	o.gasCap = 10_000_000 // a tenth of a second per call or so, to keep the test short
-	o.evmConcurrency, o.evmQueue = 2, 8
+	o.API.GasCap = 10_000_000 // a tenth of a second per call or so, to keep the test short
+	o.EVMConcurrency, o.EVMQueue = 2, 8
 	tn := startTestNode(t, o)
 	const calls = 512
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"eth_call","params":[{"to":%q},"latest",{%q:{"code":%q}}]}`, heavyAddr, heavyAddr, heavyCode)

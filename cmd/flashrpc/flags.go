@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -22,95 +21,71 @@ import (
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
 
-// serverFlags are the flags every serving command shares: addresses, limits, logging.
+// serverFlags are the flags every serving command shares: addresses, limits, logging. Most
+// of them set a field of the node.Server they fill in; config adds what the others mean.
 type serverFlags struct {
-	dataDir     string
-	httpAddr    string
-	httpPort    int
-	preconfPort int
-	dbCache     int
-	opsFlags    // ops.go: logs, metrics, profiler
+	node.Server
+	opsFlags // ops.go: logs, metrics, profiler
 
-	gasCap         uint64
-	evmTimeout     time.Duration
-	evmConcurrency int
-	evmQueue       int
-	simLimits      simulate.Limits
-	logsMaxResults int
-	logsMaxRange   uint64
-	logsTimeout    time.Duration
-	logsIndex      bool
-	filtersMax     int
-
-	bodyLimit          int64
-	batchItemLimit     int
-	batchResponseLimit int
-	responseLimit      int
-	requestTimeout     time.Duration
-	wsReadLimit        int64
-	wsSendQueue        int
-	wsSendQueueBytes   int64
-
-	txpool     txpool.Config
 	vhosts     string
 	wsOrigins  string
 	corsDomain string
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
-	fs.StringVar(&f.dataDir, "datadir", "", dataDirHelp)
-	fs.StringVar(&f.httpAddr, "http.addr", "127.0.0.1", "interface both JSON-RPC endpoints listen on (HTTP and WebSocket)")
-	fs.IntVar(&f.httpPort, "http.port", 8545, "port of the standard endpoint (sealed blocks)")
-	fs.IntVar(&f.preconfPort, "preconf.port", 8547, "port of the pre-confirmed endpoint (where the pending tag is the block in progress)")
-	fs.IntVar(&f.dbCache, "db.cache", 64, "block cache of the chain database (Pebble) in MB; wide eth_getLogs queries read receipts through it")
+	fs.StringVar(&f.DataDir, "datadir", "", dataDirHelp)
+	fs.StringVar(&f.HTTPAddr, "http.addr", "127.0.0.1", "interface both JSON-RPC endpoints listen on (HTTP and WebSocket)")
+	fs.IntVar(&f.HTTPPort, "http.port", 8545, "port of the standard endpoint (sealed blocks)")
+	fs.IntVar(&f.PreconfPort, "preconf.port", 8547, "port of the pre-confirmed endpoint (where the pending tag is the block in progress)")
+	fs.IntVar(&f.DBCacheMB, "db.cache", 64, "block cache of the chain database (Pebble) in MB; wide eth_getLogs queries read receipts through it")
 	f.opsFlags.register(fs)
 
-	fs.Uint64Var(&f.gasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
-	fs.DurationVar(&f.evmTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call, eth_estimateGas or eth_createAccessList, of all calls of one eth_simulateV1, and of each traced transaction (debug_trace*'s timeout is capped at it) (0 = none beyond --rpc.timeout)")
-	fs.IntVar(&f.evmConcurrency, "rpc.evm.concurrency", runtime.GOMAXPROCS(0), "most EVM requests (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, debug_trace*) executing at once, both endpoints together (default: GOMAXPROCS, the CPUs this process may use)")
-	fs.IntVar(&f.evmQueue, "rpc.evm.queue", exec.DefaultEVMQueue, "most EVM requests waiting for one of the --rpc.evm.concurrency slots; beyond it a request gets error -32005 \"server busy\" at once")
-	fs.IntVar(&f.simLimits.MaxBlocks, "rpc.simulate.max-blocks", simulate.DefaultMaxBlocks, "most blocks one eth_simulateV1 simulates, and how far past its base block they may go (error -38026 beyond)")
-	fs.IntVar(&f.simLimits.MaxCallsPerBlock, "rpc.simulate.max-calls-per-block", simulate.DefaultMaxCallsPerBlock, "most calls in one simulated block (error -38026 beyond)")
-	fs.IntVar(&f.simLimits.MaxCalls, "rpc.simulate.max-calls", simulate.DefaultMaxCalls, "most calls in one eth_simulateV1 request (error -38026 beyond); all of them share the --rpc.gascap budget")
-	fs.IntVar(&f.logsMaxResults, "rpc.logs.max-results", api.DefaultLogsMaxResult, "most logs one eth_getLogs returns; more gives error -32005 naming a block range that fits")
-	fs.Uint64Var(&f.logsMaxRange, "rpc.logs.max-range", api.DefaultLogsMaxRange, "widest block range one eth_getLogs accepts; wider gives error -32602")
-	fs.DurationVar(&f.logsTimeout, "rpc.logs.timeout", api.DefaultLogsTimeout, "time limit of one eth_getLogs; past it error -32005 \"query timeout exceeded\" names the blocks searched in time")
-	fs.IntVar(&f.filtersMax, "rpc.filters.max", api.DefaultFiltersMax, "most polling filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) the node keeps, both endpoints together; more gives error -32005")
-	fs.BoolVar(&f.logsIndex, "logs.index", true, "keep the log index behind eth_getLogs (false: every query scans header blooms and receipts; for comparison)")
+	fs.Uint64Var(&f.API.GasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
+	fs.DurationVar(&f.API.EVMTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call, eth_estimateGas or eth_createAccessList, of all calls of one eth_simulateV1, and of each traced transaction (debug_trace*'s timeout is capped at it) (0 = none beyond --rpc.timeout)")
+	fs.IntVar(&f.EVMConcurrency, "rpc.evm.concurrency", runtime.GOMAXPROCS(0), "most EVM requests (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, debug_trace*) executing at once, both endpoints together (default: GOMAXPROCS, the CPUs this process may use)")
+	fs.IntVar(&f.EVMQueue, "rpc.evm.queue", exec.DefaultEVMQueue, "most EVM requests waiting for one of the --rpc.evm.concurrency slots; beyond it a request gets error -32005 \"server busy\" at once")
+	fs.IntVar(&f.API.SimLimits.MaxBlocks, "rpc.simulate.max-blocks", simulate.DefaultMaxBlocks, "most blocks one eth_simulateV1 simulates, and how far past its base block they may go (error -38026 beyond)")
+	fs.IntVar(&f.API.SimLimits.MaxCallsPerBlock, "rpc.simulate.max-calls-per-block", simulate.DefaultMaxCallsPerBlock, "most calls in one simulated block (error -38026 beyond)")
+	fs.IntVar(&f.API.SimLimits.MaxCalls, "rpc.simulate.max-calls", simulate.DefaultMaxCalls, "most calls in one eth_simulateV1 request (error -38026 beyond); all of them share the --rpc.gascap budget")
+	fs.IntVar(&f.API.LogsMaxResults, "rpc.logs.max-results", api.DefaultLogsMaxResult, "most logs one eth_getLogs returns; more gives error -32005 naming a block range that fits")
+	fs.Uint64Var(&f.API.LogsMaxRange, "rpc.logs.max-range", api.DefaultLogsMaxRange, "widest block range one eth_getLogs accepts; wider gives error -32602")
+	fs.DurationVar(&f.API.LogsTimeout, "rpc.logs.timeout", api.DefaultLogsTimeout, "time limit of one eth_getLogs; past it error -32005 \"query timeout exceeded\" names the blocks searched in time")
+	fs.IntVar(&f.FiltersMax, "rpc.filters.max", api.DefaultFiltersMax, "most polling filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) the node keeps, both endpoints together; more gives error -32005")
+	fs.BoolVar(&f.LogsIndex, "logs.index", true, "keep the log index behind eth_getLogs (false: every query scans header blooms and receipts; for comparison)")
 
-	fs.Int64Var(&f.bodyLimit, "rpc.body-limit", rpc.DefaultBodyLimit, "largest HTTP request body in bytes (HTTP 413 beyond)")
-	fs.IntVar(&f.batchItemLimit, "rpc.batch-request-limit", rpc.DefaultBatchItemLimit, "most requests in one batch; a larger batch gets one error -32600 \"batch too large\", refused before its items are parsed")
-	fs.IntVar(&f.batchResponseLimit, "rpc.batch-response-max-size", rpc.DefaultBatchResponseLimit, "largest batch response in bytes; the calls after it get error -32003")
-	fs.IntVar(&f.responseLimit, "rpc.response-limit", rpc.DefaultResponseLimit, "largest result of one call in bytes (error -32003 beyond)")
-	fs.DurationVar(&f.requestTimeout, "rpc.timeout", rpc.DefaultRequestTimeout, "time limit of one request or batch (error -32002 beyond); the HTTP write timeout is set just above it")
-	fs.Int64Var(&f.wsReadLimit, "ws.read-limit", rpc.DefaultWSReadLimit, "largest WebSocket message in bytes; a larger one closes the connection (status 1009, the reason names the limit)")
+	fs.Int64Var(&f.RPC.BodyLimit, "rpc.body-limit", rpc.DefaultBodyLimit, "largest HTTP request body in bytes (HTTP 413 beyond)")
+	fs.IntVar(&f.RPC.BatchItemLimit, "rpc.batch-request-limit", rpc.DefaultBatchItemLimit, "most requests in one batch; a larger batch gets one error -32600 \"batch too large\", refused before its items are parsed")
+	fs.IntVar(&f.RPC.BatchResponseLimit, "rpc.batch-response-max-size", rpc.DefaultBatchResponseLimit, "largest batch response in bytes; the calls after it get error -32003")
+	fs.IntVar(&f.RPC.ResponseLimit, "rpc.response-limit", rpc.DefaultResponseLimit, "largest result of one call in bytes (error -32003 beyond)")
+	fs.DurationVar(&f.RPC.RequestTimeout, "rpc.timeout", rpc.DefaultRequestTimeout, "time limit of one request or batch (error -32002 beyond); the HTTP write timeout is set just above it")
+	fs.Int64Var(&f.RPC.WSReadLimit, "ws.read-limit", rpc.DefaultWSReadLimit, "largest WebSocket message in bytes; a larger one closes the connection (status 1009, the reason names the limit)")
 	fs.StringVar(&f.vhosts, "http.vhosts", rpc.DefaultVirtualHost, "comma-separated host names requests may name in their Host header (403 otherwise; IP literals are always allowed; * allows any)")
 	fs.StringVar(&f.wsOrigins, "ws.origins", "", "comma-separated origins WebSocket upgrades may come from, e.g. http://localhost:5173 (403 otherwise; * allows any; no Origin header is always allowed) (default: the endpoint's own http(s)://localhost|127.0.0.1|[::1]:PORT)")
 	fs.StringVar(&f.corsDomain, "http.corsdomain", "", "comma-separated origins that get CORS headers, so their browser pages may call the endpoint (* allows any) (default: none)")
-	fs.IntVar(&f.wsSendQueue, "ws.send-queue", rpc.DefaultWSSendQueue, "messages buffered per WebSocket connection; a client that falls further behind is disconnected")
-	fs.Int64Var(&f.wsSendQueueBytes, "ws.send-queue-bytes", rpc.DefaultWSSendQueueBytes, "bytes buffered per WebSocket connection; a subscriber further behind is disconnected (a message always fits an empty queue)")
+	fs.IntVar(&f.RPC.WSSendQueue, "ws.send-queue", rpc.DefaultWSSendQueue, "messages buffered per WebSocket connection; a client that falls further behind is disconnected")
+	fs.Int64Var(&f.RPC.WSSendQueueBytes, "ws.send-queue-bytes", rpc.DefaultWSSendQueueBytes, "bytes buffered per WebSocket connection; a subscriber further behind is disconnected (a message always fits an empty queue)")
 
 	d := txpool.DefaultConfig
-	fs.Uint64Var(&f.txpool.AccountSlots, "txpool.accountslots", d.AccountSlots, "executable transaction slots guaranteed per account (a slot is 32 KiB; a transaction takes 1 to 4)")
-	fs.Uint64Var(&f.txpool.GlobalSlots, "txpool.globalslots", d.GlobalSlots, "most executable transaction slots, all accounts together")
-	fs.Uint64Var(&f.txpool.AccountQueue, "txpool.accountqueue", d.AccountQueue, "most future-nonce (queued) transaction slots per account")
-	fs.Uint64Var(&f.txpool.GlobalQueue, "txpool.globalqueue", d.GlobalQueue, "most future-nonce (queued) transaction slots, all accounts together")
-	fs.DurationVar(&f.txpool.Lifetime, "txpool.lifetime", d.Lifetime, "how long an account's queued transactions are kept while none of its transactions becomes executable")
-	fs.Uint64Var(&f.txpool.PriceBump, "txpool.pricebump", d.PriceBump, "percentage by which a replacement must raise both fee caps of the pooled transaction with its nonce")
+	fs.Uint64Var(&f.TxPool.AccountSlots, "txpool.accountslots", d.AccountSlots, "executable transaction slots guaranteed per account (a slot is 32 KiB; a transaction takes 1 to 4)")
+	fs.Uint64Var(&f.TxPool.GlobalSlots, "txpool.globalslots", d.GlobalSlots, "most executable transaction slots, all accounts together")
+	fs.Uint64Var(&f.TxPool.AccountQueue, "txpool.accountqueue", d.AccountQueue, "most future-nonce (queued) transaction slots per account")
+	fs.Uint64Var(&f.TxPool.GlobalQueue, "txpool.globalqueue", d.GlobalQueue, "most future-nonce (queued) transaction slots, all accounts together")
+	fs.DurationVar(&f.TxPool.Lifetime, "txpool.lifetime", d.Lifetime, "how long an account's queued transactions are kept while none of its transactions becomes executable")
+	fs.Uint64Var(&f.TxPool.PriceBump, "txpool.pricebump", d.PriceBump, "percentage by which a replacement must raise both fee caps of the pooled transaction with its nonce")
 }
 
 // check refuses limits that cannot work.
 func (f *serverFlags) check() error {
 	switch {
-	case f.evmConcurrency < 1:
+	case f.EVMConcurrency < 1:
 		return errors.New("--rpc.evm.concurrency must be at least 1")
-	case f.evmQueue < 0:
+	case f.EVMQueue < 0:
 		return errors.New("--rpc.evm.queue must not be negative")
-	case f.filtersMax < 1:
+	case f.FiltersMax < 1:
 		return errors.New("--rpc.filters.max must be at least 1")
-	case f.txpool.AccountSlots == 0 || f.txpool.GlobalSlots == 0 || f.txpool.AccountQueue == 0 || f.txpool.GlobalQueue == 0 || f.txpool.PriceBump == 0:
+	case f.TxPool.AccountSlots == 0 || f.TxPool.GlobalSlots == 0 || f.TxPool.AccountQueue == 0 || f.TxPool.GlobalQueue == 0 || f.TxPool.PriceBump == 0:
 		return errors.New("--txpool.accountslots, --txpool.globalslots, --txpool.accountqueue, --txpool.globalqueue and --txpool.pricebump must be at least 1")
-	case f.txpool.Lifetime <= 0:
+	case f.TxPool.Lifetime <= 0:
 		return errors.New("--txpool.lifetime must be positive")
 	}
 	return f.opsFlags.check()
@@ -119,42 +94,19 @@ func (f *serverFlags) check() error {
 // config returns the node configuration the flags describe; logger receives the node's log
 // lines.
 func (f *serverFlags) config(logger *slog.Logger) node.Server {
-	metrics := ""
+	cfg := f.Server
+	cfg.Logger, cfg.PProf, cfg.RPC.LogRequests = logger, f.pprof, f.logRequests
 	if f.metricsPort.set {
-		metrics = net.JoinHostPort(f.metricsAddr, strconv.Itoa(f.metricsPort.port))
+		cfg.Metrics = net.JoinHostPort(f.metricsAddr, strconv.Itoa(f.metricsPort.port))
 	}
-	return node.Server{
-		DataDir: f.dataDir, HTTPAddr: f.httpAddr, HTTPPort: f.httpPort, PreconfPort: f.preconfPort,
-		DBCacheMB: f.dbCache, LogsIndex: f.logsIndex, TxPool: f.txpool,
-		EVMConcurrency: f.evmConcurrency, EVMQueue: f.evmQueue, FiltersMax: f.filtersMax,
-		Metrics: metrics, PProf: f.pprof, Logger: logger,
-		RPC: rpc.Config{
-			LogRequests:        f.logRequests,
-			BodyLimit:          f.bodyLimit,
-			BatchItemLimit:     f.batchItemLimit,
-			BatchResponseLimit: f.batchResponseLimit,
-			ResponseLimit:      f.responseLimit,
-			RequestTimeout:     f.requestTimeout,
-			WSReadLimit:        f.wsReadLimit,
-			WSSendQueue:        f.wsSendQueue,
-			WSSendQueueBytes:   f.wsSendQueueBytes,
-			WriteTimeout:       f.requestTimeout + 5*time.Second,
-			VirtualHosts:       splitList(f.vhosts),
-			WSOrigins:          splitList(f.wsOrigins),
-			CORSOrigins:        splitList(f.corsDomain),
-		},
-		API: api.Config{
-			ClientVersion:  buildinfo.Read().ClientVersion(),
-			GasCap:         f.gasCap,
-			EVMTimeout:     f.evmTimeout,
-			LogsMaxResults: f.logsMaxResults,
-			LogsMaxRange:   f.logsMaxRange,
-			LogsTimeout:    f.logsTimeout,
-			SimLimits:      f.simLimits,
-			// A trace's struct logs cannot be answered beyond the response limit anyway.
-			TraceMaxLogBytes: f.responseLimit,
-		},
+	cfg.RPC.WriteTimeout = cfg.RPC.RequestTimeout + 5*time.Second
+	cfg.RPC.VirtualHosts, cfg.RPC.WSOrigins, cfg.RPC.CORSOrigins = splitList(f.vhosts), splitList(f.wsOrigins), splitList(f.corsDomain)
+	if cfg.API.ClientVersion == "" { // dev's --client-version sets it
+		cfg.API.ClientVersion = buildinfo.Read().ClientVersion()
 	}
+	// A trace's struct logs cannot be answered beyond the response limit anyway.
+	cfg.API.TraceMaxLogBytes = cfg.RPC.ResponseLimit
+	return cfg
 }
 
 // splitList splits a comma-separated flag value; an empty value gives nil (the default).
@@ -176,29 +128,23 @@ type devOptions struct {
 	preconfInterval time.Duration
 	accounts        int
 	mnemonic        string
-	clientVersion   string    // --client-version: web3_clientVersion's answer; empty = flashrpc's
-	feed            feedFlags // feed.go
+	feed            node.Feed // feed.go
 	fork            forkFlags // fork.go
 	chainFlags                // chaintype.go
 }
 
 func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	o := new(devOptions)
-	fs := flag.NewFlagSet("flashrpc dev", flag.ContinueOnError)
-	fs.SetOutput(out)
+	fs := newFlagSet("flashrpc dev", out, "Usage: flashrpc dev [flags]\n\nRuns the embedded dev chain: a sequencer that pre-confirms the pool's transactions every\n--preconf-interval and seals a block every --block-time, and both JSON-RPC endpoints.\n\nFlags:\n")
 	o.register(fs, "directory that keeps the chain across restarts (default: a temporary directory removed on exit)")
 	fs.Uint64Var(&o.chainID, "chain-id", chain.DefaultChainID, "chain id of a new dev chain (with --fork-url: default the upstream's)")
 	o.chainFlags.registerChain(fs)
 	fs.DurationVar(&o.blockTime, "block-time", 2*time.Second, "how often a block is sealed (0 = only on request: dev_seal)")
 	fs.DurationVar(&o.preconfInterval, "preconf-interval", 200*time.Millisecond, "how often the block in progress is pre-confirmed (0 = only on request: dev_preconfirm)")
 	fs.IntVar(&o.accounts, "accounts", 10, "number of dev accounts funded with 10,000 ETH at genesis")
-	o.feed.register(fs)
+	registerFeed(fs, &o.feed)
 	o.fork.register(fs)
-	fs.StringVar(&o.clientVersion, "client-version", "", "web3_clientVersion's answer (default: flashrpc/<version>/…); Hardhat's network helpers need one starting with \"anvil\" or \"HardhatNetwork\"")
+	fs.StringVar(&o.API.ClientVersion, "client-version", "", "web3_clientVersion's answer (default: flashrpc/<version>/…); Hardhat's network helpers need one starting with \"anvil\" or \"HardhatNetwork\"")
 	fs.StringVar(&o.mnemonic, "mnemonic", "", "BIP-39 mnemonic the dev accounts derive from (default: the well-known test mnemonic \"test test … junk\")")
-	fs.Usage = func() {
-		fmt.Fprintf(out, "Usage: flashrpc dev [flags]\n\nRuns the embedded dev chain: a sequencer that pre-confirms the pool's transactions every\n--preconf-interval and seals a block every --block-time, and both JSON-RPC endpoints.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	return fs, o
 }

@@ -26,13 +26,12 @@ type followOptions struct {
 	state      string
 	maxLag     uint64
 	poll       time.Duration
-	feed       feedFlags // feed.go: the republished feed
+	feed       node.Feed // feed.go: the republished feed
 }
 
 func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	o := new(followOptions)
-	fs := flag.NewFlagSet("flashrpc follow", flag.ContinueOnError)
-	fs.SetOutput(out)
+	fs := newFlagSet("flashrpc follow", out, "Usage: flashrpc follow --upstream URL [--feed WSURL] [--genesis FILE | --state remote] [--sequencer URL] [flags]\n\nRuns a replica: sealed blocks from the upstream, each executed and checked against its header's\nroots before it is served; pre-confirmations from the feed, each re-executed and served only when\nit gives what the sequencer published; transactions forwarded to the sequencer. The verified feed\nis published again on --feed.port. With --state remote the state is read from the upstream at each\nsealed block instead (no genesis, no replay; docs/deploy.md says what is then verified).\n\nFlags:\n")
 	o.register(fs, "directory that keeps the replica's chain across restarts (default: a temporary directory removed on exit)")
 	fs.StringVar(&o.upstream, "upstream", "", "JSON-RPC URL (HTTP) of a node of the chain to follow: whole blocks are fetched from it (required)")
 	fs.StringVar(&o.upstreamWS, "upstream.ws", "", "WebSocket URL whose newHeads subscription announces the upstream's blocks (default: --upstream with the ws scheme; off: poll only); where it fails the head is polled every --upstream.poll")
@@ -42,22 +41,15 @@ func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis, needs --genesis) or remote (read from the upstream at each sealed block, for chains too large to replay; docs/deploy.md)")
 	fs.Uint64Var(&o.maxLag, "health.max-lag", defaultMaxLag, "blocks the replica may be behind its upstream before GET /health answers 503")
 	fs.DurationVar(&o.poll, "upstream.poll", follow.DefaultPollInterval, "how often the upstream's head is asked for when it cannot be subscribed to")
-	o.feed.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(out, "Usage: flashrpc follow --upstream URL [--feed WSURL] [--genesis FILE | --state remote] [--sequencer URL] [flags]\n\nRuns a replica: sealed blocks from the upstream, each executed and checked against its header's\nroots before it is served; pre-confirmations from the feed, each re-executed and served only when\nit gives what the sequencer published; transactions forwarded to the sequencer. The verified feed\nis published again on --feed.port. With --state remote the state is read from the upstream at each\nsealed block instead (no genesis, no replay; docs/deploy.md says what is then verified).\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	registerFeed(fs, &o.feed)
 	return fs, o
 }
 
 // runFollow runs a replica until SIGINT or SIGTERM.
 func runFollow(args []string, stdout, stderr io.Writer) error {
 	fs, o := followFlags(helpOutput(args, stdout, stderr))
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "flashrpc follow: unexpected argument %q\n", fs.Arg(0))
@@ -100,7 +92,7 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 // config returns the replica's node configuration.
 func (o *followOptions) config(logger *slog.Logger) node.FollowConfig {
 	return node.FollowConfig{
-		Server: o.serverFlags.config(logger), Feed: o.feed.config(),
+		Server: o.serverFlags.config(logger), Feed: o.feed,
 		Upstream: o.upstream, UpstreamWS: o.upstreamWS, Poll: o.poll, FeedURL: o.feedURL, Sequencer: o.sequencer,
 		Genesis: o.genesis, RemoteState: o.state == "remote", MaxLag: o.maxLag,
 	}

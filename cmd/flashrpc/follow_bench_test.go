@@ -54,8 +54,8 @@ func benchReplicaLag(b *testing.B, state string) {
 	primary.Endpoints().Serve()
 	defer primary.Close()
 	_, ro := followFlags(io.Discard)
-	ro.dataDir = b.TempDir()
-	ro.httpPort, ro.preconfPort, ro.feed.port = 0, 0, -1
+	ro.DataDir = b.TempDir()
+	ro.HTTPPort, ro.PreconfPort, ro.feed.Port = 0, 0, -1
 	ro.upstream, ro.feedURL = primary.Endpoints()[0].URL(), primary.Feed().URL
 	ro.genesis = filepath.Join(primary.Chain().DataDir(), genesisFileName)
 	if ro.state = state; state == "remote" {
@@ -201,8 +201,8 @@ func BenchmarkCatchUp(b *testing.B) {
 		var took time.Duration
 		for b.Loop() {
 			_, ro := followFlags(io.Discard)
-			ro.dataDir = b.TempDir()
-			ro.httpPort, ro.preconfPort, ro.feed.port = 0, 0, -1
+			ro.DataDir = b.TempDir()
+			ro.HTTPPort, ro.PreconfPort, ro.feed.Port = 0, 0, -1
 			ro.upstream, ro.genesis = primary.Endpoints()[0].URL(), genesis
 			ro.poll = 10 * time.Millisecond
 			replica, err := startFollow(ro, logger) // opens the chain, then starts syncing

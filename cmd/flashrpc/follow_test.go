@@ -38,8 +38,8 @@ type testReplica struct {
 // upstream every 20 ms.
 func replicaOptions(tn *testNode, dataDir string) *followOptions {
 	_, o := followFlags(io.Discard)
-	o.dataDir = dataDir
-	o.httpPort, o.preconfPort, o.feed.port = 0, 0, 0
+	o.DataDir = dataDir
+	o.HTTPPort, o.PreconfPort, o.feed.Port = 0, 0, 0
 	o.upstream = tn.stdURL
 	if tn.Feed() != nil {
 		o.feedURL = tn.Feed().URL

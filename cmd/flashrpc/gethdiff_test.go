@@ -46,6 +46,18 @@ type gethFixtureNode struct {
 	client *gethrpc.Client
 }
 
+// readJSON decodes the JSON file at path into v.
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
 func startGethOnFixtures(t *testing.T, dir string) *gethFixtureNode {
 	t.Helper()
 	genesis := new(core.Genesis)
@@ -120,12 +132,7 @@ func newDiffEnv(t *testing.T) *diffEnv {
 		t.Skip("imports the execution-apis chain twice and starts op-geth's node")
 	}
 	dir := conformanceDir(t)
-	dataDir := filepath.Join(t.TempDir(), "chain")
-	o := &importOptions{dataDir: dataDir, genesis: filepath.Join(dir, "genesis.json"), forkchoice: filepath.Join(dir, "headfcu.json"), file: filepath.Join(dir, "chain.rlp")}
-	if err := importChain(context.Background(), o, io.Discard); err != nil {
-		t.Fatalf("import: %v", err)
-	}
-	standard, _ := serveForTest(t, dataDir)
+	standard, _ := serveForTest(t, importFixtures(t, dir))
 	return &diffEnv{url: standard, geth: startGethOnFixtures(t, dir)}
 }
 

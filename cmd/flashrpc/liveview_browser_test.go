@@ -54,7 +54,7 @@ func TestLiveViewBrowser(t *testing.T) {
 	}
 	dir := t.TempDir()
 	o := testOptions(dir)
-	o.blockTime, o.preconfInterval, o.feed.port = 2*time.Second, 200*time.Millisecond, -1
+	o.blockTime, o.preconfInterval, o.feed.Port = 2*time.Second, 200*time.Millisecond, -1
 	tn := startTestNode(t, o)
 	stdPort, prePort := portOf(t, tn.stdURL), portOf(t, tn.preURL)
 
@@ -155,8 +155,8 @@ func TestLiveViewBrowser(t *testing.T) {
 	say("down")
 	await("down")
 	o = testOptions(dir)
-	o.blockTime, o.preconfInterval, o.feed.port = 2*time.Second, 200*time.Millisecond, -1
-	o.httpPort, o.preconfPort = stdPort, prePort
+	o.blockTime, o.preconfInterval, o.feed.Port = 2*time.Second, 200*time.Millisecond, -1
+	o.HTTPPort, o.PreconfPort = stdPort, prePort
 	tn = startTestNode(t, o)
 	say("live")
 	await("live")

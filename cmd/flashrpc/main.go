@@ -106,6 +106,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 // errUsage reports bad flags; the flag package has already printed why.
 var errUsage = errors.New("usage")
 
+// newFlagSet returns the flag set of a command; out receives its errors and its help: usage,
+// then the flags' defaults.
+func newFlagSet(name string, out io.Writer, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprint(out, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses a command's arguments. It returns flag.ErrHelp when help was asked for,
+// and errUsage for bad flags (the flag set has printed why).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}
+
 // helpOutput is where a command's flag set prints: stdout when help was asked for, so that
 // "flashrpc dev --help | less" works, stderr for usage errors.
 func helpOutput(args []string, stdout, stderr io.Writer) io.Writer {

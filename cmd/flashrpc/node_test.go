@@ -32,8 +32,8 @@ type testNode struct {
 
 func testOptions(dataDir string) *devOptions {
 	_, o := devFlags(io.Discard)
-	o.dataDir = dataDir
-	o.httpPort, o.preconfPort, o.feed.port = 0, 0, 0
+	o.DataDir = dataDir
+	o.HTTPPort, o.PreconfPort, o.feed.Port = 0, 0, 0
 	o.blockTime, o.preconfInterval = 0, 0
 	return o
 }

@@ -106,7 +106,7 @@ func TestFeed(t *testing.T) {
 		t.Run(map[bool]string{false: "json", true: "brotli"}[compressed], func(t *testing.T) {
 			ctx := context.Background()
 			o := testOptions(t.TempDir())
-			o.feed.brotli = compressed
+			o.feed.Brotli = compressed
 			tn := startTestNode(t, o)
 			feed, err := flashblocks.Dial(ctx, tn.Feed().URL)
 			if err != nil {
@@ -406,7 +406,7 @@ var echoInit = func() []byte {
 func TestSlowSubscriber(t *testing.T) {
 	ctx := context.Background()
 	o := testOptions(t.TempDir())
-	o.wsSendQueue = 16
+	o.RPC.WSSendQueue = 16
 	tn, logs := startLoggedTestNode(t, o)
 	contract := deployEmitter(t, tn, echoInit)
 

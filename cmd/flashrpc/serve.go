@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -12,20 +11,12 @@ import (
 // runServe serves a stored chain without a sequencer until SIGINT or SIGTERM.
 func runServe(args []string, stdout, stderr io.Writer) error {
 	f := new(serverFlags)
-	fs := flag.NewFlagSet("flashrpc serve", flag.ContinueOnError)
-	fs.SetOutput(helpOutput(args, stdout, stderr))
+	fs := newFlagSet("flashrpc serve", helpOutput(args, stdout, stderr), "Usage: flashrpc serve --datadir DIR [flags]\n\nServes a stored chain without a sequencer: nothing is pre-confirmed, so the pending tag is the\nlatest sealed block on both endpoints. Transactions sent are validated and held, never included.\n\nFlags:\n")
 	f.register(fs, "directory of the chain to serve (required; see flashrpc dev --datadir)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: flashrpc serve --datadir DIR [flags]\n\nServes a stored chain without a sequencer: nothing is pre-confirmed, so the pending tag is the\nlatest sealed block on both endpoints. Transactions sent are validated and held, never included.\n\nFlags:\n")
-		fs.PrintDefaults()
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	if f.dataDir == "" {
+	if f.DataDir == "" {
 		fmt.Fprintln(stderr, "flashrpc serve: --datadir is required")
 		return errUsage
 	}
@@ -41,7 +32,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	c := n.Chain()
-	fmt.Fprintf(stdout, "flashrpc serving %s (chain id %d, head block %d)\n", f.dataDir, c.Config().ChainID, c.Head().Number)
+	fmt.Fprintf(stdout, "flashrpc serving %s (chain id %d, head block %d)\n", f.DataDir, c.Config().ChainID, c.Head().Number)
 	printEndpoints(stdout, n.Endpoints(), nil, "", n.MetricsURL())
 	err = serveUntilSignal(logger, n.Endpoints())
 	return errors.Join(err, n.Close())

@@ -87,7 +87,7 @@ func TestSimulateLimitFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := testOptions(t.TempDir())
-	o.dataDir, o.httpPort, o.preconfPort, o.feed.port = base.dataDir, 0, 0, 0
+	o.DataDir, o.HTTPPort, o.PreconfPort, o.feed.Port = base.DataDir, 0, 0, 0
 	o.blockTime, o.preconfInterval = 0, 0
 	tn := startTestNode(t, o)
 	call := `{"from":"` + addressOf(tn.Accounts()[0].Key).Hex() + `"}`

@@ -4,11 +4,15 @@
 // configuration value (DevConfig, Server, FollowConfig); command-line flags are
 // cmd/flashrpc's. It is the only place that wires the packages together.
 //
+// Two offline modes prepare a data directory without serving it: Import (an RLP chain file,
+// every block executed) and Generate (a large generated chain for benchmarks, then its log
+// index).
+//
 // # Imports
 //
-// node imports what a node is made of: chain, preconf, sequencer, follow, txpool, logs, exec,
-// api, devapi, rpc, flashblocks, health, metrics, liveview, devaccounts, networks, oprollup,
-// remote. Nothing imports node but cmd/flashrpc.
+// node imports what a node is made of: chain, fork, preconf, sequencer, follow, txpool, logs,
+// exec, api, devapi, rpc, flashblocks, health, metrics, liveview, devaccounts, networks,
+// oprollup, remote; and chaingen for Generate. Nothing imports node but cmd/flashrpc.
 //
 // # Lifecycle
 //

@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -44,8 +44,8 @@ func TestImportRejectsBadFiles(t *testing.T) {
 		}
 		return path
 	}
-	opts := func(dataDir, file string) *importOptions {
-		return &importOptions{dataDir: dataDir, genesis: filepath.Join(dir, "genesis.json"), file: file}
+	opts := func(dataDir, file string) ImportConfig {
+		return ImportConfig{DataDir: dataDir, Genesis: filepath.Join(dir, "genesis.json"), File: file, Log: io.Discard}
 	}
 
 	// A truncated file: the decoding error names the block after the last good one.
@@ -58,7 +58,7 @@ func TestImportRejectsBadFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := filepath.Join(work, "fresh")
-	err = importChain(ctx, opts(fresh, truncated), io.Discard)
+	err = Import(ctx, opts(fresh, truncated))
 	if err == nil || !strings.Contains(err.Error(), "decode block") {
 		t.Fatalf("truncated file: %v", err)
 	}
@@ -69,7 +69,7 @@ func TestImportRejectsBadFiles(t *testing.T) {
 	// The first 20 blocks import; then a file of blocks 21-30 whose last block has a wrong
 	// state root fails at block 30 and leaves the head at 20.
 	dataDir := filepath.Join(work, "data")
-	if err := importChain(ctx, opts(dataDir, write("first.rlp", blocks[:20])), io.Discard); err != nil {
+	if err := Import(ctx, opts(dataDir, write("first.rlp", blocks[:20]))); err != nil {
 		t.Fatal(err)
 	}
 	bad := make(types.Blocks, 0, 10)
@@ -81,7 +81,7 @@ func TestImportRejectsBadFiles(t *testing.T) {
 		}
 		bad = append(bad, b)
 	}
-	err = importChain(ctx, opts(dataDir, write("bad.rlp", bad)), io.Discard)
+	err = Import(ctx, opts(dataDir, write("bad.rlp", bad)))
 	if err == nil || !strings.Contains(err.Error(), "insert block 30") {
 		t.Fatalf("bad block 30: got %v, want an error naming block 30", err)
 	}
@@ -94,4 +94,20 @@ func TestImportRejectsBadFiles(t *testing.T) {
 	if head := c.Head().Number; head.Cmp(big.NewInt(20)) != 0 {
 		t.Fatalf("after the failed import the head is %v, want 20", head)
 	}
+}
+
+// conformanceDir returns the execution-apis fixtures' directory (FLASHRPC_CONFORMANCE_DIR, or
+// ../shared/conformance beside the repository), as cmd/flashrpc's conformance suite finds it.
+func conformanceDir(t *testing.T) string {
+	dir := os.Getenv("FLASHRPC_CONFORMANCE_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "conformance")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "chain.rlp")); err != nil {
+		if os.Getenv("CI") != "" || os.Getenv("FLASHRPC_CONFORMANCE_DIR") != "" {
+			t.Fatalf("conformance fixtures not found at %s: CI must run the suite", dir)
+		}
+		t.Skipf("conformance fixtures not found at %s (set FLASHRPC_CONFORMANCE_DIR); the suite needs ../shared beside the repository", dir)
+	}
+	return dir
 }
