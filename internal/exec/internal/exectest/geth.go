@@ -46,9 +46,7 @@ func NewGethOracle(t *testing.T) *rpc.Client {
 }
 
 // opGethDivergences are the requests on which op-geth v1.101702.3, whose go-ethereum base is
-// 1.17.2, answers differently from go-ethereum v1.17.10, whose answers flashrpc keeps. Until
-// flashrpc moved to op-geth these tests compared it with v1.17.10 itself, and its answers to
-// every request of the differential tests were byte-identical before and after the move. For
+// 1.17.2, answers differently from go-ethereum v1.17.10, whose answers flashrpc keeps. For
 // these requests the tests compare flashrpc with v1.17.10's recorded answer (a result by the
 // Keccak-256 of its JSON, see answerKey) and fail once op-geth agrees with it: drop the entry
 // then. Differences in log numbering alone are handled by RenumberLogs instead.
