@@ -5,7 +5,8 @@
 #
 # Usage: scripts/bench/ab.sh BIN_A BIN_B [--rounds N] [--duration S] [--a-flags F] [--b-flags F] [body ...]
 #
-#   body          blockNumber, getBlockByNumber, getCode (default: the first two)
+#   body          blockNumber, getBlockByNumber, getCode, estimateGas, simulateV1_1x1,
+#                 simulateV1_1x100 (default: the first two)
 #   --rounds N    rounds per binary and body (default 4)
 #   --duration S  seconds per wrk run (default 10)
 #   --a-flags F   extra flags of node A (one word list, e.g. "--metrics.port 18760");
@@ -43,8 +44,21 @@ body() {
 	getBlockByNumber) echo '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]}' ;;
 	# a predeployed system contract (EIP-4788 beacon roots), so the answer is real code
 	getCode) echo '{"jsonrpc":"2.0","id":1,"method":"eth_getCode","params":["0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02","latest"]}' ;;
+	# a transfer from dev account 0, funded at genesis on both nodes: execution without a
+	# deployed contract, so the two nodes need no set-up
+	estimateGas) echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_estimateGas\",\"params\":[$TRANSFER]}" ;;
+	simulateV1_1x1) simulate 1 ;;
+	simulateV1_1x100) simulate 100 ;;
 	*) echo "unknown body $1" >&2; exit 2 ;;
 	esac
+}
+
+TRANSFER='{"from":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266","to":"0x000000000000000000000000000000000000dEaD","value":"0x1"}'
+# simulate N prints eth_simulateV1 of one block of N transfers on latest.
+simulate() {
+	local calls=$TRANSFER i
+	for ((i = 1; i < $1; i++)); do calls+=",$TRANSFER"; done
+	echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_simulateV1\",\"params\":[{\"blockStateCalls\":[{\"calls\":[$calls]}]},\"latest\"]}"
 }
 
 PIDS=()
