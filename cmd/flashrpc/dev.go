@@ -22,33 +22,12 @@ import (
 
 // runDev runs the embedded dev chain until SIGINT or SIGTERM.
 func runDev(args []string, stdout, stderr io.Writer) error {
-	fs, o := devFlags(helpOutput(args, stdout, stderr))
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "flashrpc dev: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
-	}
-	if o.blockTime < 0 || o.preconfInterval < 0 {
-		return errors.New("--block-time and --preconf-interval must not be negative")
-	}
-	if err := o.check(); err != nil {
-		return err
-	}
-	o.given = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
-	if err := o.fork.check(o.given); err != nil {
+	o, err := parseDev(args, stdout, stderr)
+	if err != nil {
 		return err
 	}
 	logger, err := o.logger(stderr)
 	if err != nil {
-		return err
-	}
-	if err := o.chainFlags.checkChain(); err != nil {
-		return err
-	}
-	if err := o.applyNetwork(); err != nil {
 		return err
 	}
 	n, err := node.StartDev(o.config(logger))
@@ -63,6 +42,36 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 	}
 	logger.Info("stopped", "head", n.Chain().Head().Number.Uint64())
 	return err
+}
+
+// parseDev parses and checks the dev command's flags, and applies --network's settings.
+func parseDev(args []string, stdout, stderr io.Writer) (*devOptions, error) {
+	fs, o := devFlags(helpOutput(args, stdout, stderr))
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "flashrpc dev: unexpected argument %q\n", fs.Arg(0))
+		return nil, errUsage
+	}
+	if o.blockTime < 0 || o.preconfInterval < 0 {
+		return nil, errors.New("--block-time and --preconf-interval must not be negative")
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	o.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
+	if err := o.fork.check(o.given); err != nil {
+		return nil, err
+	}
+	if err := o.chainFlags.checkChain(); err != nil {
+		return nil, err
+	}
+	if err := o.applyNetwork(); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // applyNetwork gives the settings --network decides that were not given their values: the
