@@ -133,7 +133,7 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 		switch {
 		case o.network != "":
 			nw, _ := networks.LookupName(o.network)
-			fmt.Fprintf(&b, "  %s's rules as of now (--network %s: %s), its gas limit and EIP-1559 parameters; chain id %d, not the network's\n", nw.Name, nw.ID, latestFork(nw, time.Now()), c.Config().ChainID)
+			fmt.Fprintf(&b, "  %s's rules as of now (--network %s: %s) and cadence; chain id %d, not the network's\n", nw.Name, nw.ID, latestFork(nw, time.Now()), c.Config().ChainID)
 			if oprollup.IsOP(c.Config()) {
 				fmt.Fprintf(&b, "  dev L1 base fee %s wei, blob base fee %s wei (docs/opstack.md)\n", o.l1BaseFee.String(), o.l1BlobBaseFee.String())
 			}

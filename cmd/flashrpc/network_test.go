@@ -315,3 +315,27 @@ func mustBinary(t *testing.T, tx interface{ MarshalBinary() ([]byte, error) }) [
 	}
 	return b
 }
+
+// TestDevNetworkResume: a datadir made with --network op-mainnet resumes with it (and without
+// it), keeping its rules; --network naming rules the stored chain does not have is refused.
+func TestDevNetworkResume(t *testing.T) {
+	dir := t.TempDir()
+	tn := startTestNode(t, networkOptions(t, dir, true, "--network", "op-mainnet"))
+	tn.seal(t)
+	tn.stop()
+	for i, args := range [][]string{{"--network", "op-mainnet"}, nil} {
+		tn = startTestNode(t, networkOptions(t, dir, true, args...))
+		if cfg := tn.Chain().Config(); tn.Chain().Head().Number.Uint64() != uint64(i+1) || cfg.KarstTime == nil {
+			t.Fatalf("%v: head %d, karst %v; want the stored chain with Karst", args, tn.Chain().Head().Number, cfg.KarstTime)
+		}
+		tn.seal(t)
+		checkKarst(t, tn, "resumed")
+		tn.stop()
+	}
+	for _, name := range []string{"mainnet", "base-sepolia"} {
+		if n, err := startDev(networkOptions(t, dir, true, "--network", name), nil); err == nil {
+			n.Close()
+			t.Fatalf("--network %s resumed a datadir of op-mainnet's rules", name)
+		}
+	}
+}

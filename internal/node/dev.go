@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -228,9 +229,10 @@ func (n *Dev) devL1(c *chain.Chain) (*oprollup.DevL1, error) {
 	f := fork.Of(c)
 	if f == nil {
 		l1 := &oprollup.DevL1{GenesisTime: c.Genesis().Time(), BaseFee: baseFee, BlobBaseFee: blobBaseFee}
-		if n.cfg.network != nil {
-			// A network's EIP-1559 parameters, as its genesis has them, in every block.
-			l1.Extra = c.Genesis().Extra()
+		if g := c.Genesis(); c.Config().IsJovian(g.Time()) && !bytes.Equal(g.Extra(), oprollup.ExtraData(c.Config(), g.Time())) {
+			// A network's EIP-1559 parameters (--network), as the genesis has them, in every
+			// block, also when the chain is resumed without --network.
+			l1.Extra = g.Extra()
 		}
 		return l1, nil
 	}
