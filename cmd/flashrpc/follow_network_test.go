@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math/big"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -173,4 +176,69 @@ func subscribePreconfLogs(t *testing.T, httpURL string) (<-chan types.Log, <-cha
 	}
 	t.Cleanup(func() { sub.Unsubscribe(); ws.Close() })
 	return logs, sub.Err()
+}
+
+// TestFollowNetworkGenesisAndRemote: a replica whose genesis file schedules Karst without Osaka
+// (as a registry chain's genesis does) runs Karst as flashrpc does, Osaka's EVM from Karst's
+// time, and stays in step with a `dev --network op-mainnet` primary; a remote-state replica of
+// the same primary with --network op-mainnet runs Karst's rules, and one with --network
+// base-mainnet is refused, naming Base's forks flashrpc does not run.
+func TestFollowNetworkGenesisAndRemote(t *testing.T) {
+	ctx := context.Background()
+	tn := startTestNode(t, networkOptions(t, t.TempDir(), true, "--network", "op-mainnet"))
+	data, err := os.ReadFile(filepath.Join(tn.Chain().DataDir(), genesisFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g map[string]any
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	cfg := g["config"].(map[string]any)
+	if _, ok := cfg["karstTime"]; !ok {
+		t.Fatalf("genesis config has no karstTime: %v", cfg)
+	}
+	delete(cfg, "osakaTime")
+	path := filepath.Join(t.TempDir(), "genesis.json")
+	if data, err = json.Marshal(g); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := replicaOptions(tn, t.TempDir())
+	o.genesis, o.network = path, "op-mainnet"
+	r := startTestReplica(t, o)
+	if c := r.Chain().Config(); c.OsakaTime == nil || *c.OsakaTime != 0 {
+		t.Fatalf("replica's osaka %v, want Karst's time (0)", c.OsakaTime)
+	}
+	keys := testOptionsAccounts(t)
+	deploy := signTx(t, keys[0], tn.Chain().Config().ChainID, 0, nil, big.NewInt(0), 200_000, logInit)
+	if err := tn.pre.SendTransaction(ctx, deploy); err != nil {
+		t.Fatal(err)
+	}
+	tn.preconfirm(t)
+	r.waitInStep(t, tn.preRaw, true, "the pre-confirmation")
+	tn.seal(t)
+	waitFor(t, "block 1 on the replica", func() bool { return r.head() == 1 })
+	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockByNumber", "0x1", true)
+
+	bad := remoteReplicaOptions(tn, t.TempDir(), tn.Feed().URL)
+	bad.network = "base-mainnet"
+	if n, err := startFollow(bad, nil); err == nil {
+		n.Close()
+		t.Fatal("a remote-state replica with --network base-mainnet started")
+	} else if !strings.Contains(err.Error(), "beryl") {
+		t.Fatalf("refusal does not name Beryl: %v", err)
+	}
+	ro := remoteReplicaOptions(tn, t.TempDir(), tn.Feed().URL)
+	ro.network = "op-mainnet"
+	rr := startTestReplica(t, ro)
+	if c := rr.Chain().Config(); c.KarstTime == nil || c.OsakaTime == nil {
+		t.Fatalf("remote-state replica: karst %v, osaka %v; want Karst's rules", c.KarstTime, c.OsakaTime)
+	}
+	var out hexutil.Bytes
+	if err := rr.preRaw.Call(&out, "eth_call", pairingCall(301, 0), "latest"); err == nil {
+		t.Fatalf("remote-state replica: a pairing of 301 pairs succeeded (%x); Karst caps it", out)
+	}
 }

@@ -145,6 +145,14 @@ func TestNetworksCommand(t *testing.T) {
 	if code, out, _ := runCommand("--help"); code != 0 || !strings.Contains(out, "flashrpc networks") {
 		t.Fatalf("--help does not list networks: exit %d\n%s", code, out)
 	}
+	for cmd, flags := range map[string][]string{"dev": {"-network", "-feed.format"}, "follow": {"-network"}} {
+		code, out, _ := runCommand(cmd, "--help")
+		for _, f := range flags {
+			if code != 0 || !strings.Contains(out, f) {
+				t.Fatalf("%s --help lacks %s: exit %d\n%s", cmd, f, code, out)
+			}
+		}
+	}
 }
 
 // TestDevNetworkRefusals: Base's networks (whose forks after Azul flashrpc does not run), an
