@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flashrpc/flashrpc/internal/follow"
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/node"
 )
 
@@ -82,6 +83,12 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 	}
 	c := n.Chain()
 	fmt.Fprintf(stdout, "flashrpc replica of %s (chain id %d, head block %d)\n", o.upstream, c.Config().ChainID, c.Head().Number)
+	switch nw, known := networks.Lookup(c.Config().ChainID.Uint64()); {
+	case known:
+		fmt.Fprintf(stdout, "  rules: %s's (%s)\n", nw.Name, nw.Source)
+	case o.network != "":
+		fmt.Fprintf(stdout, "  rules: --network %s's (chain id of no known network)\n", o.network)
+	}
 	printEndpoints(stdout, n.Endpoints(), n.Feed(), "verified flashblocks", n.MetricsURL())
 	err = serveUntilSignal(logger, n.Endpoints())
 	if cerr := n.Close(); cerr != nil {
