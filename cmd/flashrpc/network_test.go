@@ -57,7 +57,7 @@ func TestNetworksCommand(t *testing.T) {
 	for name, want := range map[string][]string{
 		"op-mainnet":       {" 10 ", " op ", " 2s ", " 250ms ", " subblocks ", "karst@1783526401"},
 		"unichain-mainnet": {" 130 ", " 1s ", " 200ms ", " base ", "karst@"},
-		"base-mainnet":     {" 8453 ", " 200ms ", "azul@1779991200", "beryl@1782410400 (not run)", "denim@1793901600 (not run)"},
+		"base-mainnet":     {" 8453 ", " 200ms ", "azul@1779991200", "beryl@1782410400 (not run)"},
 		"mainnet":          {" 1 ", " l1 ", " 12s ", " none ", "osaka@"},
 	} {
 		for _, w := range want {
@@ -164,7 +164,7 @@ func TestDevNetworkRefusals(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--network", "base-mainnet"}, []string{"beryl", "cobalt", "denim", "Azul", "--network op-mainnet", "`flashrpc dev`"}},
+		{[]string{"--network", "base-mainnet"}, []string{"beryl", "Azul", "--network op-mainnet", "`flashrpc dev`"}},
 		{[]string{"--network", "base-sepolia"}, []string{"beryl", "--network op-mainnet"}},
 		{[]string{"--network", "no-such-chain"}, []string{"no such network", "op-mainnet", "unichain-mainnet", "flashrpc networks"}},
 		{[]string{"--network", "op-mainnet", "--chain-type", "l1"}, []string{"--chain-type l1", "op-mainnet"}},

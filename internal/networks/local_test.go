@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestLocalRules: Base's networks as of late 2026 are refused naming each fork flashrpc lacks
-// and what to run instead (the cause a *NotRunError); OP Mainnet's rules as of the same time
-// have Karst from genesis.
+// TestLocalRules: Base's networks as of late 2026 are refused naming the forks flashrpc lacks
+// (Beryl first) and what to run instead (the cause a *NotRunError); OP Mainnet's rules as of
+// the same time have Karst from genesis.
 func TestLocalRules(t *testing.T) {
 	const now = 1795000000 // 2026-11-18, after Base's Denim and the registry's Karst
 	base, _ := LookupName("base-mainnet")
@@ -17,7 +17,7 @@ func TestLocalRules(t *testing.T) {
 	if !errors.As(err, &notRun) {
 		t.Fatalf("base-mainnet: %v, want a refusal wrapping a *NotRunError", err)
 	}
-	for _, want := range []string{"beryl (2026-06-25)", "cobalt (2026-09-30)", "denim (2026-11-05)", "--network op-mainnet", "`flashrpc dev`"} {
+	for _, want := range []string{"beryl (2026-06-25)", "--network op-mainnet", "`flashrpc dev`"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal lacks %q: %v", want, err)
 		}
