@@ -69,7 +69,7 @@ export async function runEthersOPStack(report, { start }) {
     });
 
     await run('op-gas-cap', async () => {
-      // Azul's EIP-7825 cap: 20M gas is refused at submission, with the message, nothing queued.
+      // EIP-7825's cap (Azul, Karst): 20M gas is refused at submission, with the message, nothing queued.
       const nonce = await provider.getTransactionCount(wallet.address, 'pending');
       const err = await wallet.sendTransaction({ to: SINK, value: 1n, gasLimit: 20_000_000n }).then(
         () => null,

@@ -5,12 +5,16 @@
 //
 //   node run.mjs                   every client
 //   node run.mjs viem cast         some of them (viem, ethers, cast, ethclient)
+//
+// FLASHRPC_NETWORK=op-mainnet runs the nodes with `dev --network op-mainnet` (lib/node.mjs);
+// FLASHRPC_OP_ONLY=1 runs only the OP Stack scenarios (op-fees, op-deposits, op-gas-cap) of
+// viem and ethers, as CI does on each network.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { compile, artifactJSON } from './compile.mjs';
-import { build, chainType, repoRoot, start, binary } from './lib/node.mjs';
+import { build, chainType, network, repoRoot, start, binary } from './lib/node.mjs';
 import { Report } from './lib/report.mjs';
 import { clientScenarios, opScenarioNames, scenarioNames } from './lib/scenarios.mjs';
 import { runViem } from './viem.mjs';
@@ -30,7 +34,12 @@ for (const c of selected) {
 }
 
 const report = new Report();
-const op = chainType === 'op';
+const op = network !== '' || chainType === 'op';
+const opOnlyRun = process.env.FLASHRPC_OP_ONLY === '1';
+if (opOnlyRun && (!op || selected.some((c) => c !== 'viem' && c !== 'ethers'))) {
+  console.error('FLASHRPC_OP_ONLY=1 runs the OP Stack scenarios of viem and ethers on an OP Stack chain only');
+  process.exit(2);
+}
 const t0 = Date.now();
 
 // The committed artifact is what the Go scenarios deploy; it must match the source.
@@ -39,7 +48,8 @@ if (readFileSync(join(here, 'contracts', 'ClientSuite.json'), 'utf8') !== artifa
   console.error('clients/contracts/ClientSuite.json is stale: run `node compile.mjs` in clients/');
   process.exit(1);
 }
-console.log(`client suite: ${fresh.compiler}; ${op ? 'OP Stack' : 'plain Ethereum (--chain-type l1)'} dev chains; building ./cmd/flashrpc`);
+const kind = network ? `--network ${network}` : op ? 'OP Stack' : 'plain Ethereum (--chain-type l1)';
+console.log(`client suite: ${fresh.compiler}; ${kind} dev chains${opOnlyRun ? ', OP Stack scenarios only' : ''}; building ./cmd/flashrpc`);
 build();
 const ctx = { start, artifact: fresh };
 
@@ -51,7 +61,7 @@ for (const [client, runClient, opOnly] of [
   ['ethers', runEthers],
   ['ethers', runEthersOPStack, true],
 ]) {
-  if (!selected.includes(client) || (opOnly && !op)) continue;
+  if (!selected.includes(client) || (opOnly && !op) || (opOnlyRun && !opOnly)) continue;
   try {
     await runClient(report, ctx);
   } catch (err) {
@@ -68,7 +78,10 @@ const perClient = { ...clientScenarios };
 for (const client of ['viem', 'ethers']) {
   perClient[client] = [...(perClient[client] ?? []), ...opScenarios];
 }
-const failed = report.summary(selected, Date.now() - t0, scenarioNames, perClient);
+if (opOnlyRun) {
+  for (const client of ['viem', 'ethers']) perClient[client] = opScenarios;
+}
+const failed = report.summary(selected, Date.now() - t0, opOnlyRun ? [] : scenarioNames, perClient);
 process.exit(failed > 0 ? 1 : 0);
 
 // runScript runs a command whose output reports scenarios as lines `PASS name (N ms)` /

@@ -55,7 +55,7 @@ export async function runViemOPStack(report, { start }) {
         pre.pub.getGasPrice(),
       ]);
       assert(l1Fee > 0n, `estimateL1Fee ${l1Fee}`);
-      eq(operatorFee, 0n, 'estimateOperatorFee (Base charges none)');
+      eq(operatorFee, 0n, 'estimateOperatorFee (the dev chain charges none)');
       eq(total, l1Fee + 21_000n * gasPrice, 'estimateTotalFee = L1 fee + L2 gas × gas price');
       const hash = await pre.wallet.sendTransaction(req);
       await n.preconfirm();
@@ -107,7 +107,7 @@ export async function runViemOPStack(report, { start }) {
     });
 
     await run('op-gas-cap', async () => {
-      // Azul's EIP-7825 cap: 20M gas is refused at submission, with the message, nothing queued.
+      // EIP-7825's cap (Azul, Karst): 20M gas is refused at submission, with the message, nothing queued.
       const nonce = await pre.pub.getTransactionCount({ address: pre.wallet.account.address, blockTag: 'pending' });
       const err = await pre.wallet.sendTransaction({ to: SINK, value: 1n, gas: 20_000_000n }).then(
         () => null,

@@ -33,10 +33,14 @@ export function build() {
 // manual: true sets --block-time 0 --preconf-interval 0 (dev_preconfirm / dev_seal only);
 // otherwise the default timing (pre-confirmations every 200 ms, a block every 2 s).
 // extra are more flags (--l1.base-fee …). FLASHRPC_CHAIN_TYPE=l1 runs plain Ethereum dev chains
-// instead of the default OP Stack one. The node's output goes to .tools/clients-<name>.log.
+// instead of the default OP Stack one; FLASHRPC_NETWORK=NAME runs `dev --network NAME` (that
+// network's rules as of now and, outside manual mode, its cadence; chain id 1337 still). The
+// node's output goes to .tools/clients-<name>.log.
+export const network = process.env.FLASHRPC_NETWORK ?? '';
 export const chainType = process.env.FLASHRPC_CHAIN_TYPE ?? 'op';
 export async function start({ name, manual = true, extra = [] }) {
-  const args = ['dev', '--http.port', '0', '--preconf.port', '0', '--feed.port', '0', '--chain-type', chainType, ...extra];
+  const chainFlags = network ? ['--network', network] : ['--chain-type', chainType];
+  const args = ['dev', '--http.port', '0', '--preconf.port', '0', '--feed.port', '0', ...chainFlags, ...extra];
   if (manual) args.push('--block-time', '0', '--preconf-interval', '0');
   const logPath = join(toolsDir, `clients-${name}.log`);
   const logFd = openSync(logPath, 'w');
@@ -57,6 +61,10 @@ export async function start({ name, manual = true, extra = [] }) {
     });
   });
   proc.stdout.resume();
+  if (network && !banner.includes(`(--network ${network}:`)) {
+    await stop(proc);
+    throw new Error(`node ${name}: the banner does not say it runs --network ${network}; log ${logPath}`);
+  }
   for (const url of [urls.std, urls.pre]) await waitAnswers(url);
   return {
     ...urls,

@@ -23,6 +23,7 @@ const genesisFileName = node.GenesisFileName
 // chainFlags are the dev command's flags that shape a new chain or its L1.
 type chainFlags struct {
 	chainType     string
+	network       string
 	gasLimit      uint64  // 0: the chain type's default
 	l1BaseFee     weiFlag // OP Stack only
 	l1BlobBaseFee weiFlag // OP Stack only
@@ -32,8 +33,9 @@ type chainFlags struct {
 }
 
 func (f *chainFlags) registerChain(fs *flag.FlagSet) {
-	fs.StringVar(&f.chainType, "chain-type", chainTypeOP, "chain type of a new dev chain: \"op\", an OP Stack chain configured as Base is (deposits, L1 data fee, predeploys; docs/opstack.md), or \"l1\", a plain Ethereum chain (with --fork-url: the rules of an upstream whose chain id flashrpc does not know)")
-	fs.Uint64Var(&f.gasLimit, "gas-limit", 0, fmt.Sprintf("block gas limit of a new dev chain (default %d, Base mainnet's, on an OP Stack chain; %d with --chain-type l1)", oprollup.DefaultGasLimit, chain.DefaultGasLimit))
+	fs.StringVar(&f.chainType, "chain-type", chainTypeOP, "chain type of a new dev chain: \"op\", an OP Stack chain with Base's fee settings (forks through Jovian and Azul, deposits, L1 data fee, predeploys; docs/opstack.md), or \"l1\", a plain Ethereum chain (with --fork-url: the rules of an upstream whose chain id flashrpc does not know)")
+	fs.StringVar(&f.network, "network", "", "run a new dev chain with this network's rules as of now (every fork already active from genesis, later ones at their times), its block time, pre-confirmation interval, genesis gas limit, EIP-1559 parameters and feed format; `flashrpc networks` lists the names (op-mainnet, unichain-mainnet, …). base-mainnet and base-sepolia are refused: flashrpc does not run Base's rules after Azul (Beryl, Cobalt, Denim) yet. With --fork-url: the network must be the upstream's, or names the rules of an upstream whose chain id is no network's (a local chain)")
+	fs.Uint64Var(&f.gasLimit, "gas-limit", 0, fmt.Sprintf("block gas limit of a new dev chain (default %d on an OP Stack chain, %d with --chain-type l1; with --network: the network's genesis gas limit where the registry has one)", oprollup.DefaultGasLimit, chain.DefaultGasLimit))
 	f.l1BaseFee.v, f.l1BlobBaseFee.v = new(big.Int).Set(oprollup.DefaultL1BaseFee), new(big.Int).Set(oprollup.DefaultL1BlobBaseFee)
 	fs.Var(&f.l1BaseFee, "l1.base-fee", "base fee in wei of the dev L1 the OP Stack chain's L1 data fee is computed from (decimal or 0x hex)")
 	fs.Var(&f.l1BlobBaseFee, "l1.blob-base-fee", "blob base fee in wei of the dev L1 (decimal or 0x hex)")
@@ -42,7 +44,17 @@ func (f *chainFlags) registerChain(fs *flag.FlagSet) {
 // check validates the flags of a command line whose given flags are known.
 func (f *chainFlags) checkChain() error {
 	if f.chainType != chainTypeOP && f.chainType != chainTypeL1 {
-		return fmt.Errorf("--chain-type %q: want %q (OP Stack, as Base) or %q (plain Ethereum)", f.chainType, chainTypeOP, chainTypeL1)
+		return fmt.Errorf("--chain-type %q: want %q (OP Stack) or %q (plain Ethereum)", f.chainType, chainTypeOP, chainTypeL1)
+	}
+	if f.network != "" {
+		nw, ok := networks.LookupName(f.network)
+		if !ok {
+			return networks.UnknownNameError(f.network)
+		}
+		if f.given["chain-type"] && f.chainType != string(nw.Kind) {
+			return fmt.Errorf("--chain-type %s contradicts --network %s, whose kind is %s", f.chainType, nw.ID, nw.Kind)
+		}
+		f.chainType = string(nw.Kind)
 	}
 	if f.chainType == chainTypeL1 {
 		for _, name := range []string{"l1.base-fee", "l1.blob-base-fee"} {

@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/node"
@@ -20,30 +22,12 @@ import (
 
 // runDev runs the embedded dev chain until SIGINT or SIGTERM.
 func runDev(args []string, stdout, stderr io.Writer) error {
-	fs, o := devFlags(helpOutput(args, stdout, stderr))
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "flashrpc dev: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
-	}
-	if o.blockTime < 0 || o.preconfInterval < 0 {
-		return errors.New("--block-time and --preconf-interval must not be negative")
-	}
-	if err := o.check(); err != nil {
-		return err
-	}
-	o.given = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
-	if err := o.fork.check(o.given); err != nil {
+	o, err := parseDev(args, stdout, stderr)
+	if err != nil {
 		return err
 	}
 	logger, err := o.logger(stderr)
 	if err != nil {
-		return err
-	}
-	if err := o.chainFlags.checkChain(); err != nil {
 		return err
 	}
 	n, err := node.StartDev(o.config(logger))
@@ -60,11 +44,68 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
+// parseDev parses and checks the dev command's flags, and applies --network's settings.
+func parseDev(args []string, stdout, stderr io.Writer) (*devOptions, error) {
+	fs, o := devFlags(helpOutput(args, stdout, stderr))
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "flashrpc dev: unexpected argument %q\n", fs.Arg(0))
+		return nil, errUsage
+	}
+	if o.blockTime < 0 || o.preconfInterval < 0 {
+		return nil, errors.New("--block-time and --preconf-interval must not be negative")
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	o.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
+	if err := o.fork.check(o.given); err != nil {
+		return nil, err
+	}
+	if err := o.chainFlags.checkChain(); err != nil {
+		return nil, err
+	}
+	if err := o.applyNetwork(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// applyNetwork gives the settings --network decides that were not given their values: the
+// network's block time, pre-confirmation interval and feed format. It parses --feed.format.
+func (o *devOptions) applyNetwork() error {
+	format := flashblocks.FormatBase
+	if o.network != "" {
+		nw, _ := networks.LookupName(o.network) // checkChain refused an unknown name
+		if !o.given["block-time"] {
+			o.blockTime = nw.BlockTime
+		}
+		if !o.given["preconf-interval"] {
+			o.preconfInterval = nw.PreconfInterval
+		}
+		if nw.Feed == networks.FeedSubblocks {
+			format = flashblocks.FormatSubblocks
+		}
+	}
+	if o.feedFormat != "" {
+		f, err := flashblocks.ParseFormat(o.feedFormat)
+		if err != nil {
+			return fmt.Errorf("--feed.format %q: want base or subblocks", o.feedFormat)
+		}
+		format = f
+	}
+	o.feed.Format = format
+	return nil
+}
+
 // config returns the dev node's configuration: the flags, and which of them were given.
 func (o *devOptions) config(logger *slog.Logger) node.DevConfig {
 	return node.DevConfig{
 		Server: o.serverFlags.config(logger), Feed: o.feed, Fork: o.fork.config(),
-		ChainType: networks.Kind(o.chainType), ChainID: o.chainID, GasLimit: o.gasLimit,
+		ChainType: networks.Kind(o.chainType), ChainID: o.chainID, GasLimit: o.gasLimit, Network: o.network,
 		L1BaseFee: o.l1BaseFee.v, L1BlobBaseFee: o.l1BlobBaseFee.v,
 		Explicit: node.Explicit{
 			ChainType: o.given["chain-type"], ChainID: o.given["chain-id"], GasLimit: o.given["gas-limit"],
@@ -89,9 +130,16 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 		fmt.Fprintf(&b, "\n")
 	} else {
 		fmt.Fprintf(&b, "flashrpc dev chain (chain id %d, head block %d)\n\n", c.Config().ChainID, c.Head().Number)
-		if oprollup.IsOP(c.Config()) {
-			fmt.Fprintf(&b, "  OP Stack chain configured as Base: forks through Jovian, Base's fee scalars; dev L1 base fee %s wei, blob base fee %s wei (docs/opstack.md)\n", o.l1BaseFee.String(), o.l1BlobBaseFee.String())
-		} else {
+		switch {
+		case o.network != "":
+			nw, _ := networks.LookupName(o.network)
+			fmt.Fprintf(&b, "  %s's rules as of now (--network %s: %s) and cadence; chain id %d, not the network's\n", nw.Name, nw.ID, latestFork(nw, time.Now()), c.Config().ChainID)
+			if oprollup.IsOP(c.Config()) {
+				fmt.Fprintf(&b, "  dev L1 base fee %s wei, blob base fee %s wei (docs/opstack.md)\n", o.l1BaseFee.String(), o.l1BlobBaseFee.String())
+			}
+		case oprollup.IsOP(c.Config()):
+			fmt.Fprintf(&b, "  OP Stack chain with Base's fee settings: forks through Jovian and Azul, Base's fee scalars; dev L1 base fee %s wei, blob base fee %s wei (docs/opstack.md)\n", o.l1BaseFee.String(), o.l1BlobBaseFee.String())
+		default:
 			fmt.Fprintf(&b, "  plain Ethereum chain (--chain-type l1)\n")
 		}
 		fmt.Fprintf(&b, "  genesis: %s\n\n", filepath.Join(c.DataDir(), genesisFileName))
@@ -100,7 +148,7 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 		fmt.Fprintf(&b, "  %-14s %s  (WebSocket: ws://%s)\n", ep.Name, ep.URL(), ep.Addr())
 	}
 	if f := n.Feed(); f != nil {
-		fmt.Fprintf(&b, "  %-14s %s  (flashblocks, %s)\n", "feed", f.URL, f.Encoding)
+		fmt.Fprintf(&b, "  %-14s %s  (flashblocks, %s format, %s)\n", "feed", f.URL, f.Format, f.Encoding)
 	}
 	if u := n.MetricsURL(); u != "" {
 		fmt.Fprintf(&b, "  %-14s %s\n", "metrics", u)
@@ -128,4 +176,15 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 	}
 	fmt.Fprintf(&b, "\nMnemonic: %s\nDerivation path: m/44'/60'/0'/0/<index>\n\nPress Ctrl-C to stop.\n", mnemonic)
 	fmt.Fprint(w, b.String())
+}
+
+// latestFork names the newest fork of nw active at now: "forks through karst".
+func latestFork(nw networks.Network, now time.Time) string {
+	latest := ""
+	for _, f := range nw.Forks() {
+		if f.Block != nil || (f.Time != nil && *f.Time <= uint64(now.Unix())) {
+			latest = f.Name
+		}
+	}
+	return "forks through " + latest
 }

@@ -129,6 +129,7 @@ type devOptions struct {
 	accounts        int
 	mnemonic        string
 	feed            node.Feed // feed.go
+	feedFormat      string
 	fork            forkFlags // fork.go
 	chainFlags                // chaintype.go
 }
@@ -137,12 +138,13 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	o := new(devOptions)
 	fs := newFlagSet("flashrpc dev", out, "Usage: flashrpc dev [flags]\n\nRuns the embedded dev chain: a sequencer that pre-confirms the pool's transactions every\n--preconf-interval and seals a block every --block-time, and both JSON-RPC endpoints.\n\nFlags:\n")
 	o.register(fs, "directory that keeps the chain across restarts (default: a temporary directory removed on exit)")
-	fs.Uint64Var(&o.chainID, "chain-id", chain.DefaultChainID, "chain id of a new dev chain (with --fork-url: default the upstream's)")
+	fs.Uint64Var(&o.chainID, "chain-id", chain.DefaultChainID, "chain id of a new dev chain (with --fork-url: default the upstream's; with --network: still 1337 by default, so nothing signed for it is valid on the real network)")
 	o.chainFlags.registerChain(fs)
-	fs.DurationVar(&o.blockTime, "block-time", 2*time.Second, "how often a block is sealed (0 = only on request: dev_seal)")
-	fs.DurationVar(&o.preconfInterval, "preconf-interval", 200*time.Millisecond, "how often the block in progress is pre-confirmed (0 = only on request: dev_preconfirm)")
+	fs.DurationVar(&o.blockTime, "block-time", 2*time.Second, "how often a block is sealed (0 = only on request: dev_seal) (with --network: the network's block time)")
+	fs.DurationVar(&o.preconfInterval, "preconf-interval", 200*time.Millisecond, "how often the block in progress is pre-confirmed (0 = only on request: dev_preconfirm) (with --network: the network's interval)")
 	fs.IntVar(&o.accounts, "accounts", 10, "number of dev accounts funded with 10,000 ETH at genesis")
 	registerFeed(fs, &o.feed)
+	fs.StringVar(&o.feedFormat, "feed.format", "", "wire format of the feed: \"base\", Base's flashblocks (every diff carries the partial block's state root and hash), or \"subblocks\", OP's (zero roots; metadata carries receipts and balances) (default: the --network's format, OP Mainnet's subblocks, Unichain's base; base without --network)")
 	o.fork.register(fs)
 	fs.StringVar(&o.API.ClientVersion, "client-version", "", "web3_clientVersion's answer (default: flashrpc/<version>/…); Hardhat's network helpers need one starting with \"anvil\" or \"HardhatNetwork\"")
 	fs.StringVar(&o.mnemonic, "mnemonic", "", "BIP-39 mnemonic the dev accounts derive from (default: the well-known test mnemonic \"test test … junk\")")

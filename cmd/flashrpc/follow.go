@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flashrpc/flashrpc/internal/follow"
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/node"
 )
 
@@ -24,6 +25,7 @@ type followOptions struct {
 	genesis    string
 	sequencer  string
 	state      string
+	network    string
 	maxLag     uint64
 	poll       time.Duration
 	feed       node.Feed // feed.go: the republished feed
@@ -39,6 +41,7 @@ func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	fs.StringVar(&o.genesis, "genesis", "", "genesis file of the chain (flashrpc dev writes <datadir>/genesis.json); required unless --datadir holds the chain already")
 	fs.StringVar(&o.sequencer, "sequencer", "", "JSON-RPC URL eth_sendRawTransaction and eth_sendRawTransactionSync are forwarded to (default: --upstream)")
 	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis, needs --genesis) or remote (read from the upstream at each sealed block, for chains too large to replay; docs/deploy.md)")
+	fs.StringVar(&o.network, "network", "", "the network whose rules the replica runs (`flashrpc networks` lists them): the chain decides (its genesis, or with --state remote the upstream's chain id), and a --network that disagrees is refused, naming both; for a chain id that is no network's (a local chain such as `flashrpc dev --network op-mainnet`), the genesis must have the network's rules, and with --state remote the replica runs them as of now")
 	fs.Uint64Var(&o.maxLag, "health.max-lag", defaultMaxLag, "blocks the replica may be behind its upstream before GET /health answers 503")
 	fs.DurationVar(&o.poll, "upstream.poll", follow.DefaultPollInterval, "how often the upstream's head is asked for when it cannot be subscribed to")
 	registerFeed(fs, &o.feed)
@@ -80,6 +83,12 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 	}
 	c := n.Chain()
 	fmt.Fprintf(stdout, "flashrpc replica of %s (chain id %d, head block %d)\n", o.upstream, c.Config().ChainID, c.Head().Number)
+	switch nw, known := networks.Lookup(c.Config().ChainID.Uint64()); {
+	case known:
+		fmt.Fprintf(stdout, "  rules: %s's (%s)\n", nw.Name, nw.Source)
+	case o.network != "":
+		fmt.Fprintf(stdout, "  rules: --network %s's (chain id of no known network)\n", o.network)
+	}
 	printEndpoints(stdout, n.Endpoints(), n.Feed(), "verified flashblocks", n.MetricsURL())
 	err = serveUntilSignal(logger, n.Endpoints())
 	if cerr := n.Close(); cerr != nil {
@@ -94,6 +103,6 @@ func (o *followOptions) config(logger *slog.Logger) node.FollowConfig {
 	return node.FollowConfig{
 		Server: o.serverFlags.config(logger), Feed: o.feed,
 		Upstream: o.upstream, UpstreamWS: o.upstreamWS, Poll: o.poll, FeedURL: o.feedURL, Sequencer: o.sequencer,
-		Genesis: o.genesis, RemoteState: o.state == "remote", MaxLag: o.maxLag,
+		Genesis: o.genesis, RemoteState: o.state == "remote", MaxLag: o.maxLag, Network: o.network,
 	}
 }

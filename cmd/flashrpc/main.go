@@ -7,6 +7,7 @@
 //	flashrpc follow [flags]  run a replica of another sequencer (--upstream, --feed)
 //	flashrpc import [flags] chain.rlp   import an RLP chain file
 //	flashrpc generate [flags]           generate a large chain for benchmarks
+//	flashrpc networks [--json]          list the networks flashrpc knows (--network NAME)
 //	flashrpc version                    print the version, commit and op-geth version
 //
 // Run `flashrpc <command> --help` for the flags of each command.
@@ -37,6 +38,9 @@ Usage:
                             import an RLP chain file into a datadir, executing every block
   flashrpc generate --datadir DIR [--blocks N]
                             generate a large, realistic chain of token transfers (benchmarks)
+  flashrpc networks [--json]
+                            list the networks flashrpc knows, their rules and cadence: the
+                            names dev --network takes
   flashrpc version          print the version, the commit it was built from and the op-geth /
                             go-ethereum version (also: flashrpc --version)
 
@@ -81,6 +85,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runImport(args, stdout, stderr)
 	case "generate":
 		err = runGenerate(args, stdout, stderr)
+	case "networks":
+		err = runNetworks(args, stdout, stderr)
 	case "version":
 		err = runVersion(args, stdout, stderr)
 	case "help":

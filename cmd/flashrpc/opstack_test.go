@@ -23,7 +23,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
-// These tests run the default dev chain, an OP Stack chain configured as Base is, through
+// These tests run the default dev chain, an OP Stack chain with Base's fee settings, through
 // real clients: the L1-attributes deposit, fees and their vaults, the L1Block and
 // GasPriceOracle predeploys, dev_deposit, the JSON shapes and the genesis file.
 

@@ -40,6 +40,12 @@ type Config struct {
 	// Kind selects the rules of an unknown chain (--chain-type); "" means Ethereum's. A known
 	// chain runs its own and must not be given another kind.
 	Kind networks.Kind
+	// Network names a network (--network, networks.LookupName). An upstream whose chain id is
+	// a known network's runs that network's rules, and Network must name it; an upstream whose
+	// chain id is no network's (a local chain) runs Network's rules as of the fork's creation
+	// (networks.Network.RulesAsOf) instead of its kind's. "" leaves the rules to the upstream's
+	// chain id and Kind.
+	Network string
 	// Retries, Backoff and Timeout configure the upstream client (--fork-retries,
 	// --fork-retry-backoff); see remote.Config.
 	Retries int

@@ -136,6 +136,24 @@ func checkResume(fc *Config, info *Info) error {
 	return nil
 }
 
+// namedNetwork returns the network fc.Network names for an upstream with chain id upID, and
+// whether its rules replace the upstream's kind's (the upstream's chain id is no network's). A
+// name that disagrees with a known upstream, or contradicts --chain-type, is refused.
+func namedNetwork(fc *Config, upID uint64) (networks.Network, bool, error) {
+	if fc.Network == "" {
+		return networks.Network{}, false, nil
+	}
+	n, _, err := networks.ForUpstream(upID, fc.Network)
+	if err != nil {
+		return n, false, fmt.Errorf("fork: %w", err)
+	}
+	if fc.Kind != "" && fc.Kind != n.Kind {
+		return n, false, fmt.Errorf("fork: --chain-type %s contradicts --network %s, an %s chain", fc.Kind, n.ID, kindName(string(n.Kind)))
+	}
+	_, upKnown := networks.Lookup(upID)
+	return n, !upKnown, nil
+}
+
 func kindName(kind string) string {
 	if kind == string(networks.OPStack) {
 		return "OP Stack"
@@ -183,6 +201,13 @@ func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, 
 		chainID = upID
 	}
 	kind := fc.Kind
+	named, namesRules, err := namedNetwork(fc, upID)
+	if err != nil {
+		return nil, err
+	}
+	if namesRules {
+		kind = named.Kind
+	}
 	if kind == "" {
 		kind = forkKind(upID, bN) // op.go
 		if kind == "" && fc.Replica {
@@ -200,6 +225,15 @@ func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, 
 	config, network, err := networks.ForkRules(upID, chainID, kind, ruleNumber, ruleTime)
 	if err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
+	}
+	if namesRules {
+		// A local upstream run with a network's rules: the fork runs them as of now.
+		now := time.Now()
+		if config, err = named.LocalRules(chainID, uint64(now.Unix())); err != nil {
+			return nil, fmt.Errorf("fork: %w", err)
+		}
+		network = named
+		network.Name = fmt.Sprintf("%s's rules as of %s", named.Name, now.UTC().Format(time.DateOnly))
 	}
 	// No silent divergence: a fork (or replica) of a block at which the network runs a fork
 	// flashrpc does not is refused, before anything is written.

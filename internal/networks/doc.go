@@ -3,7 +3,7 @@
 // schedule is written, and where a new fork (Karst, Denim, …) is added.
 //
 //   - forks.go writes the schedules flashrpc builds itself: the Ethereum dev chain's
-//     ([DevEthereum], --chain-type l1), the OP Stack dev chain's, configured as Base is
+//     ([DevEthereum], --chain-type l1), the OP Stack dev chain's, with Base's fee settings
 //     ([DevOPStack], --chain-type op), and current Ethereum's ([CurrentEthereum], the rules of
 //     an Ethereum chain it does not know). Each is made from one schedule of Ethereum forks
 //     and one of OP forks, so the chains cannot disagree on a fork they share
@@ -25,7 +25,10 @@
 //     [Network.Forks]); listing.go writes every network ([All]) as `flashrpc networks` prints
 //     it, a table ([WriteTable]) or JSON ([Network.MarshalJSON]).
 //   - asof.go gives a new local chain a network's rules as of a time ([Network.RulesAsOf],
-//     `flashrpc dev --network NAME`).
+//     `flashrpc dev --network NAME`); local.go does it for a network named on the command line,
+//     the refusal naming every fork it lacks and what to run instead ([Network.LocalRules]),
+//     refuses an unknown name ([UnknownNameError]) and tells whether a genesis has a network's
+//     rules ([Network.Agrees], follow --network).
 //   - refuse.go refuses to execute a block at which a fork flashrpc does not run is active
 //     ([CheckRules], [Network.CheckRules], [NotRunError]): a fork field such as lagoonTime,
 //     Base's Beryl, Cobalt and Denim, Karst without Osaka. Fork, follow and import call it.

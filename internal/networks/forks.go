@@ -55,9 +55,9 @@ func CurrentEthereum(chainID uint64) *params.ChainConfig {
 }
 
 // DevOPStack returns the configuration of flashrpc's OP Stack dev chain (--chain-type op),
-// configured as Base is today: Bedrock from block 0 and every OP fork through Jovian active
-// at genesis, with the Ethereum forks they imply (London = Bedrock, Shanghai = Canyon,
-// Cancun = Ecotone, Prague = Isthmus), and Azul, Base's own fork, which is Osaka on L2
+// with Base's fee settings and its forks through Azul: Bedrock from block 0 and every OP fork
+// through Jovian active at genesis, with the Ethereum forks they imply (London = Bedrock,
+// Shanghai = Canyon, Cancun = Ecotone, Prague = Isthmus), and Azul, Base's own fork, which is Osaka on L2
 // (oprollup installs Osaka's precompiles over op-geth's Jovian ones). op-geth's Karst is
 // not a Base fork and stays off. It is also the rules of an OP Stack chain flashrpc does
 // not know. The result is the caller's.

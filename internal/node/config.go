@@ -5,7 +5,10 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/ethereum/go-ethereum/params"
+
 	"github.com/flashrpc/flashrpc/internal/api"
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
@@ -54,6 +57,10 @@ type Feed struct {
 	Port int
 	// Brotli sends brotli-compressed binary frames instead of JSON text frames.
 	Brotli bool
+	// Format is the wire format the dev sequencer's pre-confirmations are published in
+	// (sequencer.FeedPayload): Base's, with roots (the zero value), or OP's subblocks. A
+	// replica republishes each flashblock as it came, in its upstream's format.
+	Format flashblocks.Format
 }
 
 // Fork names the upstream a dev chain continues (anvil's fork mode).
@@ -70,6 +77,9 @@ type Fork struct {
 	Backoff time.Duration
 	// NoCache keeps what is read from the upstream in memory only.
 	NoCache bool
+	// Network is fork.Config.Network: it must name a known upstream's network, and names the
+	// rules of an upstream whose chain id is no network's.
+	Network string
 }
 
 // Explicit says which of a dev chain's settings were stated explicitly (on the command
@@ -90,6 +100,11 @@ type DevConfig struct {
 	ChainType networks.Kind
 	ChainID   uint64
 	GasLimit  uint64
+	// Network names the network (networks.LookupName) whose rules a new chain runs as of its
+	// creation (networks.Network.RulesAsOf), with its genesis gas limit unless GasLimit is set;
+	// ChainType must then be the network's or empty. With a fork it is Fork.Network's default.
+	// "" runs the chain type's dev rules. A stored chain must be of the network's kind.
+	Network string
 	// L1BaseFee and L1BlobBaseFee are the dev L1's fees of an OP Stack chain (nil: the
 	// oprollup defaults); on a fork they replace the fork block's only when explicit.
 	L1BaseFee     *big.Int
@@ -105,6 +120,9 @@ type DevConfig struct {
 	PreconfInterval time.Duration
 	// Fork, with a URL, makes the chain a fork of that upstream.
 	Fork Fork
+
+	network *networks.Network   // Network's, resolved by StartDev
+	rules   *params.ChainConfig // a new chain's rules as of now, with Network
 }
 
 // FollowConfig configures a replica of another sequencer.
@@ -128,4 +146,9 @@ type FollowConfig struct {
 	RemoteState bool
 	// MaxLag is how many blocks the replica may be behind before /health answers 503.
 	MaxLag uint64
+	// Network names the network whose rules the replica runs (--network): the chain's
+	// configuration (its genesis, or a known chain id's network) decides, and Network must
+	// agree with it (networks.ForUpstream, networks.Network.Agrees). With RemoteState it is
+	// fork.Config.Network.
+	Network string
 }

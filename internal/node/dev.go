@@ -1,11 +1,13 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -67,6 +69,9 @@ type devCore struct {
 // the feed and the metrics, and opens both endpoints' sockets. A failure undoes what was
 // started and returns the error.
 func StartDev(cfg DevConfig) (_ *Dev, err error) {
+	if err := resolveNetwork(&cfg, time.Now()); err != nil {
+		return nil, err
+	}
 	if cfg.ChainType == "" {
 		cfg.ChainType = networks.OPStack
 	}
@@ -123,6 +128,42 @@ func StartDev(cfg DevConfig) (_ *Dev, err error) {
 	return n, nil
 }
 
+// resolveNetwork resolves cfg.Network: the network's kind is the chain type (an explicit
+// other one is refused), a fork's upstream must be of that network or none (Fork.Network), and
+// a new chain runs its rules as of now with its genesis gas limit unless one is given.
+func resolveNetwork(cfg *DevConfig, now time.Time) error {
+	if cfg.Network == "" {
+		return nil
+	}
+	nw, ok := networks.LookupName(cfg.Network)
+	if !ok {
+		return networks.UnknownNameError(cfg.Network)
+	}
+	if cfg.Explicit.ChainType && cfg.ChainType != nw.Kind {
+		return fmt.Errorf("--chain-type %s contradicts --network %s, %s", cfg.ChainType, nw.ID, chainTypeName(nw.Kind))
+	}
+	cfg.ChainType, cfg.network = nw.Kind, &nw
+	if cfg.Fork.URL != "" {
+		if cfg.Fork.Network == "" {
+			cfg.Fork.Network = nw.ID
+		}
+		return nil
+	}
+	chainID := cfg.ChainID
+	if chainID == 0 {
+		chainID = chain.DefaultChainID
+	}
+	rules, err := nw.LocalRules(chainID, uint64(now.Unix()))
+	if err != nil {
+		return err
+	}
+	cfg.rules = rules
+	if cfg.GasLimit == 0 {
+		cfg.GasLimit = nw.GasLimit
+	}
+	return nil
+}
+
 // closeChain closes c, naming the step in its error.
 func closeChain(c *chain.Chain) error {
 	if err := c.Close(); err != nil {
@@ -167,6 +208,7 @@ func (n *Dev) forkConfig(f Fork) *fork.Config {
 	if n.cfg.Explicit.ChainType {
 		fc.Kind = n.cfg.ChainType // the rules of an unknown upstream chain
 	}
+	fc.Network = f.Network
 	if n.upstream != nil {
 		fc.Observer = newUpstreamObserver(n.upstream)
 	}
@@ -186,7 +228,13 @@ func (n *Dev) devL1(c *chain.Chain) (*oprollup.DevL1, error) {
 	}
 	f := fork.Of(c)
 	if f == nil {
-		return &oprollup.DevL1{GenesisTime: c.Genesis().Time(), BaseFee: baseFee, BlobBaseFee: blobBaseFee}, nil
+		l1 := &oprollup.DevL1{GenesisTime: c.Genesis().Time(), BaseFee: baseFee, BlobBaseFee: blobBaseFee}
+		if g := c.Genesis(); c.Config().IsJovian(g.Time()) && !bytes.Equal(g.Extra(), oprollup.ExtraData(c.Config(), g.Time())) {
+			// A network's EIP-1559 parameters (--network), as the genesis has them, in every
+			// block, also when the chain is resumed without --network.
+			l1.Extra = g.Extra()
+		}
+		return l1, nil
 	}
 	l1, err := f.L1()
 	if err != nil {

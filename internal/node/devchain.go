@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
@@ -29,6 +30,18 @@ func devGenesis(cfg *DevConfig, funded []common.Address) *core.Genesis {
 		g = chain.DevGenesis(cfg.ChainID, funded)
 	} else {
 		g = oprollup.DevGenesis(cfg.ChainID, funded, chain.DevAccountBalance)
+	}
+	if cfg.rules != nil {
+		g.Config = cfg.rules
+		if op := cfg.rules.Optimism; op != nil {
+			// The network's EIP-1559 parameters (Holocene's and Jovian's extraData).
+			denominator := op.EIP1559Denominator
+			if op.EIP1559DenominatorCanyon != nil {
+				denominator = *op.EIP1559DenominatorCanyon
+			}
+			min := oprollup.MinBaseFee
+			g.ExtraData = eip1559.EncodeOptimismExtraData(cfg.rules, 0, denominator, op.EIP1559Elasticity, &min)
+		}
 	}
 	if cfg.GasLimit != 0 {
 		g.GasLimit = cfg.GasLimit
@@ -103,6 +116,11 @@ func adoptStored(c *chain.Chain, cfg *DevConfig, funded []common.Address) error 
 		return fmt.Errorf("--gas-limit %d conflicts with %s, whose gas limit is %d%s", cfg.GasLimit, describe, genesis.GasLimit(), keeps)
 	case stored == networks.Ethereum && (x.L1BaseFee || x.L1BlobBaseFee):
 		return fmt.Errorf("--l1.base-fee and --l1.blob-base-fee apply to OP Stack chains only, and %s is not one", describe)
+	}
+	if nw := cfg.network; nw != nil && fk == nil {
+		if err := nw.Agrees(ccfg); err != nil {
+			return fmt.Errorf("--network %s does not describe %s: %w%s", nw.ID, describe, err, keeps)
+		}
 	}
 	if x.Accounts && fk == nil {
 		st, err := c.StateAt(genesis.Header())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/preconf"
+	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
 // feed publishes a node's flashblocks on a WebSocket: the dev sequencer's pre-confirmations
@@ -19,6 +20,7 @@ type feed struct {
 	pub    *flashblocks.Publisher
 	ln     net.Listener
 	brotli bool
+	format flashblocks.Format
 	log    *slog.Logger
 }
 
@@ -36,7 +38,7 @@ func startFeed(cfg Feed, logger *slog.Logger) (*feed, error) {
 		return nil, fmt.Errorf("flashblocks feed: listen on %s: %w", addr, err)
 	}
 	logger = logger.With("component", "feed")
-	fd := &feed{pub: flashblocks.NewPublisher(flashblocks.PublisherConfig{Brotli: cfg.Brotli, Logger: logger}), ln: ln, brotli: cfg.Brotli, log: logger}
+	fd := &feed{pub: flashblocks.NewPublisher(flashblocks.PublisherConfig{Brotli: cfg.Brotli, Logger: logger}), ln: ln, brotli: cfg.Brotli, format: cfg.Format, log: logger}
 	go func() {
 		if err := fd.pub.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("flashblocks feed stopped", "err", err)
@@ -53,10 +55,10 @@ func (fd *feed) watch(pre *preconf.Preconf) {
 	}
 }
 
-// publish sends one pre-confirmation; it runs on preconf's writer goroutine and never waits
-// for a consumer.
+// publish sends one pre-confirmation in the feed's format; it runs on preconf's writer
+// goroutine and never waits for a consumer.
 func (fd *feed) publish(snap *preconf.Snapshot) {
-	p, err := flashblocks.FromBlock(snap.Block, snap.Index, snap.FirstNew)
+	p, err := sequencer.FeedPayload(snap, fd.format)
 	if err == nil {
 		err = fd.pub.Publish(p)
 	}
@@ -82,7 +84,7 @@ func (fd *feed) info() *FeedInfo {
 	if fd.brotli {
 		enc = "brotli binary frames"
 	}
-	return &FeedInfo{URL: "ws://" + fd.ln.Addr().String(), Encoding: enc, Consumers: fd.pub.Consumers}
+	return &FeedInfo{URL: "ws://" + fd.ln.Addr().String(), Encoding: enc, Format: fd.format, Consumers: fd.pub.Consumers}
 }
 
 // close disconnects every consumer and stops serving. A nil feed does nothing.
@@ -101,6 +103,9 @@ type FeedInfo struct {
 	URL string
 	// Encoding names its frames ("JSON text frames" or "brotli binary frames").
 	Encoding string
+	// Format is the format the dev sequencer publishes in (a replica republishes its
+	// upstream's).
+	Format flashblocks.Format
 	// Consumers returns how many consumers are connected.
 	Consumers func() int
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/chain"
@@ -19,6 +20,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/health"
 	"github.com/flashrpc/flashrpc/internal/logs"
 	"github.com/flashrpc/flashrpc/internal/metrics"
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
@@ -116,6 +118,7 @@ func openFollowChain(cfg *FollowConfig, obs remote.Observer, logger *slog.Logger
 	if cfg.RemoteState {
 		return fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, CacheMB: cfg.DBCacheMB, Logger: logger}, &fork.Config{
 			URL: cfg.Upstream, Retries: remote.DefaultRetries, Backoff: remote.DefaultBackoff, Replica: true, Observer: obs,
+			Network: cfg.Network,
 		})
 	}
 	var g *core.Genesis
@@ -128,6 +131,7 @@ func openFollowChain(cfg *FollowConfig, obs remote.Observer, logger *slog.Logger
 		if err := json.Unmarshal(data, g); err != nil {
 			return nil, fmt.Errorf("--genesis %s: %w", cfg.Genesis, err)
 		}
+		g.Config = networks.WithKarst(g.Config) // Karst as flashrpc runs it
 	}
 	c, err := fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, Genesis: g, CacheMB: cfg.DBCacheMB, Logger: logger}, nil)
 	if errors.Is(err, chain.ErrNoChain) {
@@ -137,7 +141,31 @@ func openFollowChain(cfg *FollowConfig, obs remote.Observer, logger *slog.Logger
 		err = fmt.Errorf("--datadir %s holds a fork (of %s), not a replica with local state: use another datadir, or --state remote for a remote-state replica's", cfg.DataDir, f.Info().URL)
 		return nil, errors.Join(err, c.Close())
 	}
+	if err == nil && cfg.Network != "" {
+		if err = checkNetwork(c.Config(), cfg.Network); err != nil {
+			return nil, errors.Join(err, c.Close())
+		}
+	}
 	return c, err
+}
+
+// checkNetwork refuses a replica's --network that disagrees with its chain's configuration
+// (its genesis decides): another network's chain id, or for a chain id that is no network's,
+// other rules than the network's (networks.Network.Agrees).
+func checkNetwork(cfg *params.ChainConfig, name string) error {
+	nw, known, err := networks.ForUpstream(cfg.ChainID.Uint64(), name)
+	if err != nil {
+		if _, ok := networks.LookupName(name); !ok {
+			return networks.UnknownNameError(name)
+		}
+		return fmt.Errorf("the replica's genesis: %w", err)
+	}
+	if _, upKnown := networks.Lookup(cfg.ChainID.Uint64()); known && !upKnown {
+		if err := nw.Agrees(cfg); err != nil {
+			return fmt.Errorf("the replica's genesis (chain id %s) does not have %s's rules: %w", cfg.ChainID, nw.ID, err)
+		}
+	}
+	return nil
 }
 
 // Chain returns the replica's chain.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/fork"
+	"github.com/flashrpc/flashrpc/internal/networks"
 )
 
 // progressEvery is how often a long import or generation writes a progress line.
@@ -50,6 +51,7 @@ func Import(ctx context.Context, cfg ImportConfig) (err error) {
 		if err := readJSON(cfg.Genesis, genesis); err != nil {
 			return fmt.Errorf("genesis: %w", err)
 		}
+		genesis.Config = networks.WithKarst(genesis.Config) // Karst as flashrpc runs it
 	}
 	var fcu *forkchoice
 	if cfg.Forkchoice != "" {
