@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/recent"
 )
 
@@ -55,6 +56,11 @@ type Config struct {
 	// new key; the dev chain sets it. A chain opened without it lists only what was written
 	// with it.
 	Preimages bool
+	// Denim is when the chain runs Denim, Base's 200 ms blocks (internal/oprollup), nil when
+	// it does not: a chain configuration has no field for it. From then on a block may carry
+	// its parent's timestamp (oprollup.HeaderRules). The chain does not store it: open the
+	// chain with the same value every time.
+	Denim *uint64
 }
 
 // ErrNoChain is Open's error for a database that holds no chain when Config.Genesis is nil.
@@ -128,7 +134,7 @@ func Open(cfg Config) (*Chain, error) {
 	if genesis == nil && rawdb.ReadCanonicalHash(c.db, 0) == (common.Hash{}) {
 		return nil, errors.Join(fmt.Errorf("open chain: %s %w (import one first)", dir, ErrNoChain), c.closeDB())
 	}
-	c.engine = newEngine()
+	c.engine = oprollup.HeaderRules(newEngine(), cfg.Denim) // rules.go
 	bcConfig := core.DefaultConfig().WithArchive(true)
 	bcConfig.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash needs it
 	if c.up != nil {

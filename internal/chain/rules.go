@@ -17,7 +17,10 @@ import (
 //     limit, which neither Azul nor Karst has (oprollup.BodyRules): go-ethereum's validator
 //     is replaced by one that checks bodies with that configuration. BlockChain offers no
 //     other way to set its validator than SetBlockValidatorAndProcessorForTesting, which is
-//     safe before the first insert, as here; the processor stays go-ethereum's.
+//     safe before the first insert, as here; the processor stays go-ethereum's;
+//   - on a chain that runs Denim (Config.Denim), headers are verified by an engine that
+//     accepts a timestamp equal to the parent's from Denim's activation on and only there
+//     (oprollup.HeaderRules); Open wraps the engine with it.
 func applyRules(bc *core.BlockChain) {
 	config := bc.Config()
 	bc.GetVMConfig().PrecompileOverrides = oprollup.PrecompileOverrides(config)
