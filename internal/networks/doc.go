@@ -26,6 +26,9 @@
 //     it, a table ([WriteTable]) or JSON ([Network.MarshalJSON]).
 //   - asof.go gives a new local chain a network's rules as of a time ([Network.RulesAsOf],
 //     `flashrpc dev --network NAME`).
+//   - denim.go gives a network's Denim activation ([Network.DenimTime]): Denim, Base's 200 ms
+//     blocks, has no configuration field, so a chain that runs it is opened with the time
+//     beside its configuration. Base's Denim is listed and not run.
 //   - refuse.go refuses to execute a block at which a fork flashrpc does not run is active
 //     ([CheckRules], [Network.CheckRules], [NotRunError]): a fork field such as lagoonTime,
 //     Base's Beryl, Cobalt and Denim, Karst without Osaka. Fork, follow and import call it.
