@@ -75,6 +75,7 @@ type Chain struct {
 	tempDir string // removed by Close when the chain lives in a temporary directory
 	log     *slog.Logger
 	imp     bool                                     // Config.Impersonation
+	denim   *uint64                                  // Config.Denim
 	readers *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
 
 	heads atomic.Pointer[Heads] // the published markers (heads.go)
@@ -98,7 +99,7 @@ func Open(cfg Config) (*Chain, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Chain{log: logger, imp: cfg.Impersonation, readers: newSharedReaders()}
+	c := &Chain{log: logger, imp: cfg.Impersonation, denim: cfg.Denim, readers: newSharedReaders()}
 	dir := cfg.DataDir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "flashrpc-")
