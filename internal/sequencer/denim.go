@@ -23,11 +23,12 @@ import (
 //   - the first Denim block divides the parent's gas limit by 10 and multiplies its EIP-1559
 //     denominator by 10; later blocks keep the parent's gas limit and extraData.
 //
-// The dev controls that move the clock (SetNextTimestamp, IncreaseTime) are refused there:
-// a Denim block's time is the schedule's.
+// The dev controls that move the clock (SetNextTimestamp, IncreaseTime) are refused there, and
+// so is a move of a block before the activation to or past it: a Denim block's time is the
+// schedule's, and the clock reaches the activation by itself.
 
 // ErrDenimTime refuses a change of a Denim block's time.
-var ErrDenimTime = errors.New("a Denim block's time follows its parent's by 200 ms and cannot be set")
+var ErrDenimTime = errors.New("a Denim block's time follows its parent's by 200 ms and cannot be set, nor a block moved to Denim's activation or past it")
 
 // denimBlock is what Denim makes of the next block: its part and, for the first Denim block,
 // the scaled gas parameters.
@@ -76,9 +77,13 @@ func (s *Sequencer) parentTxs(head *types.Header) types.Transactions {
 	return nil
 }
 
-// denimTimeLocked refuses a change of the clock while the block in progress is a Denim
-// block, before the clock moves. s.mu must be held.
-func (s *Sequencer) denimTimeLocked() error {
+// denimTimeLocked refuses, before the clock moves, to rebuild the block in progress at ts
+// when it is a Denim block or ts is at or after the activation: a block moved across it would
+// be neither a Denim block nor one before it. s.mu must be held.
+func (s *Sequencer) denimTimeLocked(ts uint64) error {
+	if s.denimAt(ts) {
+		return ErrDenimTime
+	}
 	if attrs, ok := s.dev.Attributes(); ok && s.denimAt(attrs.Time) {
 		return ErrDenimTime
 	}

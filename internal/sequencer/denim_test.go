@@ -67,6 +67,9 @@ func TestDenimBlocks(t *testing.T) {
 			t.Fatalf("block %d before Denim: time %d, gas limit %d, %d transactions", b.NumberU64(), b.Time(), b.GasLimit(), len(b.Transactions()))
 		}
 	}
+	if _, err := seq.SetNextTimestamp(ctx, denim); !errors.Is(err, sequencer.ErrDenimTime) {
+		t.Fatalf("SetNextTimestamp to the activation: %v", err)
+	}
 	now = time.Unix(int64(denim), 0) // block 3 opens at the activation: the first Denim block
 	seal()
 	if _, err := seq.IncreaseTime(ctx, 5); !errors.Is(err, sequencer.ErrDenimTime) {

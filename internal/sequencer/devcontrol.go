@@ -110,7 +110,7 @@ func (s *Sequencer) SetNextTimestamp(ctx context.Context, ts uint64) (*preconf.S
 	if err := s.settleLocked(); err != nil {
 		return nil, err
 	}
-	if err := s.denimTimeLocked(); err != nil {
+	if err := s.denimTimeLocked(ts); err != nil {
 		return nil, err
 	}
 	head := s.chain.Head()
@@ -130,13 +130,13 @@ func (s *Sequencer) IncreaseTime(ctx context.Context, seconds uint64) (int64, er
 	if err := s.settleLocked(); err != nil {
 		return s.clock.offset, err
 	}
-	if err := s.denimTimeLocked(); err != nil {
-		return s.clock.offset, err
-	}
-	s.clock.offset += int64(seconds)
 	if seconds == 0 {
 		return s.clock.offset, nil
 	}
+	if err := s.denimTimeLocked(s.chain.Head().Time + seconds); err != nil {
+		return s.clock.offset, err
+	}
+	s.clock.offset += int64(seconds)
 	head := s.chain.Head()
 	if _, err := s.rebuildLocked(ctx, head.Time+seconds, nil); err != nil {
 		return s.clock.offset, err
