@@ -148,7 +148,7 @@ func Open(cfg Config) (*Chain, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 	}
-	applyRules(bc) // rules.go: the forks op-geth does not run, before any block executes
+	applyRules(bc, cfg.Denim) // rules.go: the forks op-geth does not run, before any block executes
 	c.bc = bc
 	if c.up != nil {
 		if err := c.up.Start(Store{BlockChain: bc, DB: c.db, Engine: c.engine}); err != nil {

@@ -2,9 +2,11 @@ package chain_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
@@ -20,6 +22,12 @@ func denimChain(t *testing.T, genesisDenim uint64, denim *uint64) *chain.Chain {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return openDenim(t, g, denim)
+}
+
+// openDenim opens a chain with genesis g that runs Denim from denim.
+func openDenim(t *testing.T, g *core.Genesis, denim *uint64) *chain.Chain {
+	t.Helper()
 	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g, Denim: denim})
 	if err != nil {
 		t.Fatal(err)
@@ -30,9 +38,15 @@ func denimChain(t *testing.T, genesisDenim uint64, denim *uint64) *chain.Chain {
 
 // sealDenim seals on c one block per entry of times (header timestamp and millisecond part;
 // a negative part: no BaseTime deposit), each opening with the L1-attributes deposit and,
-// when it has a part, the BaseTime deposit. The blocks are written by the sequencer's path,
-// which does not verify headers.
+// when it has a part, the BaseTime deposit, which must succeed. The blocks are written by the
+// sequencer's path, which does not verify them.
 func sealDenim(t *testing.T, c *chain.Chain, times [][2]int) []*types.Block {
+	t.Helper()
+	return sealDenimChecked(t, c, times, true)
+}
+
+// sealDenimChecked is sealDenim, checking that every transaction succeeded when check is set.
+func sealDenimChecked(t *testing.T, c *chain.Chain, times [][2]int, check bool) []*types.Block {
 	t.Helper()
 	ctx := context.Background()
 	p := preconf.New(c)
@@ -56,7 +70,7 @@ func sealDenim(t *testing.T, c *chain.Chain, times [][2]int) []*types.Block {
 			t.Fatal(err)
 		}
 		for i, r := range c.Receipts(b.Hash()) {
-			if r.Status != types.ReceiptStatusSuccessful {
+			if check && r.Status != types.ReceiptStatusSuccessful {
 				t.Fatalf("block %d: transaction %d failed", b.NumberU64(), i)
 			}
 		}
@@ -91,7 +105,7 @@ func TestDenimEqualTimestamps(t *testing.T) {
 		t.Fatalf("head %d, want block 7", head.Number)
 	}
 
-	refused := func(name string, denim *uint64) {
+	refused := func(name string, blocks []*types.Block, denim *uint64) {
 		t.Helper()
 		c := denimChain(t, 0, denim)
 		err := c.InsertBlocks(blocks)
@@ -102,9 +116,12 @@ func TestDenimEqualTimestamps(t *testing.T) {
 			t.Fatalf("%s: head %d, want block 1", name, head.Number)
 		}
 	}
-	refused("no Denim", nil)
+	refused("no Denim", blocks, nil)
+	// Before Denim: two blocks in one second, without BaseTime deposits (a chain that does
+	// not run Denim writes them).
 	later := uint64(t0 + 1)
-	refused("Denim after the blocks' second", &later)
+	early := sealDenim(t, denimChain(t, 0, nil), [][2]int{{t0, -1}, {t0, -1}})
+	refused("Denim after the blocks' second", early, &later)
 
 	// From the activation on: the block before it is at t0 - 1, the first Denim block at t0
 	// and the next one shares its second.
@@ -118,4 +135,48 @@ func TestDenimEqualTimestamps(t *testing.T) {
 	if head := dst2.Head(); head.Hash() != crossing[2].Hash() {
 		t.Fatalf("head %d, want block 3", head.Number)
 	}
+}
+
+// TestDenimBodyRules inserts blocks that break Denim's rules into a chain that runs Denim: each
+// is refused, and the chain keeps its head.
+func TestDenimBodyRules(t *testing.T) {
+	const t0 = 1_800_000_000
+	act := uint64(t0)
+	cases := []struct {
+		name  string
+		times [][2]int
+		bad   int // the index of the block refused
+		words string
+	}{
+		{"no BaseTime deposit", [][2]int{{t0, 0}, {t0, -1}}, 1, "no BaseTime deposit"},
+		{"a skipped slot", [][2]int{{t0, 0}, {t0, 400}}, 1, "want its parent's"},
+		{"first Denim block not at part 0", [][2]int{{t0 - 1, -1}, {t0, 200}}, 1, "want 0"},
+		{"a part BaseTime refuses", [][2]int{{t0, 0}, {t0, 300}}, 1, "part 300"},
+		{"a BaseTime deposit before Denim", [][2]int{{t0 - 2, 0}}, 0, "sets BaseTime's part"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			blocks := sealDenimChecked(t, denimChain(t, act, &act), c.times, false)
+			dst := denimChain(t, act, &act)
+			err := dst.InsertBlocks(blocks)
+			if err == nil || !errors.Is(err, oprollup.ErrDenimBody) || !strings.Contains(err.Error(), c.words) {
+				t.Fatalf("insert: %v, want %q", err, c.words)
+			}
+			if head := dst.Head(); head.Number.Uint64() != uint64(c.bad) {
+				t.Fatalf("head %d, want %d", head.Number, c.bad)
+			}
+		})
+	}
+	t.Run("failed BaseTime deposit", func(t *testing.T) {
+		// Without BaseTime in the genesis the proxy reverts the deposit.
+		g := oprollup.DevGenesis(chain.DefaultChainID, nil, nil)
+		src, dst := openDenim(t, g, &act), openDenim(t, g, &act)
+		blocks := sealDenimChecked(t, src, [][2]int{{t0, 0}}, false)
+		if r := src.Receipts(blocks[0].Hash()); r[1].Status != types.ReceiptStatusFailed {
+			t.Fatal("the deposit did not fail")
+		}
+		if err := dst.InsertBlocks(blocks); !errors.Is(err, oprollup.ErrDenimBody) {
+			t.Fatalf("insert: %v, want the failed deposit refused", err)
+		}
+	})
 }

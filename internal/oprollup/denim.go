@@ -240,3 +240,52 @@ func InstallBaseTime(alloc types.GenesisAlloc) error {
 
 // ProxyAdmin is the OP Stack's ProxyAdmin predeploy, every predeploy proxy's admin.
 var ProxyAdmin = common.HexToAddress("0x4200000000000000000000000000000000000018")
+
+// ErrDenimBody reports a block whose transactions break Denim's rules (CheckDenimBody).
+var ErrDenimBody = errors.New("invalid Denim block")
+
+// CheckDenimBody checks a block's transactions against Denim's rules on a chain whose Denim
+// activation is denim, as Base's node validates them (base/base validate_deposit,
+// validate_progression, validate_first_denim_anchor): from Denim on, transaction 1 is the
+// BaseTime deposit of the block's number exactly (fields, source hash, zero-padded calldata, a
+// part BaseTime accepts) and the block's millisecond time is its parent's + 200, or has part
+// 0 when the parent has none (the first Denim block, or a genesis already under Denim); no
+// other transaction is a BaseTime deposit, and before Denim none is. parentTime and parentTxs
+// are the parent's timestamp and transactions. That the deposit succeeded is the receipt's
+// to show, after execution.
+func CheckDenimBody(denim *uint64, number, time uint64, txs types.Transactions, parentTime uint64, parentTxs types.Transactions) error {
+	if denim == nil {
+		return nil
+	}
+	on := IsDenim(denim, time)
+	for i, tx := range txs {
+		if _, ok := BaseTimePart(tx); ok && (!on || i != 1) {
+			return fmt.Errorf("%w: block %d: transaction %d sets BaseTime's part", ErrDenimBody, number, i)
+		}
+	}
+	if !on {
+		return nil
+	}
+	if len(txs) < 2 {
+		return fmt.Errorf("%w: block %d has no BaseTime deposit (%d transactions)", ErrDenimBody, number, len(txs))
+	}
+	part, ok := BaseTimePart(txs[1])
+	if !ok {
+		return fmt.Errorf("%w: block %d: transaction 1 is not the BaseTime deposit", ErrDenimBody, number)
+	}
+	if want := BaseTimeDeposit(number, part); txs[1].Hash() != want.Hash() {
+		return fmt.Errorf("%w: block %d: BaseTime deposit %s differs from the expected %s (source hash, gas, mint, value or calldata)", ErrDenimBody, number, txs[1].Hash(), want.Hash())
+	}
+	if !ValidBaseTimePart(part) {
+		return fmt.Errorf("%w: block %d: millisecond part %d", ErrDenimBody, number, part)
+	}
+	ms := TimeMs(time, part)
+	if parentMs, ok := BlockTimeMs(parentTime, parentTxs); ok {
+		if ms != parentMs+DenimBlockTimeMs {
+			return fmt.Errorf("%w: block %d at %d ms, want its parent's %d + %d", ErrDenimBody, number, ms, parentMs, DenimBlockTimeMs)
+		}
+	} else if part != 0 {
+		return fmt.Errorf("%w: block %d is the first with a millisecond time, at part %d, want 0", ErrDenimBody, number, part)
+	}
+	return nil
+}

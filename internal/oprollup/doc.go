@@ -23,7 +23,8 @@
 //     limit (BodyRules);
 //   - Denim, Base's 200 ms blocks (denim.go): the BaseTime deposit every Denim block carries as
 //     transaction 1 (BaseTimeDeposit), the millisecond time (Tms = 1000 × timestamp + part,
-//     NextDenimTime, DenimActivationBlock), Denim's gas parameters (DenimGasParams), BaseTime
+//     NextDenimTime, DenimActivationBlock), the body rules a Denim block is checked with
+//     (CheckDenimBody), Denim's gas parameters (DenimGasParams), BaseTime
 //     in a Denim dev chain's genesis (DevDenimGenesis), and the header rule that accepts a
 //     timestamp equal to the parent's from Denim on (HeaderRules, forks.go). BaseTime's
 //     implementation bytecode (basetime.hex) is data, not built here: base/base's
