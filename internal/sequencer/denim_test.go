@@ -119,3 +119,51 @@ func TestDenimBlocks(t *testing.T) {
 		t.Fatalf("BaseTime's part %d after block 9, want 200", part)
 	}
 }
+
+// TestDenimTimer runs the sequencer's own timer at Base's cadence, a block every 200 ms on a
+// chain with Denim from genesis, until eight blocks are sealed, and checks that each carries
+// the BaseTime deposit, follows its parent by 200 ms, and is accepted by a chain that
+// executes and verifies it.
+func TestDenimTimer(t *testing.T) {
+	zero := uint64(0)
+	g, err := oprollup.DevDenimGenesis(1337, nil, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() *chain.Chain {
+		c, err := chain.Open(chain.Config{Genesis: g, Denim: &zero})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	c, verifier := open(), open()
+	seq := sequencer.New(sequencer.Config{
+		BlockTime: 200 * time.Millisecond, PreconfInterval: 200 * time.Millisecond,
+		L1: &oprollup.DevL1{GenesisTime: g.Timestamp}, Denim: &zero,
+	}, c, preconf.New(c), txpool.New(c.Config(), txpool.Config{}))
+	if err := seq.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for c.Head().Number.Uint64() < 8 {
+		if time.Now().After(deadline) {
+			t.Fatalf("head %d after 20 s, want 8 blocks", c.Head().Number)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	seq.Close()
+	var prev uint64
+	for n := uint64(1); n <= 8; n++ {
+		b := c.BlockByNumber(n)
+		ms, ok := oprollup.BlockTimeMs(b.Time(), b.Transactions())
+		if !ok || (n == 1 && ms%1000 != 0) || (n > 1 && ms != prev+oprollup.DenimBlockTimeMs) {
+			t.Fatalf("block %d at %d ms (%v), parent at %d", n, ms, ok, prev)
+		}
+		if err := verifier.Insert(b); err != nil {
+			t.Fatal(err)
+		}
+		prev = ms
+	}
+}
