@@ -61,17 +61,19 @@ func newSurfaceNode(t testing.TB, senders int, cfg Config) *surfaceNode {
 // own).
 func newSurfaceNodeBackend(t testing.TB, senders int, cfg Config, slots *events.FilterSlots) *surfaceNode {
 	t.Helper()
-	return newSurfaceNodeOf(t, senders, cfg, slots, false)
+	return newSurfaceNodeOf(t, senders, cfg, slots, false, nil)
 }
 
 // newOPSurfaceNode is newSurfaceNode on an OP Stack dev chain: every block opens with the
 // L1-attributes deposit.
 func newOPSurfaceNode(t testing.TB, senders int, cfg Config) *surfaceNode {
 	t.Helper()
-	return newSurfaceNodeOf(t, senders, cfg, nil, true)
+	return newSurfaceNodeOf(t, senders, cfg, nil, true, nil)
 }
 
-func newSurfaceNodeOf(t testing.TB, senders int, cfg Config, slots *events.FilterSlots, op bool) *surfaceNode {
+// newSurfaceNodeOf starts a dev chain: an OP Stack chain when op is set, which runs Denim from
+// denim when it is not nil (BaseTime in its genesis).
+func newSurfaceNodeOf(t testing.TB, senders int, cfg Config, slots *events.FilterSlots, op bool, denim *uint64) *surfaceNode {
 	t.Helper()
 	n := &surfaceNode{nonces: make([]uint64, senders)}
 	var funded []common.Address
@@ -86,10 +88,17 @@ func newSurfaceNodeOf(t testing.TB, senders int, cfg Config, slots *events.Filte
 		g = oprollup.DevGenesis(chain.DefaultChainID, funded, chain.DevAccountBalance)
 		seqCfg.L1 = &oprollup.DevL1{GenesisTime: g.Timestamp}
 	}
+	if op && denim != nil {
+		var err error
+		if g, err = oprollup.DevDenimGenesis(chain.DefaultChainID, funded, chain.DevAccountBalance, *denim); err != nil {
+			t.Fatal(err)
+		}
+		seqCfg.Denim = denim
+	}
 	g.Alloc[echoAddr] = types.Account{Code: echoCode}
 	g.Alloc[spinAddr] = types.Account{Code: spinCode}
 	g.Alloc[storeAddr] = types.Account{Code: storeCode}
-	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g})
+	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g, Denim: denim})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/recent"
 )
 
@@ -55,6 +56,11 @@ type Config struct {
 	// new key; the dev chain sets it. A chain opened without it lists only what was written
 	// with it.
 	Preimages bool
+	// Denim is when the chain runs Denim, Base's 200 ms blocks (internal/oprollup), nil when
+	// it does not: a chain configuration has no field for it. From then on a block may carry
+	// its parent's timestamp (oprollup.HeaderRules). The chain does not store it: open the
+	// chain with the same value every time.
+	Denim *uint64
 }
 
 // ErrNoChain is Open's error for a database that holds no chain when Config.Genesis is nil.
@@ -69,6 +75,7 @@ type Chain struct {
 	tempDir string // removed by Close when the chain lives in a temporary directory
 	log     *slog.Logger
 	imp     bool                                     // Config.Impersonation
+	denim   *uint64                                  // Config.Denim
 	readers *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
 
 	heads atomic.Pointer[Heads] // the published markers (heads.go)
@@ -92,7 +99,7 @@ func Open(cfg Config) (*Chain, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Chain{log: logger, imp: cfg.Impersonation, readers: newSharedReaders()}
+	c := &Chain{log: logger, imp: cfg.Impersonation, denim: cfg.Denim, readers: newSharedReaders()}
 	dir := cfg.DataDir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "flashrpc-")
@@ -128,7 +135,7 @@ func Open(cfg Config) (*Chain, error) {
 	if genesis == nil && rawdb.ReadCanonicalHash(c.db, 0) == (common.Hash{}) {
 		return nil, errors.Join(fmt.Errorf("open chain: %s %w (import one first)", dir, ErrNoChain), c.closeDB())
 	}
-	c.engine = newEngine()
+	c.engine = oprollup.HeaderRules(newEngine(), cfg.Denim) // rules.go
 	bcConfig := core.DefaultConfig().WithArchive(true)
 	bcConfig.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash needs it
 	if c.up != nil {
@@ -141,7 +148,7 @@ func Open(cfg Config) (*Chain, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 	}
-	applyRules(bc) // rules.go: the forks op-geth does not run, before any block executes
+	applyRules(bc, cfg.Denim) // rules.go: the forks op-geth does not run, before any block executes
 	c.bc = bc
 	if c.up != nil {
 		if err := c.up.Start(Store{BlockChain: bc, DB: c.db, Engine: c.engine}); err != nil {

@@ -51,7 +51,10 @@
 //
 // The rules op-geth lacks (rules.go): blocks execute with internal/oprollup's precompile
 // overrides, as every other EVM of flashrpc does, and an OP Stack chain validates block bodies
-// without Osaka's EIP-7934 size limit. Import refuses a block at which a fork flashrpc does not
+// without Osaka's EIP-7934 size limit; a chain opened with a Denim time (Config.Denim, Base's
+// 200 ms blocks) accepts a header with its parent's timestamp from then on
+// (oprollup.HeaderRules), and gives a Denim block's time in milliseconds (TimeMs, timems.go)
+// for the RPC's timestampMs and blockTimestampMs. Import refuses a block at which a fork flashrpc does not
 // run is active (networks.CheckRules), before executing anything.
 //
 // Imports: go-ethereum, internal/networks (the dev chain's configuration, the forks flashrpc

@@ -1,7 +1,11 @@
 package chain
 
 import (
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/consensus"
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/oprollup"
@@ -17,24 +21,55 @@ import (
 //     limit, which neither Azul nor Karst has (oprollup.BodyRules): go-ethereum's validator
 //     is replaced by one that checks bodies with that configuration. BlockChain offers no
 //     other way to set its validator than SetBlockValidatorAndProcessorForTesting, which is
-//     safe before the first insert, as here; the processor stays go-ethereum's.
-func applyRules(bc *core.BlockChain) {
+//     safe before the first insert, as here; the processor stays go-ethereum's;
+//   - on a chain that runs Denim (Config.Denim), headers are verified by an engine that
+//     accepts a timestamp equal to the parent's from Denim's activation on and only there
+//     (oprollup.HeaderRules); Open wraps the engine with it. Bodies are checked against
+//     Denim's rules too (oprollup.CheckDenimBody: the BaseTime deposit as transaction 1 and
+//     the millisecond time 200 after the parent's), and the BaseTime deposit must succeed.
+func applyRules(bc *core.BlockChain, denim *uint64) {
 	config := bc.Config()
 	bc.GetVMConfig().PrecompileOverrides = oprollup.PrecompileOverrides(config)
-	if body := oprollup.BodyRules(config); body != config {
-		bc.SetBlockValidatorAndProcessorForTesting(opValidator{
-			Validator: bc.Validator(),
-			body:      core.NewBlockValidator(body, bc),
-		}, bc.Processor())
+	body := oprollup.BodyRules(config)
+	if body == config && (denim == nil || !config.IsOptimism()) {
+		return
 	}
+	v := opValidator{Validator: bc.Validator(), body: core.NewBlockValidator(body, bc)}
+	if config.IsOptimism() {
+		v.denim, v.bc = denim, bc
+	}
+	bc.SetBlockValidatorAndProcessorForTesting(v, bc.Processor())
 }
 
 // opValidator is an OP Stack chain's block validator: go-ethereum's, with body checks run by
-// a validator of the body rules.
+// a validator of the body rules, and Denim's rules when denim is set.
 type opValidator struct {
 	core.Validator
-	body core.Validator
+	body  core.Validator
+	denim *uint64
+	bc    *core.BlockChain // the parents of Denim blocks
 }
 
-// ValidateBody implements core.Validator with the body rules' validator.
-func (v opValidator) ValidateBody(block *types.Block) error { return v.body.ValidateBody(block) }
+// ValidateBody implements core.Validator with the body rules' validator, then Denim's rules.
+func (v opValidator) ValidateBody(block *types.Block) error {
+	if err := v.body.ValidateBody(block); err != nil || v.denim == nil {
+		return err
+	}
+	parent := v.bc.GetBlock(block.ParentHash(), block.NumberU64()-1)
+	if parent == nil {
+		return consensus.ErrUnknownAncestor
+	}
+	return oprollup.CheckDenimBody(v.denim, block.NumberU64(), block.Time(), block.Transactions(), parent.Time(), parent.Transactions())
+}
+
+// ValidateState implements core.Validator: go-ethereum's checks, then, on a Denim block,
+// that its BaseTime deposit succeeded.
+func (v opValidator) ValidateState(block *types.Block, st *state.StateDB, res *core.ProcessResult, stateless bool) error {
+	if err := v.Validator.ValidateState(block, st, res, stateless); err != nil {
+		return err
+	}
+	if v.denim != nil && oprollup.IsDenim(v.denim, block.Time()) && len(res.Receipts) > 1 && res.Receipts[1].Status != types.ReceiptStatusSuccessful {
+		return fmt.Errorf("%w: block %d: the BaseTime deposit failed", oprollup.ErrDenimBody, block.NumberU64())
+	}
+	return nil
+}

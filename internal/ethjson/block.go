@@ -33,6 +33,11 @@ type BlockOptions struct {
 	// Receipts, when set, are the block's receipts, for the nonce and depositReceiptVersion of
 	// its full deposit transactions (TxLocation.Receipt). Other transactions ignore them.
 	Receipts types.Receipts
+	// TimeMs, when set, is the sealed block's time in milliseconds (a Denim block's,
+	// 1000 × timestamp + its BaseTime part): the block's "timestampMs" and, unless InProgress,
+	// its full transactions' "blockTimestampMs". Nil leaves both out, as before Denim and
+	// for the block in progress.
+	TimeMs *uint64
 }
 
 // AppendBlock appends block as go-ethereum's RPCMarshalBlock with inclTx = true marshals it.
@@ -59,7 +64,7 @@ func AppendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 	dst = appendHeaderFirst(dst, h, hash)
 	dst = append(dst, `,"size":`...)
 	dst = AppendQuantity(dst, size)
-	dst = appendHeaderSecond(dst, h)
+	dst = appendHeaderSecond(dst, h, opts.TimeMs)
 	dst = append(dst, `,"transactions":`...)
 	if fullTx {
 		dst = appendBlockFullTxs(dst, block, h, hash, config, opts)
@@ -111,9 +116,10 @@ func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash co
 		BlockNumber: h.Number.Uint64(),
 		BlockTime:   h.Time,
 		BaseFee:     h.BaseFee,
+		TimeMs:      opts.TimeMs,
 	}
 	if opts.InProgress {
-		loc.BlockHash = nil
+		loc.BlockHash, loc.TimeMs = nil, nil
 	}
 	dst = append(dst, '[')
 	for i, tx := range block.Transactions() {

@@ -8,7 +8,7 @@ package ethjson
 //
 //	baseFeePerGas … sha3Uncles   appendHeaderFirst
 //	size                         (block only)
-//	slotNumber stateRoot timestamp  appendHeaderSecond
+//	slotNumber stateRoot timestamp timestampMs  appendHeaderSecond
 //	transactions                 (block only)
 //	transactionsRoot
 //	uncles withdrawals           (block only)
@@ -23,10 +23,14 @@ import (
 // newHeads notifications). Optional fork fields (baseFeePerGas, withdrawalsRoot, blobGasUsed,
 // excessBlobGas, parentBeaconBlockRoot, requestsHash, blockAccessListHash, slotNumber) are
 // written only when set in h. It computes h.Hash().
-func AppendHeader(dst []byte, h *types.Header) []byte {
+func AppendHeader(dst []byte, h *types.Header) []byte { return AppendHeaderMs(dst, h, nil) }
+
+// AppendHeaderMs is AppendHeader with the block's time in milliseconds as "timestampMs"
+// (after "timestamp") when ms is not nil: a sealed Denim block's, as Base's node writes it.
+func AppendHeaderMs(dst []byte, h *types.Header, ms *uint64) []byte {
 	start := len(dst)
 	dst = appendHeaderFirst(dst, h, h.Hash())
-	dst = appendHeaderSecond(dst, h)
+	dst = appendHeaderSecond(dst, h, ms)
 	dst = appendHeaderLast(dst, h)
 	dst[start] = '{'
 	return append(dst, '}')
@@ -39,7 +43,7 @@ func AppendUncle(dst []byte, h *types.Header) []byte {
 	dst = appendHeaderFirst(dst, h, h.Hash())
 	dst = append(dst, `,"size":`...)
 	dst = AppendQuantity(dst, types.NewBlockWithHeader(h).Size())
-	dst = appendHeaderSecond(dst, h)
+	dst = appendHeaderSecond(dst, h, nil)
 	dst = appendTransactionsRoot(dst, h)
 	dst = append(dst, `,"uncles":[]`...)
 	dst = appendWithdrawalsRoot(dst, h)
@@ -102,8 +106,9 @@ func appendHeaderFirst(dst []byte, h *types.Header, hash common.Hash) []byte {
 	return AppendHash(dst, h.UncleHash)
 }
 
-// appendHeaderSecond appends the header keys slotNumber, stateRoot and timestamp.
-func appendHeaderSecond(dst []byte, h *types.Header) []byte {
+// appendHeaderSecond appends the header keys slotNumber, stateRoot, timestamp and, when ms is
+// not nil, timestampMs.
+func appendHeaderSecond(dst []byte, h *types.Header, ms *uint64) []byte {
 	if h.SlotNumber != nil {
 		dst = append(dst, `,"slotNumber":`...)
 		dst = AppendQuantity(dst, *h.SlotNumber)
@@ -111,7 +116,12 @@ func appendHeaderSecond(dst []byte, h *types.Header) []byte {
 	dst = append(dst, `,"stateRoot":`...)
 	dst = AppendHash(dst, h.Root)
 	dst = append(dst, `,"timestamp":`...)
-	return AppendQuantity(dst, h.Time)
+	dst = AppendQuantity(dst, h.Time)
+	if ms != nil {
+		dst = append(dst, `,"timestampMs":`...)
+		dst = AppendQuantity(dst, *ms)
+	}
+	return dst
 }
 
 // appendHeaderLast appends the header keys transactionsRoot and withdrawalsRoot, for a header

@@ -8,7 +8,11 @@ import "github.com/ethereum/go-ethereum/core/types"
 // AppendLog appends l as types.Log marshals it: address, topics, data, blockNumber,
 // transactionHash, transactionIndex, blockHash, blockTimestamp, logIndex, removed. A nil topics
 // slice is written as null and an empty one as [], as geth does. A nil l is null.
-func AppendLog(dst []byte, l *types.Log) []byte {
+func AppendLog(dst []byte, l *types.Log) []byte { return AppendLogMs(dst, l, nil) }
+
+// AppendLogMs is AppendLog with its sealed block's time in milliseconds as
+// "blockTimestampMs" (after blockTimestamp) when ms is not nil: a log of a Denim block.
+func AppendLogMs(dst []byte, l *types.Log, ms *uint64) []byte {
 	if l == nil {
 		return append(dst, Null...)
 	}
@@ -28,6 +32,10 @@ func AppendLog(dst []byte, l *types.Log) []byte {
 	dst = AppendHash(dst, l.BlockHash)
 	dst = append(dst, `,"blockTimestamp":`...)
 	dst = AppendQuantity(dst, l.BlockTimestamp)
+	if ms != nil {
+		dst = append(dst, `,"blockTimestampMs":`...)
+		dst = AppendQuantity(dst, *ms)
+	}
 	dst = append(dst, `,"logIndex":`...)
 	dst = AppendQuantity(dst, uint64(l.Index))
 	dst = append(dst, `,"removed":`...)
@@ -35,7 +43,7 @@ func AppendLog(dst []byte, l *types.Log) []byte {
 	return append(dst, '}')
 }
 
-// MaxLogJSON is at least the length of AppendLog's encoding of l: its fixed part (409 bytes
+// MaxLogJSON is at least the length of AppendLogMs's encoding of l: its fixed part (447 bytes
 // with the widest quantities) rounded up, 69 bytes per topic and two per byte of data. It
 // presizes buffers; nothing depends on it for correctness.
 func MaxLogJSON(l *types.Log) int {
@@ -43,13 +51,17 @@ func MaxLogJSON(l *types.Log) int {
 }
 
 // AppendLogs appends logs as a JSON array; it is [] when logs is empty or nil, never null.
-func AppendLogs(dst []byte, logs []*types.Log) []byte {
+func AppendLogs(dst []byte, logs []*types.Log) []byte { return AppendLogsMs(dst, logs, nil) }
+
+// AppendLogsMs is AppendLogs with each log's block time in milliseconds (AppendLogMs): the
+// logs of one sealed Denim block.
+func AppendLogsMs(dst []byte, logs []*types.Log, ms *uint64) []byte {
 	dst = append(dst, '[')
 	for i, l := range logs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = AppendLog(dst, l)
+		dst = AppendLogMs(dst, l, ms)
 	}
 	return append(dst, ']')
 }

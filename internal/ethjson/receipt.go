@@ -21,6 +21,13 @@ import (
 // chain a deposit's receipt adds depositNonce and depositReceiptVersion, every other receipt
 // the L1 fee fields (see appendL1FeeFields).
 func AppendReceipt(dst []byte, r *types.Receipt, tx *types.Transaction, blockHash common.Hash, blockNumber uint64, signer types.Signer, txIndex int, config *params.ChainConfig) []byte {
+	return AppendReceiptMs(dst, r, tx, blockHash, blockNumber, signer, txIndex, config, nil)
+}
+
+// AppendReceiptMs is AppendReceipt with the sealed block's time in milliseconds as each
+// log's "blockTimestampMs" when ms is not nil (a Denim block; the receipt itself has no such
+// field, as on Base).
+func AppendReceiptMs(dst []byte, r *types.Receipt, tx *types.Transaction, blockHash common.Hash, blockNumber uint64, signer types.Signer, txIndex int, config *params.ChainConfig, ms *uint64) []byte {
 	from, _ := types.Sender(signer, tx)
 	txType := tx.Type()
 	op := config.IsOptimism()
@@ -71,7 +78,7 @@ func AppendReceipt(dst []byte, r *types.Receipt, tx *types.Transaction, blockHas
 		dst = appendL1FeeFields(dst, r)
 	}
 	dst = append(dst, `,"logs":`...)
-	dst = AppendLogs(dst, r.Logs)
+	dst = AppendLogsMs(dst, r.Logs, ms)
 	dst = append(dst, `,"logsBloom":`...)
 	dst = AppendHexBytes(dst, r.Bloom[:])
 	if l1Fees {

@@ -38,6 +38,9 @@ type TxLocation struct {
 	// receipt's depositNonce and its "depositReceiptVersion" the receipt's (op-geth). Without
 	// it a deposit's nonce is 0 and the version is omitted.
 	Receipt *types.Receipt
+	// TimeMs, when set on a located transaction, is its sealed block's time in milliseconds
+	// (Denim), written as "blockTimestampMs" after blockTimestamp; nil leaves it out.
+	TimeMs *uint64
 }
 
 // AppendTransaction appends tx as go-ethereum's newRPCTransaction marshals it, at location loc.
@@ -73,6 +76,10 @@ func appendTransactionSigner(dst []byte, tx *types.Transaction, loc TxLocation, 
 		dst = AppendQuantity(dst, loc.BlockNumber)
 		dst = append(dst, `,"blockTimestamp":`...)
 		dst = AppendQuantity(dst, loc.BlockTime)
+		if loc.TimeMs != nil {
+			dst = append(dst, `,"blockTimestampMs":`...)
+			dst = AppendQuantity(dst, *loc.TimeMs)
+		}
 	} else {
 		dst = append(dst, `null,"blockNumber":null,"blockTimestamp":null`...)
 	}

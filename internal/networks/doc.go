@@ -29,6 +29,9 @@
 //     the refusal naming every fork it lacks and what to run instead ([Network.LocalRules]),
 //     refuses an unknown name ([UnknownNameError]) and tells whether a genesis has a network's
 //     rules ([Network.Agrees], follow --network).
+//   - denim.go gives a network's Denim activation ([Network.DenimTime]): Denim, Base's 200 ms
+//     blocks, has no configuration field, so a chain that runs it is opened with the time
+//     beside its configuration. Base's Denim is listed and not run.
 //   - refuse.go refuses to execute a block at which a fork flashrpc does not run is active
 //     ([CheckRules], [Network.CheckRules], [NotRunError]): a fork field such as lagoonTime,
 //     Base's Beryl, Cobalt and Denim, Karst without Osaka. Fork, follow and import call it.

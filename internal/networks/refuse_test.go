@@ -156,3 +156,31 @@ func TestRegistryKarst(t *testing.T) {
 		t.Error("WithKarst changed a configuration without karst")
 	}
 }
+
+// TestDenimTime checks that Base's Denim times are the schedule's and stay not run, and that
+// a network without Denim has none.
+func TestDenimTime(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want uint64
+	}{{"base-mainnet", 1793901600}, {"base-sepolia", 1792605600}} {
+		n, ok := LookupName(c.name)
+		if !ok {
+			t.Fatalf("%s unknown", c.name)
+		}
+		at, runs := n.DenimTime()
+		if at == nil || *at != c.want || runs {
+			t.Fatalf("%s: Denim at %v, runs %v; want %d, not run", c.name, at, runs, c.want)
+		}
+		if err := n.CheckRules(0, c.want); err == nil {
+			t.Fatalf("%s: a block at Denim's activation is not refused", c.name)
+		}
+	}
+	op, ok := LookupName("op-mainnet")
+	if !ok {
+		t.Fatal("op-mainnet unknown")
+	}
+	if at, _ := op.DenimTime(); at != nil {
+		t.Fatalf("op-mainnet has Denim at %d", *at)
+	}
+}

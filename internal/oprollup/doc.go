@@ -20,7 +20,18 @@
 //     vm.Config every EVM of flashrpc runs with (VMConfig), whose precompile overrides install
 //     go-ethereum's Osaka MODEXP and P256VERIFY over op-geth's Jovian ones and, under Karst,
 //     a bn256Pairing capped at 57,600 bytes; and the body rules without EIP-7934's block size
-//     limit (BodyRules).
+//     limit (BodyRules);
+//   - Denim, Base's 200 ms blocks (denim.go): the BaseTime deposit every Denim block carries as
+//     transaction 1 (BaseTimeDeposit), the millisecond time (Tms = 1000 × timestamp + part,
+//     NextDenimTime, DenimActivationBlock), the body rules a Denim block is checked with
+//     (CheckDenimBody), Denim's gas parameters (DenimGasParams), BaseTime
+//     in a Denim dev chain's genesis (DevDenimGenesis), and the header rule that accepts a
+//     timestamp equal to the parent's from Denim on (HeaderRules, forks.go). BaseTime's
+//     implementation bytecode (basetime.hex) is data, not built here: base/base's
+//     crates/common/evm2/src/bytecode/base-time.hex (commit 2752447c), compiled by Base from
+//     base/contracts src/L2/BaseTime.sol (commit 4848ec70, solc 0.8.15); TestBaseTimeCode
+//     checks it against base/base's IMPLEMENTATION_CODE_HASH, and the proxy in front of it is
+//     the genesis data's own OP Predeploy Proxy at 0x4200…0030.
 //
 // Concurrency: everything here is a pure function or immutable after construction, and safe
 // for concurrent use.

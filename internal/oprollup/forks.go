@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -136,4 +138,84 @@ func BodyRules(config *params.ChainConfig) *params.ChainConfig {
 	cp := *config
 	cp.OsakaTime = nil
 	return &cp
+}
+
+// HeaderRules returns engine with Denim's header rule on a chain whose Denim activation is
+// denim (nil: engine itself). go-ethereum's beacon engine refuses a header whose timestamp is
+// not after its parent's; from Denim on, up to five blocks share a second, so a header at
+// or after the activation may carry its parent's timestamp. Before Denim the beacon rule
+// stands. Every other check is the engine's: a header with its parent's timestamp is
+// verified against a copy of the parent one second earlier, which changes nothing else
+// after Jovian (the forks a Denim chain runs by then are active at both times).
+func HeaderRules(engine consensus.Engine, denim *uint64) consensus.Engine {
+	if denim == nil {
+		return engine
+	}
+	return denimEngine{Engine: engine, denim: *denim}
+}
+
+// denimEngine is a consensus engine with Denim's header rule (HeaderRules).
+type denimEngine struct {
+	consensus.Engine
+	denim uint64
+}
+
+// VerifyHeader implements consensus.Engine.
+func (e denimEngine) VerifyHeader(chain consensus.ChainHeaderReader, header *types.Header) error {
+	return e.verify(chain, header, nil)
+}
+
+// VerifyHeaders implements consensus.Engine: the headers are verified in order, each against
+// the one before it (the first against its parent in chain).
+func (e denimEngine) VerifyHeaders(chain consensus.ChainHeaderReader, headers []*types.Header) (chan<- struct{}, <-chan error) {
+	abort := make(chan struct{})
+	results := make(chan error, len(headers))
+	go func() {
+		for i, h := range headers {
+			var parent *types.Header
+			if i > 0 {
+				parent = headers[i-1]
+			}
+			select {
+			case <-abort:
+				return
+			case results <- e.verify(chain, h, parent):
+			}
+		}
+	}()
+	return abort, results
+}
+
+// verify verifies header with its parent (read from chain when nil).
+func (e denimEngine) verify(chain consensus.ChainHeaderReader, header, parent *types.Header) error {
+	if header.Number.Sign() == 0 {
+		return e.Engine.VerifyHeader(chain, header)
+	}
+	if parent == nil {
+		parent = chain.GetHeader(header.ParentHash, header.Number.Uint64()-1)
+		if parent == nil {
+			return consensus.ErrUnknownAncestor
+		}
+	}
+	if header.Time == parent.Time && header.Time >= e.denim && parent.Time > 0 {
+		earlier := types.CopyHeader(parent)
+		earlier.Time--
+		parent = earlier
+	}
+	return e.Engine.VerifyHeader(parentReader{ChainHeaderReader: chain, hash: header.ParentHash, parent: parent}, header)
+}
+
+// parentReader is a chain reader that answers for one header's parent with parent.
+type parentReader struct {
+	consensus.ChainHeaderReader
+	hash   common.Hash
+	parent *types.Header
+}
+
+// GetHeader implements consensus.ChainHeaderReader.
+func (r parentReader) GetHeader(hash common.Hash, number uint64) *types.Header {
+	if hash == r.hash && number == r.parent.Number.Uint64() {
+		return r.parent
+	}
+	return r.ChainHeaderReader.GetHeader(hash, number)
 }

@@ -133,3 +133,23 @@ func DevGenesis(chainID uint64, funded []common.Address, balance *big.Int) *core
 		Alloc:      alloc,
 	}
 }
+
+// DevDenimGenesis returns the genesis of an OP Stack dev chain that runs Denim from the time
+// denim on: DevGenesis with BaseTime installed (InstallBaseTime; before denim nothing calls
+// it, and its timestampMs() reads whole seconds). When denim is 0 the genesis block itself is
+// under Denim, and its gas limit and extraData already carry Denim's gas parameters
+// (DenimGasParams): the first block has no parent to scale them from.
+func DevDenimGenesis(chainID uint64, funded []common.Address, balance *big.Int, denim uint64) (*core.Genesis, error) {
+	g := DevGenesis(chainID, funded, balance)
+	if err := InstallBaseTime(g.Alloc); err != nil {
+		return nil, err
+	}
+	if denim == 0 {
+		gasLimit, extra, err := DenimGasParams(g.Config, 0, g.GasLimit, g.ExtraData)
+		if err != nil {
+			return nil, err
+		}
+		g.GasLimit, g.ExtraData = gasLimit, extra
+	}
+	return g, nil
+}

@@ -110,6 +110,9 @@ func (s *Sequencer) SetNextTimestamp(ctx context.Context, ts uint64) (*preconf.S
 	if err := s.settleLocked(); err != nil {
 		return nil, err
 	}
+	if err := s.denimTimeLocked(ts); err != nil {
+		return nil, err
+	}
 	head := s.chain.Head()
 	if ts <= head.Time {
 		return nil, fmt.Errorf("%w: %d is not after block %d's %d", ErrTimestamp, ts, head.Number.Uint64(), head.Time)
@@ -127,10 +130,13 @@ func (s *Sequencer) IncreaseTime(ctx context.Context, seconds uint64) (int64, er
 	if err := s.settleLocked(); err != nil {
 		return s.clock.offset, err
 	}
-	s.clock.offset += int64(seconds)
 	if seconds == 0 {
 		return s.clock.offset, nil
 	}
+	if err := s.denimTimeLocked(s.chain.Head().Time + seconds); err != nil {
+		return s.clock.offset, err
+	}
+	s.clock.offset += int64(seconds)
 	head := s.chain.Head()
 	if _, err := s.rebuildLocked(ctx, head.Time+seconds, nil); err != nil {
 		return s.clock.offset, err
@@ -202,6 +208,9 @@ func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.I
 	if !ok {
 		return nil, preconf.ErrNoBlock
 	}
+	if s.denimAt(attrs.Time) && ts != attrs.Time {
+		return nil, ErrDenimTime
+	}
 	head := s.chain.Head()
 	config := s.chain.Config()
 	chosen := attrs.BaseFee != nil && eip1559.CalcBaseFee(config, head, attrs.Time).Cmp(attrs.BaseFee) != 0
@@ -220,7 +229,9 @@ func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.I
 		info := s.cfg.L1.Info(parentTxs, ts)
 		attrs.Transactions = slices.Clone(attrs.Transactions)
 		attrs.Transactions[0] = info.DepositTx()
-		attrs.ExtraData = oprollup.ExtraData(config, ts)
+		if !s.denimAt(ts) { // a Denim block keeps its gas parameters (denim.go)
+			attrs.ExtraData = oprollup.ExtraData(config, ts)
+		}
 		attrs.PrevRandao = info.Hash
 	}
 	snap, dropped, err := s.dev.Rebuild(ctx, attrs)

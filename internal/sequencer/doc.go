@@ -17,6 +17,13 @@
 // (dev_deposit), and transactions whose data-availability footprint no longer fits wait for a
 // later block, as op-geth's miner does (opstack.go).
 //
+// On a chain that runs Denim, Base's 200 ms blocks (Config.Denim, denim.go), every block from
+// the activation on carries the BaseTime deposit as its transaction 1, before the user
+// deposits; its time follows the parent's by exactly 200 ms (whole-second header timestamps
+// shared by five blocks, the part in BaseTime) instead of the clock; the first Denim block
+// scales the gas limit and EIP-1559 denominator by 10, and later blocks keep them. The clock
+// controls are refused while a Denim block is in progress (ErrDenimTime).
+//
 // # The cadence
 //
 // When the block time is a whole number of intervals (the default 2 s / 200 ms) or zero, the

@@ -65,23 +65,25 @@ const l1InfoGas = 1_000_000
 // opAttributes makes attrs an OP Stack block's: the L1-attributes deposit of the dev L1 origin
 // for its time, then as many queued deposits as fit in its gas, the SequencerFeeVault as
 // coinbase, the extraData of its time and the L1 origin's hash as prevRandao. It returns the
-// deposits taken from the queue, for putBack when the block does not open.
-func (s *Sequencer) opAttributes(attrs *preconf.Attributes, head *types.Header) []queuedDeposit {
+// deposits taken from the queue, for putBack when the block does not open. A Denim block
+// (denim.go) has the BaseTime deposit right after the L1-attributes deposit, and its gas limit
+// and extraData are denim's.
+func (s *Sequencer) opAttributes(attrs *preconf.Attributes, head *types.Header, denim denimBlock) []queuedDeposit {
 	// Only the parent's L1-attributes deposit (its first transaction) matters: take it from the
 	// block this sequencer just sealed rather than read and decode the whole block back.
-	var parentTxs types.Transactions
-	if s.sealed != nil && s.sealed.Hash() == head.Hash() {
-		parentTxs = s.sealed.Transactions()
-	} else if parent := s.chain.BlockByHash(head.Hash()); parent != nil {
-		parentTxs = parent.Transactions()
-	}
-	info := s.cfg.L1.Info(parentTxs, attrs.Time)
+	info := s.cfg.L1.Info(s.parentTxs(head), attrs.Time)
 	l1Info := info.DepositTx()
 	attrs.Transactions = []*types.Transaction{l1Info}
 	attrs.FeeRecipient = oprollup.SequencerFeeVault
 	attrs.ExtraData = s.cfg.L1.ExtraData(s.chain.Config(), attrs.Time)
 	attrs.PrevRandao = info.Hash
 	gas := l1Info.Gas()
+	if denim.on {
+		baseTime := oprollup.BaseTimeDeposit(attrs.Number, denim.part)
+		attrs.Transactions = append(attrs.Transactions, baseTime)
+		attrs.GasLimit, attrs.ExtraData = denim.gasLimit, denim.extra
+		gas += baseTime.Gas()
+	}
 	n := 0
 	for _, d := range s.deposits.pending {
 		if gas+d.tx.Gas() > attrs.GasLimit {

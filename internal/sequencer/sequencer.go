@@ -47,6 +47,11 @@ type Config struct {
 	Logger *slog.Logger
 	// Automine starts the sequencer with automine on (SetAutomine; mining.go).
 	Automine bool
+	// Denim, when set on an OP Stack chain (L1 set), is when the chain runs Denim, Base's
+	// 200 ms blocks (denim.go): from then on blocks carry the BaseTime deposit and follow
+	// the millisecond schedule. The chain must be opened with the same time
+	// (chain.Config.Denim) and, for blocks every 200 ms, BlockTime 200 ms.
+	Denim *uint64
 	// ObserveBuild, when set, is called after each pre-confirmation built (on request or by
 	// the timer) with the time it took, from taking the block in progress to publishing it,
 	// without the wait for its deadline (schedule.go).
@@ -245,12 +250,16 @@ func (s *Sequencer) tick(seal bool, wait func() time.Time) (ready time.Time) {
 }
 
 func (s *Sequencer) openLocked(ctx context.Context) error {
-	head := s.preconf.Head()     // the block sealed last, while the chain may still write it
-	ts := s.nextTimeLocked(head) // devcontrol.go
+	head := s.preconf.Head()                  // the block sealed last, while the chain may still write it
+	ts := s.nextTimeLocked(head)              // devcontrol.go
+	denim, ts, err := s.denimLocked(head, ts) // denim.go
+	if err != nil {
+		return err
+	}
 	attrs := preconf.NextAttributes(s.chain.Config(), head, ts, s.cfg.FeeRecipient, s.cfg.ExtraData)
 	var taken []queuedDeposit
 	if s.cfg.L1 != nil {
-		taken = s.opAttributes(&attrs, head)
+		taken = s.opAttributes(&attrs, head, denim)
 	}
 	s.clock.apply(&attrs) // devcontrol.go
 	snap, err := s.preconf.Open(ctx, attrs, preconf.PublishOptions{})

@@ -38,7 +38,7 @@ func (a *API) GetHeaderByNumber(ctx context.Context, v preconf.View, p rpc.Param
 	case h == nil:
 		return core.Null, nil
 	}
-	return json.RawMessage(ethjson.AppendHeader(nil, h)), nil
+	return json.RawMessage(ethjson.AppendHeaderMs(nil, h, a.Chain.TimeMs(h))), nil
 }
 
 // GetHeaderByHash answers eth_getHeaderByHash.
@@ -57,7 +57,7 @@ func (a *API) GetHeaderByHash(ctx context.Context, v preconf.View, p rpc.Params)
 	if h == nil {
 		return core.Null, nil
 	}
-	return json.RawMessage(ethjson.AppendHeader(nil, h)), nil
+	return json.RawMessage(ethjson.AppendHeaderMs(nil, h, a.Chain.TimeMs(h))), nil
 }
 
 // GetUncleByBlockNumberAndIndex answers eth_getUncleByBlockNumberAndIndex.

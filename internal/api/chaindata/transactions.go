@@ -9,6 +9,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/api/core"
 	"github.com/flashrpc/flashrpc/internal/api/param"
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -156,12 +157,13 @@ func (a *API) GetBlockReceipts(ctx context.Context, v preconf.View, p rpc.Params
 		return core.Null, nil
 	}
 	signer := types.MakeSigner(a.ChainConfig, h.Number, h.Time)
+	ms := chain.BlockTimeMs(block)
 	out := []byte{'['}
 	for i, tx := range block.Transactions() {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = ethjson.AppendReceipt(out, receipts[i], tx, block.Hash(), block.NumberU64(), signer, i, a.ChainConfig)
+		out = ethjson.AppendReceiptMs(out, receipts[i], tx, block.Hash(), block.NumberU64(), signer, i, a.ChainConfig, ms)
 	}
 	return json.RawMessage(append(out, ']')), nil
 }

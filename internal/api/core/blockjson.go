@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
@@ -53,7 +54,7 @@ func (c *Core) HeadBlockJSON(h *types.Header, fullTx bool) json.RawMessage {
 		if block == nil {
 			return Null
 		}
-		e = &encodedBlock{header: h, block: block, hashes: ethjson.AppendBlock(nil, block, false, c.ChainConfig, ethjson.BlockOptions{})}
+		e = &encodedBlock{header: h, block: block, hashes: ethjson.AppendBlock(nil, block, false, c.ChainConfig, c.SealedBlockOptions(block, false))}
 		if h == c.Chain.Heads().Latest {
 			c.blocks.head.Store(e)
 		}
@@ -61,13 +62,15 @@ func (c *Core) HeadBlockJSON(h *types.Header, fullTx bool) json.RawMessage {
 	return e.get(fullTx, c.ChainConfig, c.SealedBlockOptions)
 }
 
-// SealedBlockOptions returns the options of a sealed block's JSON: with full transactions,
-// the receipts of a block with deposits (an OP Stack block), whose nonces they hold.
+// SealedBlockOptions returns the options of a sealed block's JSON: a Denim block's time in
+// milliseconds (timestampMs, blockTimestampMs) and, with full transactions, the receipts of a
+// block with deposits (an OP Stack block), whose nonces they hold.
 func (c *Core) SealedBlockOptions(block *types.Block, fullTx bool) ethjson.BlockOptions {
+	opts := ethjson.BlockOptions{TimeMs: chain.BlockTimeMs(block)}
 	if txs := block.Transactions(); fullTx && len(txs) > 0 && txs[0].IsDepositTx() {
-		return ethjson.BlockOptions{Receipts: c.Chain.Receipts(block.Hash())}
+		opts.Receipts = c.Chain.Receipts(block.Hash())
 	}
-	return ethjson.BlockOptions{}
+	return opts
 }
 
 // PendingBlockJSON returns the JSON of the block in progress at snap's pre-confirmation.

@@ -28,7 +28,7 @@ func (c *Core) SealedTransaction(v preconf.View, hash common.Hash) (*types.Trans
 // needs its receipt (its nonce is the receipt's depositNonce).
 func (c *Core) SealedLocation(h *types.Header, index uint64, tx *types.Transaction) ethjson.TxLocation {
 	hash := h.Hash()
-	loc := ethjson.TxLocation{Located: true, BlockHash: &hash, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: index, BaseFee: h.BaseFee}
+	loc := ethjson.TxLocation{Located: true, BlockHash: &hash, BlockNumber: h.Number.Uint64(), BlockTime: h.Time, Index: index, BaseFee: h.BaseFee, TimeMs: c.Chain.TimeMsOf(hash, h.Time)}
 	if tx.IsDepositTx() {
 		if receipts := c.Chain.Receipts(hash); index < uint64(len(receipts)) {
 			loc.Receipt = receipts[index]
@@ -60,7 +60,7 @@ func (c *Core) ReceiptJSON(v preconf.View, hash common.Hash) json.RawMessage {
 		return nil
 	}
 	signer := types.MakeSigner(c.ChainConfig, h.Number, h.Time)
-	return ethjson.AppendReceipt(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index), c.ChainConfig)
+	return ethjson.AppendReceiptMs(nil, receipts[loc.Index], tx, loc.BlockHash, loc.BlockNumber, signer, int(loc.Index), c.ChainConfig, c.Chain.TimeMsOf(loc.BlockHash, h.Time))
 }
 
 // PendingReceiptJSON appends receipt i of the block in progress: blockHash is the zero hash.

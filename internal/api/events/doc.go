@@ -19,6 +19,9 @@
 // Concurrency: an *API is safe for concurrent use; streams.go and filters.go state their lock
 // order.
 //
+// Sealed logs and heads of a Denim block carry its time in milliseconds (blockTimestampMs,
+// timestampMs; chain.Chain.TimeMs), pre-confirmed ones none (timems.go).
+//
 // Imports: internal/api/core, internal/api/param, logs, ethjson, exec (warming a sent
 // transaction's state in fork mode), preconf, chain, rpc and go-ethereum.
 package events

@@ -42,7 +42,7 @@ func (s *streams) deliverFilters(ev *event) {
 			case f.kind == filterBlocks:
 				ft.addLocked(f, hash)
 			case f.kind == filterLogs && !f.pending:
-				ft.addLogsLocked(f, sealed, logEnc)
+				ft.addLogsLocked(f, sealed, logEnc, &sealedMs{c: a.Chain})
 			case f.kind == filterTransactions && !a.Pending:
 				for i, tx := range block.Transactions() {
 					if announced(tx) {
@@ -55,7 +55,7 @@ func (s *streams) deliverFilters(ev *event) {
 		enc := make([]json.RawMessage, len(ev.removed))
 		for _, f := range ft.byID {
 			if f.since <= ev.seq && f.kind == filterLogs {
-				ft.addLogsLocked(f, ev.removed, enc)
+				ft.addLogsLocked(f, ev.removed, enc, &sealedMs{c: a.Chain})
 			}
 		}
 	case eventSnapshot:
@@ -76,7 +76,7 @@ func (s *streams) deliverFilters(ev *event) {
 			}
 			switch {
 			case f.kind == filterLogs && f.pending:
-				ft.addLogsLocked(f, newLogs, logEnc)
+				ft.addLogsLocked(f, newLogs, logEnc, nil)
 			case f.kind == filterTransactions:
 				for i := snap.FirstNew; i < len(snap.Block.Transactions()); i++ {
 					if !announced(snap.Block.Transactions()[i]) {
@@ -91,8 +91,8 @@ func (s *streams) deliverFilters(ev *event) {
 		added := make([]json.RawMessage, len(ev.retract.Added))
 		for _, f := range ft.byID {
 			if f.since <= ev.seq && f.kind == filterLogs && f.pending {
-				ft.addLogsLocked(f, ev.retract.Removed, removed)
-				ft.addLogsLocked(f, ev.retract.Added, added)
+				ft.addLogsLocked(f, ev.retract.Removed, removed, nil)
+				ft.addLogsLocked(f, ev.retract.Added, added, nil)
 			}
 		}
 	}
@@ -100,13 +100,13 @@ func (s *streams) deliverFilters(ev *event) {
 
 // addLogsLocked adds the logs of list that f selects, encoding each (into enc, shared by the
 // filters of one event) the first time a filter takes it. ft.mu must be held.
-func (ft *filterTable) addLogsLocked(f *pollFilter, list []*types.Log, enc []json.RawMessage) {
+func (ft *filterTable) addLogsLocked(f *pollFilter, list []*types.Log, enc []json.RawMessage, ms *sealedMs) {
 	for i, l := range list {
 		if (f.from >= 0 && l.BlockNumber < uint64(f.from)) || (f.to >= 0 && l.BlockNumber > uint64(f.to)) || !f.crit.Match(l) {
 			continue
 		}
 		if enc[i] == nil {
-			enc[i] = ethjson.AppendLog(nil, l)
+			enc[i] = ethjson.AppendLogMs(nil, l, ms.of(l))
 		}
 		ft.addLocked(f, enc[i])
 	}

@@ -56,7 +56,7 @@ func (a *API) findLogs(ctx context.Context, v preconf.View, crit *logs.Criteria)
 		if h == nil {
 			return nil, core.ErrLogsUnknownBlock
 		}
-		return ethjson.AppendLogs(nil, a.Chain.FilterLogs(h, crit.Match)), nil
+		return ethjson.AppendLogsMs(nil, a.Chain.FilterLogs(h, crit.Match), a.Chain.TimeMs(h)), nil
 	}
 	from, to := gethrpc.LatestBlockNumber, gethrpc.LatestBlockNumber
 	if crit.FromBlock != nil {

@@ -78,7 +78,7 @@ func (a *API) newCollector(begin uint64) *logCollector {
 
 // add appends found, the logs of block n, which must follow the blocks added before; past the
 // cap it returns the -32005 answer.
-func (c *logCollector) add(n uint64, found []*types.Log) error {
+func (c *logCollector) add(n uint64, found []*types.Log, ms *uint64) error {
 	if len(found) == 0 {
 		return nil
 	}
@@ -91,7 +91,7 @@ func (c *logCollector) add(n uint64, found []*types.Log) error {
 		if i > 0 {
 			enc = append(enc, ',')
 		}
-		enc = ethjson.AppendLog(enc, l)
+		enc = ethjson.AppendLogMs(enc, l, ms)
 	}
 	return c.addJSON(n, len(found), enc)
 }

@@ -10,5 +10,5 @@ import (
 // the last block of the sealed part, so no log is counted sealed and pending, and none falls
 // between the two, while its block seals.
 func addPendingLogs(col *logCollector, snap *preconf.Snapshot, crit *logs.Criteria) error {
-	return col.add(snap.Number(), crit.Filter(snap.Logs()))
+	return col.add(snap.Number(), crit.Filter(snap.Logs()), nil) // pending: no millisecond time
 }

@@ -39,7 +39,7 @@ const (
 func indexedLogs(ctx context.Context, c *chain.Chain, ix *logs.Index, crit *logs.Criteria, begin, end uint64, col *logCollector) error {
 	s := ix.Search(crit, begin, end)
 	defer s.Close()
-	f := &fetcher{search: s, crit: crit, arenas: &col.arenas}
+	f := &fetcher{chain: c, search: s, crit: crit, arenas: &col.arenas}
 	batch := make([]candidate, 0, fetchBatch)
 	for more := true; more; {
 		batch = batch[:0]
@@ -84,6 +84,7 @@ type candidate struct {
 // several goroutines, each into an arena of its own (the collector's) that candidates' json
 // slices alias.
 type fetcher struct {
+	chain  *chain.Chain // the blocks' millisecond times (Denim)
 	search *logs.Search
 	crit   *logs.Criteria
 	arenas *[fetchWorkers]jsonArena
@@ -112,6 +113,7 @@ func (f *fetcher) fetch(batch []candidate) error {
 // work fills in the candidates w, w+step, w+2×step… of batch, encoding into arena w.
 func (f *fetcher) work(batch []candidate, w, step int) {
 	a := &f.arenas[w]
+	ms := sealedMs{c: f.chain}
 	for i := w; i < len(batch); i += step {
 		b := &batch[i]
 		start := len(a.buf)
@@ -123,7 +125,7 @@ func (f *fetcher) work(batch []candidate, w, step int) {
 			if b.found > 0 {
 				a.buf = append(a.buf, ',')
 			}
-			a.buf = ethjson.AppendLog(a.buf, l)
+			a.buf = ethjson.AppendLogMs(a.buf, l, ms.of(l))
 			b.found++
 		})
 		b.json = a.buf[start:len(a.buf):len(a.buf)]
@@ -143,7 +145,7 @@ func scanLogs(ctx context.Context, c *chain.Chain, crit *logs.Criteria, first, l
 		if h == nil || !crit.MayMatch(h.Bloom) {
 			continue
 		}
-		if err := col.add(n, c.FilterLogs(h, crit.Match)); err != nil {
+		if err := col.add(n, c.FilterLogs(h, crit.Match), c.TimeMs(h)); err != nil {
 			return err
 		}
 	}

@@ -143,14 +143,14 @@ func (s *streams) deliverLocked(ev *event) {
 	switch ev.kind {
 	case eventHead:
 		s.wakeLocked(ev.seq, ev.head.Block.Transactions())
-		s.sendHeadLocked(ev.seq, ev.head.Block.Header())
+		s.sendHeadLocked(ev.seq, ev.head.Block.Header(), chain.BlockTimeMs(ev.head.Block))
 		var sealed []*types.Log
 		for _, r := range ev.head.Receipts {
 			sealed = append(sealed, r.Logs...)
 		}
-		s.sendLogsLocked(ev.seq, sealed, subLogs, nil)
+		s.sendLogsLocked(ev.seq, sealed, subLogs, nil, &sealedMs{c: s.api.Chain})
 	case eventReorg:
-		s.sendLogsLocked(ev.seq, ev.removed, subLogs, nil)
+		s.sendLogsLocked(ev.seq, ev.removed, subLogs, nil, &sealedMs{c: s.api.Chain})
 	case eventSnapshot:
 		snap := ev.snap
 		added := snap.Block.Transactions()[snap.FirstNew:]
@@ -160,7 +160,7 @@ func (s *streams) deliverLocked(ev *event) {
 			for _, r := range snap.Receipts[snap.FirstNew:] {
 				newLogs = append(newLogs, r.Logs...)
 			}
-			s.sendLogsLocked(ev.seq, newLogs, subPendingLogs, nil)
+			s.sendLogsLocked(ev.seq, newLogs, subPendingLogs, nil, nil)
 			s.sendTransactionsLocked(ev.seq, snap)
 		}
 		s.sendFlashblockLocked(ev.seq, snap)
@@ -171,9 +171,9 @@ func (s *streams) deliverLocked(ev *event) {
 		// as they are, so their stream adds up to what was sealed.
 		removed := ev.retract.Removed
 		enc := make([]encodedLog, len(removed))
-		s.sendLogsLocked(ev.seq, removed, subLogs, enc)
-		s.sendLogsLocked(ev.seq, removed, subPendingLogs, enc)
-		s.sendLogsLocked(ev.seq, ev.retract.Added, subPendingLogs, nil)
+		s.sendLogsLocked(ev.seq, removed, subLogs, enc, nil)
+		s.sendLogsLocked(ev.seq, removed, subPendingLogs, enc, nil)
+		s.sendLogsLocked(ev.seq, ev.retract.Added, subPendingLogs, nil, nil)
 	}
 	s.deliverSurface(ev) // newPendingTransactions and the polling filters, subscriptions_pending.go
 }

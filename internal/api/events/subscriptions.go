@@ -141,16 +141,16 @@ func (s *streams) add(sub *rpc.Subscription, kind subKind, sr *subscriber) {
 	}()
 }
 
-// sendHeadLocked sends a sealed block's header, event seq, to the newHeads subscribers. s.mu
-// must be held.
-func (s *streams) sendHeadLocked(seq uint64, h *types.Header) {
+// sendHeadLocked sends a sealed block's header, event seq, to the newHeads subscribers, with
+// the block's millisecond time ms when it is a Denim block. s.mu must be held.
+func (s *streams) sendHeadLocked(seq uint64, h *types.Header, ms *uint64) {
 	var header json.RawMessage
 	for sub, sr := range s.subs[subNewHeads] {
 		if sr.since > seq {
 			continue
 		}
 		if header == nil {
-			header = ethjson.AppendHeader(nil, h)
+			header = ethjson.AppendHeaderMs(nil, h, ms)
 		}
 		sub.Notify(header)
 	}
@@ -159,8 +159,9 @@ func (s *streams) sendHeadLocked(seq uint64, h *types.Header) {
 // sendLogsLocked sends each log of list to every subscriber of kind (logs or pendingLogs)
 // whose filter matches it and that began before event seq, one log per notification, in
 // order. enc holds the logs' encodings, shared with another call for the same list; nil
-// means this call's own. s.mu must be held.
-func (s *streams) sendLogsLocked(seq uint64, list []*types.Log, kind subKind, enc []encodedLog) {
+// means this call's own. ms gives sealed logs their block's millisecond time; nil for
+// pre-confirmed logs. s.mu must be held.
+func (s *streams) sendLogsLocked(seq uint64, list []*types.Log, kind subKind, enc []encodedLog, ms *sealedMs) {
 	if len(list) == 0 || len(s.subs[kind]) == 0 {
 		return
 	}
@@ -176,7 +177,7 @@ func (s *streams) sendLogsLocked(seq uint64, list []*types.Log, kind subKind, en
 				continue
 			}
 			if enc[i] == nil {
-				enc[i] = ethjson.AppendLog(nil, l)
+				enc[i] = ethjson.AppendLogMs(nil, l, ms.of(l))
 			}
 			sub.Notify(enc[i])
 		}
