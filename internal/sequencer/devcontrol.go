@@ -18,8 +18,8 @@ import (
 
 // The dev chain's mining and time controls and state cheats (internal/devapi): they change
 // the block in progress through preconf's dev controls (preconf.Dev) under the sequencer's
-// lock, so no timer tick interleaves. A state cheat applies to the block in progress at once
-// (preconf.Dev.Cheat); a new timestamp or base fee rebuilds it (preconf.Dev.Rebuild): its
+// lock, so no timer tick interleaves. A state cheat applies to the block in progress at once, and
+// to `latest` through the View's unsealed cheats (preconf.Dev.Cheat); a new timestamp or base fee rebuilds it (preconf.Dev.Rebuild): its
 // pre-confirmed transactions are executed again, results that change are retracted, and on an
 // OP Stack chain its L1-attributes deposit is made again for the new time. Rewind abandons it
 // and takes the chain back (preconf.Dev.Rewind).
@@ -246,7 +246,7 @@ func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.I
 }
 
 // Cheat changes the state of the block in progress with fn now (anvil_setBalance and the
-// other state cheats): `pending` sees it at once, the sealed block carries it.
+// other state cheats): `pending` and `latest` see it at once, the sealed block carries it.
 func (s *Sequencer) Cheat(ctx context.Context, fn func(*state.StateDB)) (*preconf.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -260,8 +260,10 @@ func (s *Sequencer) Cheat(ctx context.Context, fn func(*state.StateDB)) (*precon
 
 // Rewind abandons the block in progress (its pre-confirmed logs retracted), takes the chain
 // back to block number (the dropped blocks' logs sent as removed), sets the clock offset and
-// opens the next block (evm_revert, anvil_reset). The pool keeps what it holds.
-func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64) error {
+// opens the next block with cheats, the state cheats no sealed block carries (evm_revert
+// restores those its snapshot saved; anvil_reset none): `latest` and `pending` see them as
+// they saw them then. The pool keeps what it holds.
+func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64, cheats *preconf.Cheats) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.settleLocked(); err != nil {
@@ -270,7 +272,7 @@ func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64) err
 	if number > s.chain.Head().Number.Uint64() {
 		return fmt.Errorf("rewind to block %d: the head is %d", number, s.chain.Head().Number.Uint64())
 	}
-	err := s.dev.Rewind(number)
+	err := s.dev.Rewind(number, cheats)
 	s.clock = devClock{offset: offset, coinbase: s.clock.coinbase}
 	if oerr := s.openLocked(ctx); oerr != nil {
 		err = errors.Join(err, oerr)

@@ -1,0 +1,176 @@
+package devapi_test
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/ethclient"
+)
+
+// slotReader returns slot 1 of its own storage: PUSH1 1 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0
+// RETURN.
+var slotReader = hexutil.MustDecode("0x60015460005260206000f3")
+
+// readsEverywhere checks that every state read at `latest` and at `pending`, on both
+// endpoints, sees want: the account's balance, nonce, code and slot 1 (stateOf), eth_call of
+// its code, which returns slot 1, and an eth_estimateGas of a transfer of its whole balance
+// from it (which only the cheated balance can pay).
+func readsEverywhere(t *testing.T, n *devNode, addr common.Address, want string, slot uint64, what string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		cl   *ethclient.Client
+	}{{"standard", n.stdEth}, {"pre-confirmed", n.preEth}} {
+		for _, pending := range []bool{false, true} {
+			if got := stateOf(t, c.cl, addr, pending); got != want {
+				t.Fatalf("%s: %s endpoint, pending=%v: %s, want %s", what, c.name, pending, got, want)
+			}
+			msg := ethereum.CallMsg{To: &addr}
+			var out []byte
+			var err error
+			if pending {
+				out, err = c.cl.PendingCallContract(ctx, msg)
+			} else {
+				out, err = c.cl.CallContract(ctx, msg, nil)
+			}
+			if err != nil || new(big.Int).SetBytes(out).Uint64() != slot {
+				t.Fatalf("%s: %s endpoint, pending=%v: eth_call answers %x (%v), want %d", what, c.name, pending, out, err, slot)
+			}
+			bal := balance(t, c.cl, addr, pending)
+			to := common.HexToAddress("0x00000000000000000000000000000000000000b0")
+			var gas hexutil.Uint64
+			tag := "latest"
+			if pending {
+				tag = "pending"
+			}
+			call := map[string]any{"from": addr, "to": to, "value": (*hexutil.Big)(bal), "gasPrice": "0x0"}
+			if err := c.cl.Client().Call(&gas, "eth_estimateGas", call, tag); err != nil {
+				t.Fatalf("%s: %s endpoint, %s: eth_estimateGas of a transfer of the cheated balance: %v", what, c.name, tag, err)
+			}
+		}
+	}
+}
+
+// TestCheatsAtLatest: a state cheat (anvil_ and hardhat_ names, sent to either endpoint) is
+// visible at once to every state read at `latest` and `pending` on both endpoints, whatever
+// the block in progress holds, stays visible while the block in progress is rebuilt, and the
+// next sealed block carries it, so no read sees it disappear. With automine on and off, on
+// both chain types.
+func TestCheatsAtLatest(t *testing.T) {
+	for _, op := range []bool{false, true} {
+		for _, automine := range []bool{false, true} {
+			t.Run(fmt.Sprintf("op=%v/automine=%v", op, automine), func(t *testing.T) {
+				n := newDevNode(t, op)
+				ctx := context.Background()
+				var ok bool
+				mustCall(t, n.std, &ok, "evm_setAutomine", automine)
+				if !automine {
+					// Something pre-confirmed in the block in progress before the cheats.
+					var h common.Hash
+					mustCall(t, n.pre, &h, "eth_sendTransaction", map[string]any{"from": n.addr(0), "to": n.addr(1), "value": "0x1"})
+					n.preconfirm(t)
+				}
+				head := n.chain.Head().Number.Uint64()
+				addr := common.HexToAddress("0x00000000000000000000000000000000000c0de6")
+				mustCall(t, n.std, &ok, "hardhat_setCode", addr, hexBytes(slotReader))
+				mustCall(t, n.pre, &ok, "anvil_setStorageAt", addr, "0x1", "0x2a")
+				mustCall(t, n.std, &ok, "anvil_setBalance", addr, "0xde0b6b3a7640000")
+				mustCall(t, n.pre, &ok, "hardhat_setNonce", addr, "0x7")
+				want := "balance 1000000000000000000 nonce 7 code " + fmt.Sprintf("%x", slotReader) + " slot1 2a"
+				readsEverywhere(t, n, addr, want, 42, "after the cheats")
+				if got := n.chain.Head().Number.Uint64(); got != head {
+					t.Fatalf("the cheats sealed blocks: head %d, was %d", got, head)
+				}
+
+				// A later cheat of the same slot replaces the first at once.
+				mustCall(t, n.pre, &ok, "hardhat_setStorageAt", addr, "0x1", "0x000000000000000000000000000000000000000000000000000000000000002b")
+				want = want[:len(want)-2] + "2b"
+				readsEverywhere(t, n, addr, want, 43, "after the second setStorageAt")
+
+				// A rebuild of the block in progress (a new timestamp) keeps them.
+				var total hexutil.Uint64
+				mustCall(t, n.std, &total, "evm_increaseTime", 100)
+				readsEverywhere(t, n, addr, want, 43, "after evm_increaseTime")
+
+				var mined string
+				mustCall(t, n.pre, &mined, "evm_mine")
+				if got := n.chain.Head().Number.Uint64(); got != head+1 {
+					t.Fatalf("evm_mine: head %d, want %d", got, head+1)
+				}
+				readsEverywhere(t, n, addr, want, 43, "after evm_mine")
+				// The sealed block carries them: its own state, read by number, has them.
+				num := new(big.Int).SetUint64(head + 1)
+				code, err := n.stdEth.CodeAt(ctx, addr, num)
+				if err != nil || fmt.Sprintf("%x", code) != fmt.Sprintf("%x", slotReader) {
+					t.Fatalf("code in block %d: %x (%v)", head+1, code, err)
+				}
+				slot, err := n.stdEth.StorageAt(ctx, addr, common.Hash{31: 1}, num)
+				if err != nil || new(big.Int).SetBytes(slot).Uint64() != 43 {
+					t.Fatalf("slot 1 in block %d: %x (%v)", head+1, slot, err)
+				}
+				// Before it, the state had none of them.
+				if code, err := n.stdEth.CodeAt(ctx, addr, new(big.Int).SetUint64(head)); err != nil || len(code) != 0 {
+					t.Fatalf("code in block %d, before the cheats: %x (%v)", head, code, err)
+				}
+			})
+		}
+	}
+}
+
+// TestSnapshotKeepsCheats: evm_snapshot captures the cheats no block carries yet and
+// evm_revert restores them exactly, at `latest` and `pending` on both endpoints, before any
+// block is mined and after; loadFixture's pattern (revert, take a new snapshot, revert to it
+// later) works many times over. With automine on and off.
+func TestSnapshotKeepsCheats(t *testing.T) {
+	for _, automine := range []bool{false, true} {
+		t.Run(fmt.Sprintf("automine=%v", automine), func(t *testing.T) {
+			n := newDevNode(t, false)
+			var ok bool
+			mustCall(t, n.std, &ok, "evm_setAutomine", automine)
+			rich := common.HexToAddress("0x00000000000000000000000000000000000f00d6")
+			mustCall(t, n.std, &ok, "hardhat_setBalance", rich, "0x21e19e0c9bab2400000") // 10,000 ether
+			mustCall(t, n.pre, &ok, "hardhat_setCode", rich, hexBytes(slotReader))
+			mustCall(t, n.pre, &ok, "hardhat_setStorageAt", rich, "0x1", "0x7")
+			want := "balance 10000000000000000000000 nonce 0 code " + fmt.Sprintf("%x", slotReader) + " slot1 7"
+			var id hexutil.Uint64
+			mustCall(t, n.std, &id, "evm_snapshot")
+			mustCall(t, n.pre, &ok, "evm_revert", id)
+			if !ok {
+				t.Fatal("evm_revert: false")
+			}
+			readsEverywhere(t, n, rich, want, 7, "after evm_revert, nothing mined")
+
+			// loadFixture: each test changes things, reverts, and snapshots again.
+			for i := range 5 {
+				mustCall(t, n.std, &id, "evm_snapshot")
+				mustCall(t, n.pre, &ok, "hardhat_setBalance", rich, "0x1")
+				mustCall(t, n.std, &ok, "hardhat_setStorageAt", rich, "0x1", "0x63")
+				other := common.HexToAddress("0x00000000000000000000000000000000000000c1")
+				mustCall(t, n.std, &ok, "anvil_setCode", other, "0x6001")
+				var h common.Hash
+				mustCall(t, n.pre, &h, "eth_sendTransaction", map[string]any{"from": n.addr(0), "to": n.addr(2), "value": "0x1"})
+				if i%2 == 0 {
+					var mined string
+					mustCall(t, n.pre, &mined, "evm_mine")
+				}
+				mustCall(t, n.pre, &ok, "evm_revert", id)
+				if !ok {
+					t.Fatalf("round %d: evm_revert(%d): false", i, id)
+				}
+				readsEverywhere(t, n, rich, want, 7, fmt.Sprintf("round %d after evm_revert", i))
+				if code := stateOf(t, n.stdEth, other, false); code != "balance 0 nonce 0 code  slot1 0" {
+					t.Fatalf("round %d: a cheat made after the snapshot survived evm_revert: %s", i, code)
+				}
+			}
+			var mined string
+			mustCall(t, n.pre, &mined, "evm_mine")
+			readsEverywhere(t, n, rich, want, 7, "after evm_mine")
+		})
+	}
+}
