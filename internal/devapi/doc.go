@@ -34,6 +34,14 @@
 // chain back to the head, and the restored cheats are visible at once again (snapshot.go).
 // Transactions pre-confirmed but not sealed are not part of a snapshot: evm_revert drops them.
 //
+// # Time
+//
+// evm_increaseTime moves the clock's offset and rebuilds the block in progress at the sum of
+// the increases made since it opened after its parent, so back-to-back increases add up and a
+// pause between them does not matter; evm_setNextBlockTimestamp fixes the block's timestamp,
+// and, as on anvil, an increase made after it does not move that block: once it is sealed the
+// clock goes on from its timestamp (sequencer's devcontrol.go).
+//
 // API.Register adds the methods to one endpoint's method table (api.Config.Extend), each with
 // what it reads (core.Table.Add: the sealed head or nothing, so none is routed to a fork's
 // upstream); one API serves both endpoints, so impersonation set on one holds on the other. eth_sendTransaction

@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
 
 // slotReader returns slot 1 of its own storage: PUSH1 1 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0
@@ -171,6 +175,84 @@ func TestSnapshotKeepsCheats(t *testing.T) {
 			var mined string
 			mustCall(t, n.pre, &mined, "evm_mine")
 			readsEverywhere(t, n, rich, want, 7, "after evm_mine")
+		})
+	}
+}
+
+// TestTimeComposes: evm_increaseTime and evm_setNextBlockTimestamp compose as on anvil: two
+// increases back to back move the next block by their sum, a pause between them by the pause
+// too (the clock's offset runs from the wall clock), evm_setNextBlockTimestamp fixes the next
+// block's timestamp whatever increase comes before or after it, and the clock goes on from
+// it. With automine on and off, on a fake wall clock.
+func TestTimeComposes(t *testing.T) {
+	for _, automine := range []bool{false, true} {
+		t.Run(fmt.Sprintf("automine=%v", automine), func(t *testing.T) {
+			var now atomic.Int64
+			now.Store(time.Now().Unix())
+			clock := func() time.Time { return time.Unix(now.Load(), 0) }
+			n := newDevNodeWith(t, false, sequencer.Config{Now: clock})
+			ctx := context.Background()
+			var ok bool
+			mustCall(t, n.std, &ok, "evm_setAutomine", automine)
+			var mined string
+			mine := func() uint64 {
+				t.Helper()
+				mustCall(t, n.pre, &mined, "evm_mine")
+				h, err := n.stdEth.HeaderByNumber(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return h.Time
+			}
+			var total hexutil.Uint64
+			parent := mine()
+
+			mustCall(t, n.std, &total, "evm_increaseTime", 1000)
+			mustCall(t, n.pre, &total, "evm_increaseTime", "0x3e8")
+			if got := mine(); got != parent+2000 {
+				t.Fatalf("two evm_increaseTime(1000) back to back: block at +%d, want +2000", int64(got)-int64(parent))
+			}
+
+			// With pauses: the wall clock moves 5 s between the two increases and 5 s before
+			// the mine; the block is still their sum after its parent. The block after it
+			// follows the wall clock plus the whole offset.
+			parent = mine()
+			mustCall(t, n.std, &total, "evm_increaseTime", 1000)
+			now.Add(5)
+			mustCall(t, n.std, &total, "evm_increaseTime", 1000)
+			now.Add(5)
+			if got := mine(); got != parent+2000 {
+				t.Fatalf("evm_increaseTime(1000), 5 s, evm_increaseTime(1000), 5 s: block at +%d, want +2000", int64(got)-int64(parent))
+			}
+			if total != 4000 {
+				t.Fatalf("evm_increaseTime answers the offset %d, want 4000", total)
+			}
+			// (It opened when its parent was sealed, on the clock as it was then.)
+			if got, want := mine(), uint64(now.Load())+4000; got != want {
+				t.Fatalf("the block after: at %d, want the wall clock plus the offset, %d", got, want)
+			}
+
+			// An increase then a timestamp: the timestamp.
+			parent = mine()
+			mustCall(t, n.std, &total, "evm_increaseTime", 500)
+			mustCall(t, n.std, &ok, "evm_setNextBlockTimestamp", parent+100)
+			if got := mine(); got != parent+100 {
+				t.Fatalf("evm_increaseTime(500), evm_setNextBlockTimestamp(+100): block at +%d, want +100", int64(got)-int64(parent))
+			}
+			// A timestamp then an increase: the timestamp too (as anvil: the exact timestamp wins).
+			parent = mine()
+			mustCall(t, n.std, &ok, "evm_setNextBlockTimestamp", parent+300)
+			mustCall(t, n.std, &total, "evm_increaseTime", 50)
+			if got := mine(); got != parent+300 {
+				t.Fatalf("evm_setNextBlockTimestamp(+300), evm_increaseTime(50): block at +%d, want +300", int64(got)-int64(parent))
+			}
+			// Then the clock goes on from there: one more increase moves the next block by it.
+			parent = mine()
+			mustCall(t, n.std, &total, "evm_increaseTime", 60)
+			mustCall(t, n.std, &total, "evm_increaseTime", 40)
+			if got := mine(); got != parent+100 {
+				t.Fatalf("after a set timestamp, two increases (60, 40): block at +%d, want +100", int64(got)-int64(parent))
+			}
 		})
 	}
 }
