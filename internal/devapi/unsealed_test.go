@@ -256,3 +256,66 @@ func TestTimeComposes(t *testing.T) {
 		})
 	}
 }
+
+// TestCheatsNeverFlicker: while the timer seals blocks (the cheated one as executed, the plain
+// ones off the writer's lock) and the block in progress is rebuilt, readers polling `latest`
+// and `pending` on both endpoints never see a cheat disappear once its call has answered.
+func TestCheatsNeverFlicker(t *testing.T) {
+	n := newDevNodeWith(t, false, sequencer.Config{BlockTime: 40 * time.Millisecond, PreconfInterval: 20 * time.Millisecond})
+	ch := flashblocks(n)
+	addr := common.HexToAddress("0x00000000000000000000000000000000000f1c4e")
+	for round, value := range []int64{1_000_000, 2_000_000, 3_000_000} {
+		var ok bool
+		mustCall(t, n.pre, &ok, "anvil_setBalance", addr, hexutil.EncodeBig(big.NewInt(value)))
+		stop := make(chan struct{})
+		errs := make(chan error, 4)
+		var reads atomic.Int64
+		for _, cl := range []*ethclient.Client{n.stdEth, n.preEth} {
+			for _, pending := range []bool{false, true} {
+				go func() {
+					for {
+						select {
+						case <-stop:
+							errs <- nil
+							return
+						default:
+						}
+						var b *big.Int
+						var err error
+						if pending {
+							b, err = cl.PendingBalanceAt(context.Background(), addr)
+						} else {
+							b, err = cl.BalanceAt(context.Background(), addr, nil)
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+						if b.Int64() != value {
+							errs <- fmt.Errorf("round %d, pending=%v: balance %v, want %d", round, pending, b, value)
+							return
+						}
+						reads.Add(1)
+					}
+				}()
+			}
+		}
+		// Blocks seal meanwhile, the first carrying the cheat; a transfer makes the next
+		// ones plain blocks, sealed off the writer's lock; a rebuild in between.
+		var h common.Hash
+		mustCall(t, n.std, &h, "eth_sendTransaction", map[string]any{"from": n.addr(0), "to": n.addr(3), "value": "0x1"})
+		waitBlocks(t, n, ch, 2)
+		var total hexutil.Uint64
+		mustCall(t, n.std, &total, "evm_increaseTime", 1)
+		waitBlocks(t, n, ch, 2)
+		close(stop)
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if reads.Load() == 0 {
+			t.Fatalf("round %d: no read ran", round)
+		}
+	}
+}
