@@ -18,11 +18,12 @@ import (
 
 // The dev chain's mining and time controls and state cheats (internal/devapi): they change
 // the block in progress through preconf's dev controls (preconf.Dev) under the sequencer's
-// lock, so no timer tick interleaves. A state cheat applies to the block in progress at once, and
-// to `latest` through the View's unsealed cheats (preconf.Dev.Cheat); a new timestamp or base fee rebuilds it (preconf.Dev.Rebuild): its
-// pre-confirmed transactions are executed again, results that change are retracted, and on an
-// OP Stack chain its L1-attributes deposit is made again for the new time. Rewind abandons it
-// and takes the chain back (preconf.Dev.Rewind).
+// lock, so no timer tick interleaves. A state cheat applies to the block in progress at once,
+// and to `latest` through the View's unsealed cheats (preconf.Dev.Cheat); a new timestamp or
+// base fee rebuilds it (preconf.Dev.Rebuild): its pre-confirmed transactions are executed
+// again, results that change are retracted, and on an OP Stack chain its L1-attributes deposit
+// is made again for the new time. Rewind abandons it and takes the chain back
+// (preconf.Dev.Rewind).
 
 // MaxMine is the most blocks one Mine call seals.
 const MaxMine = 10_000
@@ -41,9 +42,9 @@ type devClock struct {
 }
 
 // nextTimeLocked is the timestamp of a block opening on head: the wall clock plus the offset
-// (or the one-off next timestamp), in whole seconds, after head's. As anvil does, once a block with
-// a set timestamp (evm_setNextBlockTimestamp) is sealed the clock goes on from it: the
-// offset becomes its timestamp minus the wall clock, whatever was added to it meanwhile.
+// (or the one-off next timestamp), in whole seconds, after head's. As anvil does, once a
+// block with a set timestamp (evm_setNextBlockTimestamp) is sealed the clock goes on from it:
+// the offset becomes its timestamp minus the wall clock, whatever was added to it meanwhile.
 // s.mu must be held.
 func (s *Sequencer) nextTimeLocked(head *types.Header) uint64 {
 	now := s.cfg.Now().Unix()
