@@ -40,13 +40,16 @@ async function scenario(n, mode) {
   const pending = { blockTag: 'pending' };
   const who = '0x00000000000000000000000000000000000c0de5';
 
-  // State cheats: `pending` sees them at once, `latest` after mining.
+  // State cheats: `pending` and `latest` see them at once; the next mined block carries them.
   await test.setBalance({ address: who, value: parseEther('12') });
   await test.setNonce({ address: who, nonce: 5 });
   await test.setCode({ address: who, bytecode: '0x6001600055' });
   await test.setStorageAt({ address: who, index: 2, value: toHex(42n, { size: 32 }) });
   eq(await pub.getBalance({ address: who, ...pending }), parseEther('12'), 'setBalance (pending)');
-  eq(await pub.getBalance({ address: who }), 0n, 'balance at latest before mining');
+  eq(await pub.getBalance({ address: who }), parseEther('12'), 'setBalance (latest, before mining)');
+  eq(await pub.getTransactionCount({ address: who }), 5, 'setNonce (latest, before mining)');
+  eq(await pub.getCode({ address: who }), '0x6001600055', 'setCode (latest, before mining)');
+  eq(BigInt(await pub.getStorageAt({ address: who, slot: toHex(2n) })), 42n, 'setStorageAt (latest, before mining)');
   eq(await pub.getTransactionCount({ address: who, ...pending }), 5, 'setNonce (pending)');
   eq(await pub.getCode({ address: who, ...pending }), '0x6001600055', 'setCode (pending)');
   eq(BigInt(await pub.getStorageAt({ address: who, slot: toHex(2n), ...pending })), 42n, 'setStorageAt (pending)');
@@ -87,13 +90,20 @@ async function scenario(n, mode) {
   await test.increaseTime({ seconds: 3600 });
   await test.mine({ blocks: 1 });
   eq((await pub.getBlock()).timestamp, t0 + 3600n, 'increaseTime 3600 then mine');
+  const t1 = (await pub.getBlock()).timestamp;
+  await test.increaseTime({ seconds: 1000 });
+  await test.increaseTime({ seconds: 1000 });
+  await test.mine({ blocks: 1 });
+  eq((await pub.getBlock()).timestamp, t1 + 2000n, 'increaseTime 1000 twice then mine');
   const at = t0 + 100_000n;
   await test.setNextBlockTimestamp({ timestamp: at });
   eq((await pub.getBlock(pending)).timestamp, at, 'setNextBlockTimestamp (pending block)');
   await test.mine({ blocks: 1 });
   eq((await pub.getBlock()).timestamp, at, 'setNextBlockTimestamp then mine');
 
-  // snapshot / revert across blocks.
+  // snapshot / revert across blocks; a cheat made before the snapshot, not yet mined, is kept.
+  const kept = '0x00000000000000000000000000000000000c0de7';
+  await test.setBalance({ address: kept, value: parseEther('10000') });
   const id = await test.snapshot();
   const head = await pub.getBlock();
   await test.setBalance({ address: who, value: 1n });
@@ -102,6 +112,8 @@ async function scenario(n, mode) {
   await test.revert({ id });
   eq((await pub.getBlock()).hash, head.hash, 'head after revert');
   eq(await pub.getBalance({ address: who }), parseEther('12'), 'balance after revert');
+  eq(await pub.getBalance({ address: kept }), parseEther('10000'), 'unmined cheat kept by revert (latest)');
+  eq(await pub.getBalance({ address: kept, ...pending }), parseEther('10000'), 'unmined cheat kept by revert (pending)');
 
   // The pool: a queued transaction shows in txpool_content and is dropped.
   const wallet = createWalletClient({ account: dev[1].address, chain, transport });

@@ -14,8 +14,9 @@ import (
 )
 
 // The state cheats change the block in progress (sequencer.Sequencer.Cheat): `pending` sees
-// the change at once, `latest` once the block is sealed. Each answers true (anvil answers null,
-// Hardhat true; clients ignore it).
+// the change at once, and so does `latest`, on both endpoints, through the View's unsealed
+// cheats (doc.go, "State cheats at `latest`"); the next sealed block carries it. Each answers
+// true (anvil answers null, Hardhat true; clients ignore it).
 
 // setBalance is anvil_setBalance(address, balance) / hardhat_setBalance.
 func (a *API) setBalance(ctx context.Context, p rpc.Params) (any, error) {

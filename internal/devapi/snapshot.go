@@ -9,18 +9,23 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
-// snapshot is what evm_snapshot saved: the sealed head and the clock's offset.
+// snapshot is what evm_snapshot saved: the sealed head, the state cheats no block carries
+// yet and the clock's offset.
 type snapshot struct {
 	number uint64
 	hash   common.Hash
+	cheats *preconf.Cheats
 	offset int64
 }
 
-// evmSnapshot is evm_snapshot: it saves the sealed head and answers the snapshot's id (a hex
-// quantity, from 0x1). The block in progress is not part of it: evm_revert drops it.
+// evmSnapshot is evm_snapshot: it saves the sealed head and the state cheats made on top of
+// it (which `latest` shows: cheats.go), and answers the snapshot's id (a hex quantity, from
+// 0x1). The transactions pre-confirmed in the block in progress are not part of it:
+// evm_revert drops them, as anvil drops what it has not mined.
 func (a *API) evmSnapshot(ctx context.Context, p rpc.Params) (any, error) {
 	if err := wantParams(p, 0, 0); err != nil {
 		return nil, err
@@ -30,18 +35,23 @@ func (a *API) evmSnapshot(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	head := a.b.Chain.Head()
+	cheats, err := a.b.Preconf.Dev().Cheats()
+	if err != nil {
+		return nil, err
+	}
 	offset := a.b.Sequencer.TimeOffset()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.nextSnapshot++
-	a.snapshots[a.nextSnapshot] = snapshot{number: head.Number.Uint64(), hash: head.Hash(), offset: offset}
+	a.snapshots[a.nextSnapshot] = snapshot{number: head.Number.Uint64(), hash: head.Hash(), cheats: cheats, offset: offset}
 	return hexutil.Uint64(a.nextSnapshot), nil
 }
 
 // evmRevert is evm_revert(id): it takes the chain back to the snapshot's head, as a reorg
 // does (the logs of the dropped blocks and of the dropped pre-confirmations go to
-// subscribers with removed: true), restores the clock and forgets this snapshot and later
-// ones. An unknown id, or a snapshot whose head is no longer on the chain, answers false and
+// subscribers with removed: true), restores the state cheats the snapshot saved (visible at
+// `latest` and `pending` at once, carried by the next sealed block) and the clock, and
+// forgets this snapshot and later ones (loadFixture takes a new one after each revert). An unknown id, or a snapshot whose head is no longer on the chain, answers false and
 // changes nothing.
 func (a *API) evmRevert(ctx context.Context, p rpc.Params) (any, error) {
 	if err := wantParams(p, 1, 1); err != nil {
@@ -64,7 +74,7 @@ func (a *API) evmRevert(ctx context.Context, p rpc.Params) (any, error) {
 	if !ok || a.b.Chain.CanonicalHash(snap.number) != snap.hash {
 		return false, nil
 	}
-	if err := a.b.Sequencer.Rewind(ctx, snap.number, snap.offset); err != nil {
+	if err := a.b.Sequencer.Rewind(ctx, snap.number, snap.offset, snap.cheats); err != nil {
 		return nil, err
 	}
 	return true, nil
@@ -119,7 +129,7 @@ func (a *API) reset(ctx context.Context, p rpc.Params) (any, error) {
 		a.mu.Unlock()
 		return true, nil
 	}
-	if err := a.b.Sequencer.Rewind(ctx, 0, 0); err != nil {
+	if err := a.b.Sequencer.Rewind(ctx, 0, 0, nil); err != nil {
 		return nil, err
 	}
 	a.mu.Lock()

@@ -13,9 +13,11 @@ import (
 const maxIncrease = 1 << 40
 
 // increaseTime is evm_increaseTime(seconds) / anvil_increaseTime: the clock moves seconds
-// ahead and the block in progress is rebuilt seconds after the sealed head (its pre-confirmed
-// transactions executed again, changed results retracted), so the next sealed block is that
-// long after its parent. It answers the clock's total offset in seconds.
+// ahead and the block in progress is rebuilt after the sealed head by the sum of the increases
+// made since it opened (its pre-confirmed transactions executed again, changed results
+// retracted), so the next sealed block is that long after its parent: two calls back to back
+// add up. After evm_setNextBlockTimestamp the block keeps that timestamp, as on anvil
+// (doc.go, "Time"). It answers the clock's total offset in seconds.
 func (a *API) increaseTime(ctx context.Context, p rpc.Params) (any, error) {
 	if err := wantParams(p, 1, 1); err != nil {
 		return nil, err
@@ -36,7 +38,8 @@ func (a *API) increaseTime(ctx context.Context, p rpc.Params) (any, error) {
 
 // setNextBlockTimestamp is evm_setNextBlockTimestamp(timestamp) /
 // anvil_setNextBlockTimestamp: the block in progress is rebuilt with this timestamp, which
-// must be after the sealed head's, and the clock moves on from it.
+// must be after the sealed head's, whatever evm_increaseTime did before or does after it, and
+// the clock moves on from it.
 func (a *API) setNextBlockTimestamp(ctx context.Context, p rpc.Params) (any, error) {
 	if err := wantParams(p, 1, 1); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -48,21 +49,95 @@ func (w *work) cheated() bool {
 	return want == nil || want.Cmp(w.header.BaseFee) != 0
 }
 
+// Cheats are state changes made outside any transaction (the dev chain's anvil_setBalance and
+// friends), in the order they were made. Each only sets a value (a balance, a nonce, code, a
+// slot), so applying them again gives the same state. Immutable once made; nil is none.
+type Cheats struct {
+	fns []func(*state.StateDB)
+}
+
+// Len returns how many changes c holds.
+func (c *Cheats) Len() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.fns)
+}
+
+// Apply makes the changes on st, in order.
+func (c *Cheats) Apply(st *state.StateDB) {
+	if c == nil {
+		return
+	}
+	for _, fn := range c.fns {
+		fn(st)
+		st.Finalise(false) // keep an account that has only storage
+	}
+}
+
+// unsealedCheats are the cheats no sealed block carries yet, on top of the sealed block base.
+type unsealedCheats struct {
+	base   common.Hash
+	cheats *Cheats
+}
+
+// unsealedOn returns the unsealed cheats when they are on top of head, else nil. p.mu or
+// p.viewMu must be held.
+func (p *Preconf) unsealedOn(head *types.Header) *Cheats {
+	if u := p.unsealed; u != nil && u.base == head.Hash() {
+		return u.cheats
+	}
+	return nil
+}
+
+// setUnsealed replaces the unsealed cheats. p.mu must be held.
+func (p *Preconf) setUnsealed(u *unsealedCheats) {
+	p.viewMu.Lock()
+	p.unsealed = u
+	p.viewMu.Unlock()
+}
+
 // Cheat changes the state of the block in progress after its last pre-confirmed transaction
 // with fn and publishes the result as the next pre-confirmation: `pending` sees the change at
-// once, the sealed block carries it. fn must only change state.
+// once, `latest` too (View.Cheats: the sealed head's state with the unsealed cheats applied),
+// and the sealed block carries it. fn must only set values (Cheats).
+//
+// Why an overlay of `latest` rather than a block of its own per cheat: a suite that sets code
+// or a balance and then counts blocks or compares timestamps expects no block to appear, as
+// none does on anvil or Hardhat; and the sealed chain stays what its blocks say, since the
+// cheats reach it only inside the next sealed block (written as executed).
 func (d *Dev) Cheat(ctx context.Context, fn func(*state.StateDB)) (*Snapshot, error) {
 	p := d.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// The cheats sit on top of the sealed head: the block being written must be it first.
+	if err := p.settleLocked(true); err != nil {
+		return nil, err
+	}
 	w := p.work
 	if w == nil {
 		return nil, ErrNoBlock
 	}
-	fn(w.state)
-	w.state.Finalise(false) // keep an account that has only storage
-	w.cheats = append(w.cheats, stateCheat{at: len(w.txs), fn: fn})
+	w.cheat(fn)
+	var fns []func(*state.StateDB)
+	if old := p.unsealedOn(w.parent); old != nil {
+		fns = append(fns, old.fns...)
+	}
+	fns = append(fns, fn)
+	p.setUnsealed(&unsealedCheats{base: w.parent.Hash(), cheats: &Cheats{fns: fns}}) // published with the pre-confirmation below
 	return p.publishLocked(ctx, len(w.txs), PublishOptions{})
+}
+
+// Cheats returns the cheats no sealed block carries yet, in order: what evm_snapshot saves
+// besides the sealed head.
+func (d *Dev) Cheats() (*Cheats, error) {
+	p := d.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.settleLocked(true); err != nil {
+		return nil, err
+	}
+	return p.unsealedOn(p.chain.Head()), nil
 }
 
 // Attributes returns the attributes the block in progress was opened with; ok is false when
@@ -155,18 +230,26 @@ func (w *work) cheat(fn func(*state.StateDB)) {
 // Rewind abandons the block in progress, its pre-confirmed logs retracted to the OnRetract
 // listeners (a Retraction without Block), and takes the chain back to block number
 // (chain.Chain.Rewind: the dropped blocks' logs reach the chain's listeners as removed).
-// `pending` means the sealed head until the next Open.
-func (d *Dev) Rewind(number uint64) error {
-	d.drop()
-	return d.p.chain.Rewind(number)
-}
-
-// drop abandons the block in progress: its pre-confirmed logs are retracted to the OnRetract
-// listeners and `pending` means the sealed head.
-func (d *Dev) drop() {
+// cheats become the unsealed cheats on top of it (evm_revert restores those its snapshot
+// saved): `latest` sees them in the View that has the rewound head, and the next Open applies
+// them to the block it opens. `pending` means the sealed head until then.
+func (d *Dev) Rewind(number uint64, cheats *Cheats) error {
 	p := d.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	d.dropLocked()
+	var u *unsealedCheats
+	if cheats.Len() > 0 {
+		u = &unsealedCheats{base: p.chain.CanonicalHash(number), cheats: cheats}
+	}
+	p.setUnsealed(u)
+	return p.chain.Rewind(number)
+}
+
+// dropLocked abandons the block in progress: its pre-confirmed logs are retracted to the
+// OnRetract listeners and `pending` means the sealed head. p.mu must be held.
+func (d *Dev) dropLocked() {
+	p := d.p
 	p.settleLocked(true) // `pending` becomes the sealed head: the last sealed block, written
 	w, last := p.work, p.last
 	p.work, p.last = nil, nil
@@ -213,6 +296,10 @@ func (d *Dev) SealWith(ctx context.Context, txs []*types.Transaction) (*types.Bl
 	if err != nil {
 		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
 	}
+	// The unsealed cheats come first, as `latest` showed them: on the parent's state.
+	for _, c := range w.cheats {
+		fresh.cheat(c.fn)
+	}
 	for _, tx := range txs {
 		fresh.apply(ctx, tx) // a transaction that fails is left out, and retracted
 	}
@@ -230,6 +317,9 @@ func (d *Dev) SealWith(ctx context.Context, txs []*types.Transaction) (*types.Bl
 	}
 	if err := p.chain.WriteExecuted(block, fresh.receipts, fresh.state); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
+	}
+	if p.unsealed != nil {
+		p.setUnsealed(nil) // the block carries them
 	}
 	return block, nil
 }

@@ -71,7 +71,7 @@ func TestDevRewind(t *testing.T) {
 	preconfirm("b", 1)
 	var got []*preconf.Retraction
 	p.OnRetract(func(r *preconf.Retraction) { got = append(got, r) })
-	if err := p.Dev().Rewind(0); err != nil {
+	if err := p.Dev().Rewind(0, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].Block != nil || len(got[0].Removed) != 1 || string(got[0].Removed[0].Data) != "b" || !got[0].Removed[0].Removed || len(got[0].Dropped) != 1 {

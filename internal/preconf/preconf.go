@@ -78,6 +78,10 @@ type Preconf struct {
 	view    atomic.Pointer[View] // never nil; view.go
 	viewMu  sync.Mutex           // serialises the stores to view; guards sealing
 	sealing *Snapshot            // the block SealAsync sealed, until it is durable (sealasync.go)
+	// unsealed are the dev chain's state cheats no sealed block carries yet, on top of the
+	// sealed block they were made on (dev.go); nil on every other chain. Changed under mu
+	// and viewMu, read under either.
+	unsealed *unsealedCheats
 
 	mu        sync.Mutex // serialises writers; guards the fields below
 	work      *work      // the mutable block in progress; nil between blocks
@@ -152,6 +156,11 @@ func (p *Preconf) Open(ctx context.Context, attrs Attributes, opts PublishOption
 	}
 	if err := w.applyOpening(ctx); err != nil {
 		return nil, fmt.Errorf("open block %d: %w", attrs.Number, err)
+	}
+	if u := p.unsealed; u != nil && u.base == parent.Hash() { // a dev chain's restored cheats (dev.go)
+		for _, fn := range u.cheats.fns {
+			w.cheat(fn)
+		}
 	}
 	p.work = w
 	return p.publishLocked(ctx, 0, opts)
@@ -248,6 +257,9 @@ func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
 	p.work, p.last = nil, nil
+	if p.unsealed != nil {
+		p.setUnsealed(nil) // the block carries them; the View that names it Latest left them out
+	}
 	return block, nil
 }
 

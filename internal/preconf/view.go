@@ -52,6 +52,12 @@ type View struct {
 	// Sealing when set, else on Latest; nil when nothing is pre-confirmed on top of them
 	// (then `pending` means Latest).
 	Pending *Snapshot
+	// Cheats are the dev chain's state cheats that no sealed block carries yet (Dev.Cheat):
+	// every read of Latest's state applies them on top of it (Cheats.Apply), so that a cheat
+	// is visible at `latest` at once, as on anvil and Hardhat, and the block that seals them
+	// becomes Latest in the same View that drops them. Empty on every other chain. Unlike
+	// Pending, the standard endpoint keeps them.
+	Cheats *Cheats
 }
 
 // Preconfirmed returns the pre-confirmed block (Pending, else Sealing) that holds the
@@ -111,6 +117,7 @@ func (p *Preconf) publishViewLocked(snap *Snapshot) {
 			p.sealing = nil // written (the Heads name it), or the write failed
 		case snap == s:
 			v.Pending = s // the next block has not opened yet
+			v.Cheats = p.unsealedOn(heads.Latest)
 			p.view.Store(&v)
 			return
 		default:
@@ -120,6 +127,7 @@ func (p *Preconf) publishViewLocked(snap *Snapshot) {
 	if buildsOn(snap, base) {
 		v.Pending = snap
 	}
+	v.Cheats = p.unsealedOn(heads.Latest)
 	p.view.Store(&v)
 }
 

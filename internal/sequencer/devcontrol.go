@@ -18,11 +18,12 @@ import (
 
 // The dev chain's mining and time controls and state cheats (internal/devapi): they change
 // the block in progress through preconf's dev controls (preconf.Dev) under the sequencer's
-// lock, so no timer tick interleaves. A state cheat applies to the block in progress at once
-// (preconf.Dev.Cheat); a new timestamp or base fee rebuilds it (preconf.Dev.Rebuild): its
-// pre-confirmed transactions are executed again, results that change are retracted, and on an
-// OP Stack chain its L1-attributes deposit is made again for the new time. Rewind abandons it
-// and takes the chain back (preconf.Dev.Rewind).
+// lock, so no timer tick interleaves. A state cheat applies to the block in progress at once,
+// and to `latest` through the View's unsealed cheats (preconf.Dev.Cheat); a new timestamp or
+// base fee rebuilds it (preconf.Dev.Rebuild): its pre-confirmed transactions are executed
+// again, results that change are retracted, and on an OP Stack chain its L1-attributes deposit
+// is made again for the new time. Rewind abandons it and takes the chain back
+// (preconf.Dev.Rewind).
 
 // MaxMine is the most blocks one Mine call seals.
 const MaxMine = 10_000
@@ -34,17 +35,27 @@ var ErrTimestamp = errors.New("timestamp must be after the parent block's")
 type devClock struct {
 	offset   int64           // seconds added to the wall clock for block timestamps
 	next     uint64          // the timestamp of the next block to open; 0 means none
+	increase uint64          // seconds evm_increaseTime added since the block in progress opened
+	exact    bool            // the block in progress has the timestamp evm_setNextBlockTimestamp set
 	baseFee  *big.Int        // the base fee of the next block to open; nil means the protocol's
 	coinbase *common.Address // the fee recipient of every block from now on; nil means the configured one
 }
 
 // nextTimeLocked is the timestamp of a block opening on head: the wall clock plus the offset
-// (or the one-off next timestamp), in whole seconds, after head's. s.mu must be held.
+// (or the one-off next timestamp), in whole seconds, after head's. As anvil does, once a
+// block with a set timestamp (evm_setNextBlockTimestamp) is sealed the clock goes on from it:
+// the offset becomes its timestamp minus the wall clock, whatever was added to it meanwhile.
+// s.mu must be held.
 func (s *Sequencer) nextTimeLocked(head *types.Header) uint64 {
-	ts := s.cfg.Now().Unix() + s.clock.offset
+	now := s.cfg.Now().Unix()
+	if s.clock.exact {
+		s.clock.offset, s.clock.exact = int64(head.Time)-now, false
+	}
+	ts := now + s.clock.offset
 	if s.clock.next != 0 {
 		ts, s.clock.next = int64(s.clock.next), 0
 	}
+	s.clock.increase = 0 // the sealed block's; the offset carries them on
 	if ts <= int64(head.Time) {
 		return head.Time + 1
 	}
@@ -118,12 +129,22 @@ func (s *Sequencer) SetNextTimestamp(ctx context.Context, ts uint64) (*preconf.S
 		return nil, fmt.Errorf("%w: %d is not after block %d's %d", ErrTimestamp, ts, head.Number.Uint64(), head.Time)
 	}
 	s.clock.offset = int64(ts) - s.cfg.Now().Unix()
-	return s.rebuildLocked(ctx, ts, nil)
+	s.clock.increase = 0
+	snap, err := s.rebuildLocked(ctx, ts, nil)
+	if err == nil {
+		s.clock.exact = true
+	}
+	return snap, err
 }
 
 // IncreaseTime moves the clock seconds ahead (evm_increaseTime) and rebuilds the block in
-// progress at seconds after the sealed head, so that it seals that long after its parent.
-// It returns the clock's total offset.
+// progress at the sum of the increases made since it opened after the sealed head, so that
+// it seals that long after its parent: two increases back to back add up, and a pause between
+// them changes nothing (the block's timestamp does not follow the wall clock once it is open;
+// the blocks after it do, from the new offset). When the block in progress has a timestamp
+// set by evm_setNextBlockTimestamp it keeps it, as on anvil (and Hardhat): the offset changes,
+// and the clock goes on from that timestamp once the block is sealed (nextTimeLocked). It
+// returns the clock's total offset.
 func (s *Sequencer) IncreaseTime(ctx context.Context, seconds uint64) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -133,12 +154,18 @@ func (s *Sequencer) IncreaseTime(ctx context.Context, seconds uint64) (int64, er
 	if seconds == 0 {
 		return s.clock.offset, nil
 	}
-	if err := s.denimTimeLocked(s.chain.Head().Time + seconds); err != nil {
+	if s.clock.exact {
+		s.clock.offset += int64(seconds)
+		return s.clock.offset, nil
+	}
+	head := s.chain.Head()
+	ts := head.Time + s.clock.increase + seconds
+	if err := s.denimTimeLocked(ts); err != nil {
 		return s.clock.offset, err
 	}
 	s.clock.offset += int64(seconds)
-	head := s.chain.Head()
-	if _, err := s.rebuildLocked(ctx, head.Time+seconds, nil); err != nil {
+	s.clock.increase += seconds
+	if _, err := s.rebuildLocked(ctx, ts, nil); err != nil {
 		return s.clock.offset, err
 	}
 	return s.clock.offset, nil
@@ -246,7 +273,7 @@ func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.I
 }
 
 // Cheat changes the state of the block in progress with fn now (anvil_setBalance and the
-// other state cheats): `pending` sees it at once, the sealed block carries it.
+// other state cheats): `pending` and `latest` see it at once, the sealed block carries it.
 func (s *Sequencer) Cheat(ctx context.Context, fn func(*state.StateDB)) (*preconf.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -260,8 +287,10 @@ func (s *Sequencer) Cheat(ctx context.Context, fn func(*state.StateDB)) (*precon
 
 // Rewind abandons the block in progress (its pre-confirmed logs retracted), takes the chain
 // back to block number (the dropped blocks' logs sent as removed), sets the clock offset and
-// opens the next block (evm_revert, anvil_reset). The pool keeps what it holds.
-func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64) error {
+// opens the next block with cheats, the state cheats no sealed block carries (evm_revert
+// restores those its snapshot saved; anvil_reset none): `latest` and `pending` see them as
+// they saw them then. The pool keeps what it holds.
+func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64, cheats *preconf.Cheats) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.settleLocked(); err != nil {
@@ -270,7 +299,7 @@ func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64) err
 	if number > s.chain.Head().Number.Uint64() {
 		return fmt.Errorf("rewind to block %d: the head is %d", number, s.chain.Head().Number.Uint64())
 	}
-	err := s.dev.Rewind(number)
+	err := s.dev.Rewind(number, cheats)
 	s.clock = devClock{offset: offset, coinbase: s.clock.coinbase}
 	if oerr := s.openLocked(ctx); oerr != nil {
 		err = errors.Join(err, oerr)
