@@ -52,6 +52,14 @@ type View struct {
 	// Sealing when set, else on Latest; nil when nothing is pre-confirmed on top of them
 	// (then `pending` means Latest).
 	Pending *Snapshot
+	// Forecast marks a view without a block in progress whose `pending` is the next block as
+	// forecast (decisions.md): internal/api's standard endpoint sets it, and so does a chain
+	// without pre-confirmations. Next is then the block the writer builds on Latest (Sealing,
+	// else Pending), whose number, time, base fee and the rest of the header the forecast
+	// takes, without its transactions and on Latest's state; nil when the view does not know
+	// it (the forecast is then made from Latest alone).
+	Forecast bool
+	Next     *Snapshot
 }
 
 // Preconfirmed returns the pre-confirmed block (Pending, else Sealing) that holds the
