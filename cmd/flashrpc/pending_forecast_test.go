@@ -32,7 +32,8 @@ func TestStandardPendingForecast(t *testing.T) {
 
 func testStandardPendingForecast(t *testing.T, chainType string) {
 	ctx := context.Background()
-	tn := startTestNode(t, testOptionsOf(t.TempDir(), chainType))
+	dir := t.TempDir()
+	tn := startTestNode(t, testOptionsOf(dir, chainType))
 	key := testOptionsAccounts(t)[0]
 	from := addressOf(key)
 	chainID, err := tn.std.ChainID(ctx)
@@ -142,6 +143,23 @@ func testStandardPendingForecast(t *testing.T, chainType string) {
 	var re gethrpc.Error
 	if !errors.As(err, &re) || re.ErrorCode() != -32601 || !strings.Contains(err.Error(), "pre-confirmed endpoint") {
 		t.Fatalf("standard endpoint: eth_simulateV1: %v, want -32601 naming the pre-confirmed endpoint", err)
+	}
+
+	// serve has no pre-confirmations: `pending` is the next block as forecast on both
+	// endpoints, made from the head alone.
+	tn.stop()
+	std, pre := serveForTest(t, dir)
+	for _, url := range []string{std, pre} {
+		cl, err := gethrpc.DialContext(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		number, ts := callBlockInfo(t, cl, contract, "pending")
+		if number != sealed.Number.Uint64()+1 || ts != sealed.Time+1 {
+			t.Fatalf("serve %s: pending block.number %d, timestamp %d; want %d, %d", url, number, ts, sealed.Number.Uint64()+1, sealed.Time+1)
+		}
+		checkForecastBlock(t, cl, sealed, sealed.Time+1)
 	}
 }
 
