@@ -60,6 +60,9 @@ func parseDev(args []string, stdout, stderr io.Writer) (*devOptions, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
+	if err := o.codeSize.check(); err != nil {
+		return nil, err
+	}
 	o.given = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
 	if err := o.fork.check(o.given); err != nil {
@@ -114,6 +117,7 @@ func (o *devOptions) config(logger *slog.Logger) node.DevConfig {
 		},
 		Accounts: o.accounts, Mnemonic: o.mnemonic,
 		BlockTime: o.blockTime, PreconfInterval: o.preconfInterval,
+		NoCodeSizeLimit: o.codeSize.lifted(),
 	}
 }
 

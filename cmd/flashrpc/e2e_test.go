@@ -86,7 +86,8 @@ func testPreconfirmedThenSealed(t *testing.T, chainType string) {
 		t.Fatalf("standard endpoint transaction before sealing: %v, want not found", err)
 	}
 
-	// The standard endpoint sees nothing before sealing, `pending` included.
+	// The standard endpoint sees nothing before sealing, `pending` included (the next block as
+	// forecast: latest's state, no transactions).
 	if _, err := tn.std.TransactionReceipt(ctx, deploy.Hash()); !errors.Is(err, ethereum.NotFound) {
 		t.Fatalf("standard endpoint receipt before sealing: %v, want not found", err)
 	}
@@ -96,8 +97,8 @@ func testPreconfirmedThenSealed(t *testing.T, chainType string) {
 	if bal, err := tn.std.BalanceAt(ctx, recipient, pendingTag); err != nil || bal.Sign() != 0 {
 		t.Fatalf("standard endpoint pending balance before sealing: %v %v", bal, err)
 	}
-	if b, err := tn.std.BlockByNumber(ctx, pendingTag); err != nil || b.NumberU64() != 0 {
-		t.Fatalf("standard endpoint pending block before sealing: %v", err)
+	if b, err := tn.std.BlockByNumber(ctx, pendingTag); err != nil || b.NumberU64() != 1 || len(b.Transactions()) != 0 {
+		t.Fatalf("standard endpoint pending block before sealing: %v, want block 1 as forecast, without transactions", err)
 	}
 	preHash := block.Hash()
 

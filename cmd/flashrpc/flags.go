@@ -130,8 +130,9 @@ type devOptions struct {
 	mnemonic        string
 	feed            node.Feed // feed.go
 	feedFormat      string
-	fork            forkFlags // fork.go
-	chainFlags                // chaintype.go
+	fork            forkFlags     // fork.go
+	chainFlags                    // chaintype.go
+	codeSize        codeSizeFlags // codesize.go
 }
 
 func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
@@ -146,6 +147,7 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	registerFeed(fs, &o.feed)
 	fs.StringVar(&o.feedFormat, "feed.format", "", "wire format of the feed: \"base\", Base's flashblocks (every diff carries the partial block's state root and hash), or \"subblocks\", OP's (zero roots; metadata carries receipts and balances) (default: the --network's format, OP Mainnet's subblocks, Unichain's base; base without --network)")
 	o.fork.register(fs)
+	o.codeSize.register(fs)
 	fs.StringVar(&o.API.ClientVersion, "client-version", "", "web3_clientVersion's answer (default: flashrpc/<version>/…); Hardhat's network helpers need one starting with \"anvil\" or \"HardhatNetwork\"")
 	fs.StringVar(&o.mnemonic, "mnemonic", "", "BIP-39 mnemonic the dev accounts derive from (default: the well-known test mnemonic \"test test … junk\")")
 	return fs, o

@@ -1,8 +1,9 @@
 // Package api is the JSON-RPC endpoint: the eth_, net_, web3_ and debug_ methods, assembled
 // from the packages below it, one per concern. The standard and the pre-confirmed endpoint
 // are two configurations of one API: on the pre-confirmed endpoint the `pending` tag means
-// the block in progress (the newest preconf snapshot), on the standard endpoint the sealed
-// head (decisions.md). The dev chain's own methods (dev_, anvil_, hardhat_, evm_, txpool_,
+// the block in progress (the newest preconf snapshot), on the standard endpoint the next
+// block as forecast: the sealed head's state in the context of the block after it, without
+// transactions (decisions.md; core's forecast.go). The dev chain's own methods (dev_, anvil_, hardhat_, evm_, txpool_,
 // the dev accounts) are internal/devapi's, added to an endpoint's method table through
 // Config.Extend.
 //

@@ -61,6 +61,10 @@ type Config struct {
 	// its parent's timestamp (oprollup.HeaderRules). The chain does not store it: open the
 	// chain with the same value every time.
 	Denim *uint64
+	// NoCodeSizeLimit lifts EIP-170's and EIP-3860's code-size limits from every EVM of the
+	// chain (oprollup.LiftCodeSizeLimits): a dev chain's option (--disable-code-size-limit).
+	// The chain does not store it: a chain opened without it runs the limits again.
+	NoCodeSizeLimit bool
 }
 
 // ErrNoChain is Open's error for a database that holds no chain when Config.Genesis is nil.
@@ -147,6 +151,9 @@ func Open(cfg Config) (*Chain, error) {
 	bc, err := core.NewBlockChain(c.db, genesis, c.engine, bcConfig)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
+	}
+	if cfg.NoCodeSizeLimit {
+		oprollup.LiftCodeSizeLimits(bc.Config())
 	}
 	applyRules(bc, cfg.Denim) // rules.go: the forks op-geth does not run, before any block executes
 	c.bc = bc

@@ -14,9 +14,10 @@ import (
 // applyRules makes bc run the rules op-geth lacks (internal/oprollup), once the chain's
 // configuration is known and before any block is inserted:
 //
-//   - blocks execute with the precompiles every other EVM of flashrpc runs (Azul's and
-//     Karst's Osaka MODEXP and P256VERIFY, Karst's bn256Pairing cap), through the hook of
-//     the BlockChain's own vm.Config;
+//   - blocks execute with the vm.Config every other EVM of flashrpc runs (oprollup.VMConfig:
+//     Azul's and Karst's Osaka MODEXP and P256VERIFY, Karst's bn256Pairing cap, and no
+//     code-size limits on a dev chain opened with Config.NoCodeSizeLimit), installed in the
+//     BlockChain's own vm.Config;
 //   - on an OP Stack chain, block bodies are validated without Osaka's EIP-7934 block size
 //     limit, which neither Azul nor Karst has (oprollup.BodyRules): go-ethereum's validator
 //     is replaced by one that checks bodies with that configuration. BlockChain offers no
@@ -29,7 +30,8 @@ import (
 //     the millisecond time 200 after the parent's), and the BaseTime deposit must succeed.
 func applyRules(bc *core.BlockChain, denim *uint64) {
 	config := bc.Config()
-	bc.GetVMConfig().PrecompileOverrides = oprollup.PrecompileOverrides(config)
+	vmc := bc.GetVMConfig()
+	*vmc = oprollup.VMConfig(config, *vmc)
 	body := oprollup.BodyRules(config)
 	if body == config && (denim == nil || !config.IsOptimism()) {
 		return

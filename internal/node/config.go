@@ -120,6 +120,9 @@ type DevConfig struct {
 	PreconfInterval time.Duration
 	// Fork, with a URL, makes the chain a fork of that upstream.
 	Fork Fork
+	// NoCodeSizeLimit lifts EIP-170's and EIP-3860's code-size limits on the chain, forked or
+	// not (chain.Config.NoCodeSizeLimit; anvil's --disable-code-size-limit).
+	NoCodeSizeLimit bool
 
 	network *networks.Network   // Network's, resolved by StartDev
 	rules   *params.ChainConfig // a new chain's rules as of now, with Network

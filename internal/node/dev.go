@@ -184,7 +184,7 @@ func (n *Dev) funded() []common.Address {
 // forkSpec returns what the fork fc is opened from in dataDir (a fork writes its own block 0:
 // no genesis).
 func (n *Dev) forkSpec(dataDir string, fc *fork.Config) chainSpec {
-	return chainSpec{chain: chain.Config{DataDir: dataDir, CacheMB: n.cfg.DBCacheMB, Logger: n.log}, fork: fc}
+	return chainSpec{chain: chain.Config{DataDir: dataDir, CacheMB: n.cfg.DBCacheMB, Logger: n.log, NoCodeSizeLimit: n.cfg.NoCodeSizeLimit}, fork: fc}
 }
 
 // forkConfig returns the chain's fork configuration of f, nil without a URL.

@@ -57,7 +57,7 @@ func devGenesis(cfg *DevConfig, funded []common.Address) *core.Genesis {
 // what it was opened from.
 func openDevChain(cfg *DevConfig, funded []common.Address, logger *slog.Logger) (*chain.Chain, chainSpec, error) {
 	if cfg.DataDir != "" {
-		spec := chainSpec{chain: chain.Config{DataDir: cfg.DataDir, CacheMB: cfg.DBCacheMB, Logger: logger, Impersonation: true, Preimages: true}}
+		spec := chainSpec{chain: chain.Config{DataDir: cfg.DataDir, CacheMB: cfg.DBCacheMB, Logger: logger, Impersonation: true, Preimages: true, NoCodeSizeLimit: cfg.NoCodeSizeLimit}}
 		c, err := spec.open(context.Background())
 		switch {
 		case err == nil:
@@ -76,7 +76,7 @@ func openDevChain(cfg *DevConfig, funded []common.Address, logger *slog.Logger) 
 		}
 	}
 	g := devGenesis(cfg, funded)
-	spec := chainSpec{chain: chain.Config{DataDir: cfg.DataDir, Genesis: g, CacheMB: cfg.DBCacheMB, Logger: logger, Impersonation: true, Preimages: true}}
+	spec := chainSpec{chain: chain.Config{DataDir: cfg.DataDir, Genesis: g, CacheMB: cfg.DBCacheMB, Logger: logger, Impersonation: true, Preimages: true, NoCodeSizeLimit: cfg.NoCodeSizeLimit}}
 	c, err := chain.Open(spec.chain)
 	if err != nil {
 		return nil, spec, err

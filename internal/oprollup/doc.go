@@ -21,6 +21,8 @@
 //     go-ethereum's Osaka MODEXP and P256VERIFY over op-geth's Jovian ones and, under Karst,
 //     a bn256Pairing capped at 57,600 bytes; and the body rules without EIP-7934's block size
 //     limit (BodyRules);
+//   - a dev chain's lifted code-size limits (codesize.go): LiftCodeSizeLimits marks a chain's
+//     configuration, and VMConfig turns off EIP-170's and EIP-3860's limits for its EVMs;
 //   - Denim, Base's 200 ms blocks (denim.go): the BaseTime deposit every Denim block carries as
 //     transaction 1 (BaseTimeDeposit), the millisecond time (Tms = 1000 × timestamp + part,
 //     NextDenimTime, DenimActivationBlock), the body rules a Denim block is checked with
@@ -34,7 +36,8 @@
 //     the genesis data's own OP Predeploy Proxy at 0x4200…0030.
 //
 // Concurrency: everything here is a pure function or immutable after construction, and safe
-// for concurrent use.
+// for concurrent use; the one shared state, the set of configurations LiftCodeSizeLimits
+// marked, is a sync.Map.
 //
 // Imports: go-ethereum (op-geth) and internal/networks only.
 package oprollup

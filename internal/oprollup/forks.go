@@ -120,10 +120,14 @@ func Precompiles(config *params.ChainConfig, rules params.Rules) vm.PrecompiledC
 	return active
 }
 
-// VMConfig returns cfg with the precompile overrides of a chain with config installed: the
-// one way flashrpc builds the vm.Config of an EVM.
+// VMConfig returns cfg with the precompile overrides of a chain with config installed, and
+// without the code-size limits when config is marked by LiftCodeSizeLimits (codesize.go):
+// the one way flashrpc builds the vm.Config of an EVM.
 func VMConfig(config *params.ChainConfig, cfg vm.Config) vm.Config {
 	cfg.PrecompileOverrides = PrecompileOverrides(config)
+	if CodeSizeLimitsLifted(config) {
+		cfg.NoMaxCodeSize = true
+	}
 	return cfg
 }
 

@@ -58,6 +58,14 @@ type View struct {
 	// becomes Latest in the same View that drops them. Empty on every other chain. Unlike
 	// Pending, the standard endpoint keeps them.
 	Cheats *Cheats
+	// Forecast marks a view without a block in progress whose `pending` is the next block as
+	// forecast (decisions.md): internal/api's standard endpoint sets it, and so does a chain
+	// without pre-confirmations. Next is then the block the writer builds on Latest (Sealing,
+	// else Pending), whose number, time, base fee and the rest of the header the forecast
+	// takes, without its transactions and on Latest's state; nil when the view does not know
+	// it (the forecast is then made from Latest alone).
+	Forecast bool
+	Next     *Snapshot
 }
 
 // Preconfirmed returns the pre-confirmed block (Pending, else Sealing) that holds the

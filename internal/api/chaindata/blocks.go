@@ -30,6 +30,8 @@ func (a *API) GetBlockByNumber(ctx context.Context, v preconf.View, p rpc.Params
 		return nil, err
 	case snap != nil:
 		return a.PendingBlockJSON(snap, fullTx), nil
+	case core.IsForecastNumber(v, n):
+		return a.ForecastBlockJSON(v, fullTx), nil // no block in progress: the next block as forecast
 	case h == nil:
 		return core.Null, nil
 	case h == v.Latest:

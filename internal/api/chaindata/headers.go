@@ -35,6 +35,8 @@ func (a *API) GetHeaderByNumber(ctx context.Context, v preconf.View, p rpc.Param
 		return nil, err
 	case snap != nil:
 		return json.RawMessage(ethjson.AppendHeader(nil, snap.Header())), nil
+	case core.IsForecastNumber(v, n):
+		return json.RawMessage(ethjson.AppendHeader(nil, a.Forecast(v))), nil // the next block as forecast
 	case h == nil:
 		return core.Null, nil
 	}

@@ -7,6 +7,8 @@
 //     state a new transaction is validated against (PoolView).
 //   - Block resolution and state reads against a view (resolve.go), with the cached state of
 //     the sealed head (headstate.go).
+//   - The next block as forecast (forecast.go): `pending` on a view that shows no block in
+//     progress (the standard endpoint's, serve mode's), for execution and the pending block.
 //   - The pre-encoded blocks (blockjson.go: the sealed head and the block in progress,
 //     encoded once per change), transactions and receipts (txjson.go), which the read
 //     methods and the events both answer with.

@@ -218,6 +218,10 @@ func ErrRewardPercentileOrder(i int, prev, pct float64) error {
 // have, with go-ethereum's text (-32000).
 var ErrFeeBlockUnavailable = errors.New("requested block is not available")
 
+// ErrSimulateStandard is eth_simulateV1's answer on the standard endpoint (-32601, as for a
+// method it does not serve), naming the endpoint that serves it (decisions.md).
+var ErrSimulateStandard = rpc.NewError(rpc.CodeMethodNotFound, "the method eth_simulateV1 does not exist/is not available on the standard endpoint: it is served on the pre-confirmed endpoint")
+
 // Transactions.
 
 // ErrNoTxPool answers a transaction sent to a node without a pool.

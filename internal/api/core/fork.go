@@ -68,8 +68,11 @@ func (c *Core) Discover(ctx context.Context, v preconf.View, b gethrpc.BlockNumb
 		return true, err
 	}
 	base, header := h, h
-	if snap != nil {
+	switch {
+	case snap != nil:
 		base, header = snap.Parent, snap.Header() // the block in progress reads its parent
+	case base != nil && IsForecast(v, b):
+		header = c.Forecast(v) // the next block as forecast reads Latest (forecast.go)
 	}
 	if base == nil {
 		return true, ErrHeaderNotFound

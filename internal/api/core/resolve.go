@@ -18,7 +18,9 @@ import (
 
 // HeaderByNumber resolves a number or tag against v to a sealed header, or to the snapshot
 // of the block in progress (then the header is nil: Snapshot.Header copies it, and few callers
-// need it). A block that is missing, or sealed after v, gives (nil, nil, nil), except for safe
+// need it). `pending` without a block in progress resolves to Latest, whose state the
+// forecast of the next block reads; the methods that answer with the next block's context
+// ask for it (IsForecast, Forecast). A block that is missing, or sealed after v, gives (nil, nil, nil), except for safe
 // and finalized, which are errors as in go-ethereum.
 func (c *Core) HeaderByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Header, *preconf.Snapshot, error) {
 	switch n {
@@ -142,7 +144,8 @@ func (c *Core) ReadState(ctx context.Context, v preconf.View, b gethrpc.BlockNum
 }
 
 // StateAndHeader returns a private state copy and the header to execute on, for eth_call,
-// eth_estimateGas and eth_simulateV1, resolved against v.
+// eth_estimateGas, eth_simulateV1 and debug_traceCall, resolved against v: for `pending`
+// without a block in progress, Latest's state and the forecast header (forecast.go).
 func (c *Core) StateAndHeader(v preconf.View, b gethrpc.BlockNumberOrHash) (*state.StateDB, *types.Header, error) {
 	h, snap, err := c.HeaderByNumberOrHash(v, b)
 	if err != nil {
@@ -160,6 +163,9 @@ func (c *Core) StateAndHeader(v preconf.View, b gethrpc.BlockNumberOrHash) (*sta
 	}
 	if h == v.Latest {
 		v.Cheats.Apply(st) // a dev chain's cheats no block carries yet
+	}
+	if IsForecast(v, b) {
+		return st, c.Forecast(v), nil
 	}
 	return st, h, nil
 }

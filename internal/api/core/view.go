@@ -1,12 +1,7 @@
 package core
 
 import (
-	"math/big"
-
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/state"
-	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/txpool"
@@ -35,15 +30,22 @@ import (
 
 // View returns this endpoint's view now: on the pre-confirmed endpoint preconf's newest View,
 // on the standard endpoint the same without the block in progress nor the sealed block the
-// chain is still writing (there `pending` is the sealed head, and a block shows once
-// durable), and without a Preconf (serve mode) the chain's Heads. One atomic load; the View
+// chain is still writing (a block shows once durable), keeping the block after Latest as
+// View.Next (there `pending` is the next block as forecast: forecast.go), and without a
+// Preconf (serve mode) the chain's Heads. One atomic load; the View
 // is copied, not allocated.
 func (c *Core) View() preconf.View {
 	if c.Pre == nil {
-		return preconf.SealedView(c.Chain.Heads())
+		v := preconf.SealedView(c.Chain.Heads())
+		v.Forecast = true // no pre-confirmations: `pending` is the next block on both endpoints
+		return v
 	}
 	v := *c.Pre.View()
 	if !c.Pending {
+		v.Forecast, v.Next = true, v.Sealing // the block after Latest, whose context `pending` forecasts (forecast.go)
+		if v.Next == nil {
+			v.Next = v.Pending
+		}
 		v.Sealing, v.Pending = nil, nil
 	}
 	return v
@@ -67,12 +69,7 @@ func (c *Core) PoolView(v preconf.View) txpool.View {
 		return txpool.StateView(c.ChainConfig, snap.Header(), read)
 	}
 	head := v.Latest
-	next := &types.Header{
-		Number:   new(big.Int).Add(head.Number, common.Big1),
-		Time:     head.Time + 1,
-		GasLimit: head.GasLimit,
-		BaseFee:  eip1559.CalcBaseFee(c.ChainConfig, head, head.Time+1),
-	}
+	next := c.nextHeader(head)
 	st, err := c.Chain.StateAt(head)
 	if err != nil { // the head's state is always there (archive mode); fail closed if not
 		return txpool.StateView(c.ChainConfig, next, func(func(*state.StateDB)) {})
