@@ -3,9 +3,11 @@
 // builds ./cmd/flashrpc as ../run.mjs does (or uses FLASHRPC_BIN), compiles the contracts with
 // the npm package solc (offline), then for each endpoint starts a fresh node
 // `flashrpc dev --client-version anvil/flashrpc --chain-type l1 --chain-id 31337` on the default
-// timing, turns automine on (evm_setAutomine(true)) and runs the tests against it. It prints
-// mocha's output, a line `hardhat <endpoint>: N passed, M failed` per endpoint and
-// `hardhat: N passed, M failed`, and exits 1 on any failure.
+// timing, turns automine on (evm_setAutomine(true)) and runs the tests against it. First it runs
+// them on Hardhat's own in-process network, the behaviour they are written against: a failure
+// there is a wrong test, not a node bug. It prints mocha's output, a line
+// `hardhat <target>: N passed, M failed` per run and `hardhat: N passed, M failed`, and exits 1
+// on any failure.
 //
 //   npm ci && node run.mjs
 import { spawn, spawnSync } from 'node:child_process';
@@ -39,6 +41,16 @@ if (!unlimited) {
   failed++;
 }
 
+{
+  console.log('\nhardhat: reference run on the in-process Hardhat network');
+  const r = await mocha('hardhat', {
+    FLASHRPC_CODE_SIZE_UNLIMITED: '1',
+  });
+  console.log(`hardhat reference: ${r.passed} passed, ${r.failed} failed`);
+  passed += r.passed;
+  failed += r.failed;
+}
+
 for (const [endpoint, key] of [
   ['standard', 'std'],
   ['pre-confirmed', 'pre'],
@@ -51,7 +63,10 @@ for (const [endpoint, key] of [
     const url = node[key];
     if ((await node.rpc(url, 'evm_setAutomine', [true])) !== true) throw new Error('evm_setAutomine(true) did not answer true');
     console.log(`\nhardhat: ${endpoint} endpoint ${url} (node log ${node.logPath})`);
-    const r = await mocha(url, unlimited);
+    const r = await mocha('flashrpc', {
+      FLASHRPC_URL: url,
+      FLASHRPC_CODE_SIZE_UNLIMITED: unlimited ? '1' : '0',
+    });
     console.log(`hardhat ${endpoint}: ${r.passed} passed, ${r.failed} failed`);
     passed += r.passed;
     failed += r.failed;
@@ -66,15 +81,14 @@ console.log(`\nhardhat suite: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 console.log(`hardhat: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
 
-// mocha runs `npx hardhat test --network flashrpc` against url, echoes its output and counts
-// mocha's "N passing" / "M failing". A run that ends otherwise than mocha's summary says (a
-// crash before the summary, a nonzero exit without failures) counts as one more failure.
-function mocha(url, unlimited) {
+// mocha runs `npx hardhat test --network <network>` with env added, echoes its output and
+// counts mocha's "N passing" / "M failing". A run that ends otherwise than mocha's summary says
+// (a crash before the summary, a nonzero exit without failures) counts as one more failure.
+function mocha(network, env) {
   return new Promise((done) => {
-    const env = { ...process.env, FLASHRPC_URL: url, FLASHRPC_CODE_SIZE_UNLIMITED: unlimited ? '1' : '0' };
-    const p = spawn('npx', ['hardhat', 'test', '--network', 'flashrpc', '--no-compile'], {
+    const p = spawn('npx', ['hardhat', 'test', '--network', network, '--no-compile'], {
       cwd: here,
-      env,
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
