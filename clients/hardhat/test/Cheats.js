@@ -29,7 +29,7 @@ describe("Network helpers' state cheats", function () {
 
   it("sends from an impersonated, funded account", async function () {
     const { token, whale, alice } = await loadFixture(impersonatedWhaleFixture);
-    expect(await ethers.provider.getBalance(WHALE)).to.equal(ethers.parseEther("10000"));
+    expect(await ethers.provider.getBalance(WHALE), "setBalance at latest").to.equal(ethers.parseEther("10000"));
     await expect(token.connect(whale).transfer(alice.address, 1n))
       .to.emit(token, "Transfer")
       .withArgs(WHALE, alice.address, 1n);
@@ -41,20 +41,21 @@ describe("Network helpers' state cheats", function () {
 
   it("sends from the impersonated account again after loadFixture", async function () {
     const { token, whale, alice } = await loadFixture(impersonatedWhaleFixture);
-    expect(await ethers.provider.getBalance(WHALE)).to.equal(ethers.parseEther("10000"));
+    // The fixture's setBalance came after its last transaction: only the snapshot kept it.
     await expect(token.connect(whale).transfer(alice.address, 2n)).to.changeTokenBalances(
       token,
       [whale, alice],
       [-2n, 2n],
     );
+    expect(await ethers.provider.getBalance(WHALE), "balance after a send").to.be.greaterThan(ethers.parseEther("9999"));
   });
 
   it("shows setBalance at latest at once", async function () {
     await loadFixture(impersonatedWhaleFixture);
     const account = ethers.Wallet.createRandom().address;
     await setBalance(account, 12345n);
-    expect(await ethers.provider.getBalance(account)).to.equal(12345n);
-    expect(await ethers.provider.getBalance(account, "pending")).to.equal(12345n);
+    expect(await ethers.provider.getBalance(account, "pending"), "balance at pending").to.equal(12345n);
+    expect(await ethers.provider.getBalance(account), "balance at latest").to.equal(12345n);
   });
 
   it("shows setCode at latest at once and runs it", async function () {
@@ -62,9 +63,10 @@ describe("Network helpers' state cheats", function () {
     const artifact = await artifacts.readArtifact("BoxV2");
     const target = ethers.Wallet.createRandom().address;
     await setCode(target, artifact.deployedBytecode);
-    expect(await ethers.provider.getCode(target)).to.equal(artifact.deployedBytecode);
+    expect(await ethers.provider.getCode(target, "pending"), "code at pending").to.equal(artifact.deployedBytecode);
+    expect(await ethers.provider.getCode(target), "code at latest").to.equal(artifact.deployedBytecode);
     const box = await ethers.getContractAt("BoxV2", target);
-    expect(await box.version()).to.equal(2n);
+    expect(await box.version(), "call at latest").to.equal(2n);
     await expect(box.increment()).to.emit(box, "ValueChanged").withArgs(1n);
   });
 
@@ -72,9 +74,10 @@ describe("Network helpers' state cheats", function () {
     const { token } = await loadFixture(impersonatedWhaleFixture);
     // Slot 0 is totalSupply.
     await setStorageAt(token.target, 0n, 12345n);
-    expect(await token.totalSupply()).to.equal(12345n);
+    expect(await token.totalSupply({ blockTag: "pending" }), "call at pending").to.equal(12345n);
+    expect(await token.totalSupply(), "call at latest").to.equal(12345n);
     await mine();
-    expect(await token.totalSupply()).to.equal(12345n);
+    expect(await token.totalSupply(), "call at latest after mine").to.equal(12345n);
   });
 
   it("takeSnapshot restores the state, as often as asked", async function () {
@@ -99,9 +102,11 @@ describe("Network helpers' state cheats", function () {
     const snapshot = await takeSnapshot();
     await setBalance(account, 1n);
     await snapshot.restore();
-    expect(await ethers.provider.getBalance(account)).to.equal(ethers.parseEther("10000"));
+    const want = ethers.parseEther("10000");
+    expect(await ethers.provider.getBalance(account, "pending"), "balance at pending after restore").to.equal(want);
+    expect(await ethers.provider.getBalance(account), "balance at latest after restore").to.equal(want);
     await mine();
-    expect(await ethers.provider.getBalance(account)).to.equal(ethers.parseEther("10000"));
+    expect(await ethers.provider.getBalance(account), "balance after restore and mine").to.equal(want);
   });
 
   it("refuses the account's sends once impersonation stops", async function () {

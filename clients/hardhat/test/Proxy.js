@@ -47,14 +47,15 @@ describe("UpgradeableProxy (EIP-1967)", function () {
   it("runs the implementation written into its slot with setStorageAt", async function () {
     const { proxy, box, v2 } = await loadFixture(deployProxyFixture);
     await setStorageAt(proxy.target, IMPLEMENTATION_SLOT, ethers.zeroPadValue(v2.target, 32));
-    expect(slotAddress(await getStorageAt(proxy.target, IMPLEMENTATION_SLOT))).to.equal(v2.target);
-    expect(await box.version()).to.equal(2n);
+    expect(slotAddress(await getStorageAt(proxy.target, IMPLEMENTATION_SLOT)), "slot at latest").to.equal(v2.target);
+    expect(await box.version(), "call at latest").to.equal(2n);
     expect(await box.value()).to.equal(7n);
   });
 
   it("takes upgrades from the admin written into its slot with setStorageAt", async function () {
     const { proxy, box, v2, alice } = await loadFixture(deployProxyFixture);
     await setStorageAt(proxy.target, ADMIN_SLOT, ethers.zeroPadValue(alice.address, 32));
+    // hardhat-ethers estimates the send at pending.
     await expect(proxy.connect(alice).upgradeTo(v2.target)).to.emit(proxy, "Upgraded").withArgs(v2.target);
     expect(await box.version()).to.equal(2n);
   });

@@ -68,7 +68,7 @@ describe("Timelock", function () {
     await time.setNextBlockTimestamp(unlockTime);
     // The next block runs at unlockTime: a call at pending sees it, and the estimate that
     // hardhat-ethers makes for the send runs there too.
-    expect(await lock.unlocked({ blockTag: "pending" })).to.equal(true);
+    expect(await lock.unlocked({ blockTag: "pending" }), "unlocked() at pending").to.equal(true);
     await expect(lock.withdraw()).to.emit(lock, "Withdrawal").withArgs(LOCKED, unlockTime);
   });
 
@@ -78,7 +78,7 @@ describe("Timelock", function () {
     await network.provider.send("evm_increaseTime", [1000]);
     await network.provider.send("evm_increaseTime", [1000]);
     await mine();
-    expect(await time.latest()).to.be.at.least(before + 2000);
+    expect(await time.latest(), "the mined block's timestamp").to.be.at.least(before + 2000);
   });
 });
 
@@ -105,9 +105,11 @@ describe("BlockInfo", function () {
     const { info } = await loadFixture(deployBlockInfoFixture);
     await mine(4);
     const head = await time.latestBlock();
-    expect(await info.number()).to.equal(head);
-    expect(await info.number({ blockTag: "pending" })).to.equal(head + 1);
+    expect(await info.number(), "block.number at latest").to.equal(head);
+    expect(await info.number({ blockTag: "pending" }), "block.number at pending").to.equal(head + 1);
     await time.setNextBlockTimestamp((await time.latest()) + 500);
-    expect(await info.timestamp({ blockTag: "pending" })).to.equal((await time.latest()) + 500);
+    expect(await info.timestamp({ blockTag: "pending" }), "block.timestamp at pending").to.equal(
+      (await time.latest()) + 500,
+    );
   });
 });
