@@ -1,13 +1,13 @@
 // run.mjs runs this Hardhat 2 project's tests (`npx hardhat test --network flashrpc`) against
 // each endpoint of a flashrpc dev node, as clients/README.md ("Hardhat project") describes. It
-// builds ./cmd/flashrpc as ../run.mjs does (or uses FLASHRPC_BIN), compiles the contracts with
-// the npm package solc (offline), then for each endpoint starts a fresh node
+// builds ./cmd/flashrpc as ../run.mjs does (or uses FLASHRPC_BIN) and compiles the contracts with
+// the npm package solc (offline). It runs the tests first on Hardhat's own in-process network,
+// the behaviour they are written against (a failure there is a wrong test, not a node bug), then,
+// for each endpoint, starts a fresh node
 // `flashrpc dev --client-version anvil/flashrpc --chain-type l1 --chain-id 31337` on the default
-// timing, turns automine on (evm_setAutomine(true)) and runs the tests against it. First it runs
-// them on Hardhat's own in-process network, the behaviour they are written against: a failure
-// there is a wrong test, not a node bug. It prints mocha's output, a line
-// `hardhat <target>: N passed, M failed` per run and `hardhat: N passed, M failed`, and exits 1
-// on any failure.
+// timing, turns automine on (evm_setAutomine(true)) and runs them against it. It prints mocha's
+// output, a line `hardhat <target>: N passed, M failed` per run and `hardhat: N passed, M failed`,
+// and exits 1 on any failure.
 //
 //   npm ci && node run.mjs
 import { spawn, spawnSync } from 'node:child_process';
