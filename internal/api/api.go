@@ -169,6 +169,8 @@ func (a *API) Service() rpc.Service {
 	}
 	if a.cfg.Pending {
 		m["eth_simulateV1"] = method{x.SimulateV1, stateAt(1)}
+	} else {
+		m["eth_simulateV1"] = method{simulateOnPreconfirmed, noChainData}
 	}
 	for name, v := range map[string]viewEntry{
 		"eth_blockNumber":                            {r.BlockNumber, readsHead},
@@ -251,6 +253,12 @@ type method struct {
 type viewEntry struct {
 	fn    viewMethod
 	reads core.Reads
+}
+
+// simulateOnPreconfirmed answers eth_simulateV1 on the standard endpoint: -32601, as for a
+// method it does not have, naming the endpoint that serves it.
+func simulateOnPreconfirmed(context.Context, rpc.Params) (any, error) {
+	return nil, rpc.NewError(rpc.CodeMethodNotFound, "the method eth_simulateV1 is not available on the standard endpoint: the pre-confirmed endpoint serves it (--preconf.port, default 8547)")
 }
 
 // The declarations of the method tables.

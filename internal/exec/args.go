@@ -3,7 +3,6 @@ package exec
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -16,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto/kzg4844"
 	"github.com/holiman/uint256"
+
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 )
 
 // Args are the transaction arguments of eth_call, eth_estimateGas and the calls of
@@ -90,14 +91,9 @@ func DecodeObject[T any](input []byte, what string) (T, error) {
 	return dec, &DecodeError{msg: fmt.Sprintf("invalid %s: %v", what, err)}
 }
 
-// fieldError strips encoding/json's Go type context from err, keeping the cause.
-func fieldError(err error) error {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return fmt.Errorf("cannot unmarshal %s into %v", typeErr.Value, typeErr.Type)
-	}
-	return err
-}
+// fieldError says what was wrong with a field in the JSON-RPC vocabulary, without Go's type
+// names (ethjson.DecodeError).
+func fieldError(err error) error { return ethjson.DecodeError(err) }
 
 // Sender returns the sender, the zero address when none was given.
 func (a *Args) Sender() common.Address {
