@@ -189,7 +189,7 @@ func (f *forkFixture) forkOptions(dir string) *devOptions {
 	o.fork.url = f.proxy.url
 	o.fork.block = optionalInt{v: int64(f.n), set: true}
 	o.fork.retries = 2
-	o.fork.backoffMS = 5
+	o.fork.backoff.d = 5 * time.Millisecond
 	return o
 }
 

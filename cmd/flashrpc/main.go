@@ -150,7 +150,11 @@ func helpOutput(args []string, stdout, stderr io.Writer) io.Writer {
 
 // runVersion prints the build: version, commit, op-geth and go-ethereum versions.
 func runVersion(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
+	fs := newFlagSet("flashrpc version", helpOutput(args, stdout, stderr), "Usage: flashrpc version\n\nPrints the version, the commit it was built from and the op-geth / go-ethereum version.\n")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if args = fs.Args(); len(args) > 0 {
 		fmt.Fprintf(stderr, "flashrpc version: unexpected argument %q\n", args[0])
 		return errUsage
 	}
