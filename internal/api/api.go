@@ -170,7 +170,7 @@ func (a *API) Service() rpc.Service {
 	if a.cfg.Pending {
 		m["eth_simulateV1"] = method{x.SimulateV1, stateAt(1)}
 	} else {
-		m["eth_simulateV1"] = method{simulateOnPreconfirmed, noChainData}
+		m["eth_simulateV1"] = method{simulateOnPreconfirmed, stateAt(1)} // the reads fork routing expects of eth_simulateV1
 	}
 	for name, v := range map[string]viewEntry{
 		"eth_blockNumber":                            {r.BlockNumber, readsHead},

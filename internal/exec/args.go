@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -93,7 +94,15 @@ func DecodeObject[T any](input []byte, what string) (T, error) {
 
 // fieldError says what was wrong with a field in the JSON-RPC vocabulary, without Go's type
 // names (ethjson.DecodeError).
-func fieldError(err error) error { return ethjson.DecodeError(err) }
+func fieldError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) { // the message names the field already
+		c := *te
+		c.Field = ""
+		return ethjson.DecodeError(&c)
+	}
+	return ethjson.DecodeError(err)
+}
 
 // Sender returns the sender, the zero address when none was given.
 func (a *Args) Sender() common.Address {
