@@ -220,9 +220,9 @@ main() {
 	local call_tx=$OUT
 	[[ $call_tx =~ ^0x[0-9a-fA-F]{64}$ ]] || die "unexpected call output: $call_tx"
 
-	# cast 1.7.1 waits for receipts by watching for new blocks, so a plain
-	# `cast send` returns only after the block is sealed; polling
-	# `cast receipt --async` shows when the pre-confirmed receipt appears.
+	# A plain `cast send` to the pre-confirmed endpoint would return at the
+	# pre-confirmation too; polling `cast receipt --async` after an --async
+	# send shows when the pre-confirmed receipt appears.
 	step "pre-confirmed receipt" "Poll the pre-confirmed endpoint for the receipt: it appears within one 200 ms pre-confirmation, before the block is sealed." \
 		wait_receipt "$PRECONF" "$call_tx"
 	check "call status 1" grep -Eq '^status +1' <<<"$OUT"

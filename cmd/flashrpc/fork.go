@@ -14,12 +14,12 @@ import (
 // forkFlags are the dev command's fork mode flags, anvil's names and meanings
 // (decisions.md "Fork mode").
 type forkFlags struct {
-	url       string
-	block     optionalInt
-	chainID   uint64 // --fork-chain-id
-	retries   int
-	backoffMS uint64
-	noCache   bool
+	url     string
+	block   optionalInt
+	chainID uint64 // --fork-chain-id
+	retries int
+	backoff backoffFlag
+	noCache bool
 }
 
 func (f *forkFlags) register(fs *flag.FlagSet) {
@@ -27,7 +27,8 @@ func (f *forkFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.block, "fork-block-number", "upstream block to fork; negative counts back from the upstream's latest (default: its latest when the fork is created)")
 	fs.Uint64Var(&f.chainID, "fork-chain-id", 0, "the upstream's chain id, taken without asking it; a restart then starts offline from the datadir's cache (it must match the datadir's fork)")
 	fs.IntVar(&f.retries, "fork-retries", remote.DefaultRetries, "how often a failed upstream request (error, timeout, HTTP 429 or 5xx) is retried before the call fails")
-	fs.Uint64Var(&f.backoffMS, "fork-retry-backoff", uint64(remote.DefaultBackoff/time.Millisecond), "wait in milliseconds before the first retry of an upstream request; it doubles with each retry")
+	f.backoff = backoffFlag{d: remote.DefaultBackoff, warn: func(note string) { fmt.Fprintf(fs.Output(), "flashrpc: %s\n", note) }}
+	fs.Var(&f.backoff, "fork-retry-backoff", "how long to wait (a `duration`, e.g. 500ms) before the first retry of an upstream request; it doubles with each retry (a bare integer, the old form, is milliseconds)")
 	fs.BoolVar(&f.noCache, "no-storage-caching", false, "keep what is read from the upstream in memory only (a restart reads it again)")
 }
 
@@ -47,11 +48,41 @@ func (f *forkFlags) check(given map[string]bool) error {
 
 // config returns the node's fork configuration.
 func (f *forkFlags) config() node.Fork {
-	fc := node.Fork{URL: f.url, UpstreamChainID: f.chainID, Retries: f.retries, Backoff: time.Duration(f.backoffMS) * time.Millisecond, NoCache: f.noCache}
+	fc := node.Fork{URL: f.url, UpstreamChainID: f.chainID, Retries: f.retries, Backoff: f.backoff.d, NoCache: f.noCache}
 	if f.block.set {
 		fc.Block = &f.block.v
 	}
 	return fc
+}
+
+// backoffFlag is --fork-retry-backoff: a duration. A bare integer, the flag's old form, is
+// still taken as milliseconds, with a note that it is deprecated.
+type backoffFlag struct {
+	d    time.Duration
+	warn func(string)
+}
+
+func (b *backoffFlag) String() string {
+	if b == nil {
+		return ""
+	}
+	return b.d.String()
+}
+
+func (b *backoffFlag) Set(s string) error {
+	if ms, err := strconv.ParseUint(s, 10, 63); err == nil {
+		b.d = time.Duration(ms) * time.Millisecond
+		if b.warn != nil {
+			b.warn(fmt.Sprintf("--fork-retry-backoff %s: a bare number of milliseconds is deprecated; write %s", s, b.d))
+		}
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return fmt.Errorf("want a duration such as 500ms or 2s, got %q", s)
+	}
+	b.d = d
+	return nil
 }
 
 // optionalInt is an integer flag that is unset until given.

@@ -189,7 +189,7 @@ func (f *forkFixture) forkOptions(dir string) *devOptions {
 	o.fork.url = f.proxy.url
 	o.fork.block = optionalInt{v: int64(f.n), set: true}
 	o.fork.retries = 2
-	o.fork.backoffMS = 5
+	o.fork.backoff.d = 5 * time.Millisecond
 	return o
 }
 
@@ -675,5 +675,46 @@ func TestRefork(t *testing.T) {
 	}
 	if got := callStore(t, tn.stdRaw, other.store, 1, "latest"); got.Int64() != 77 {
 		t.Fatalf("slot 1 after restart = %d, want 77", got)
+	}
+}
+
+// TestForkReadsStorageOfCodelessAccounts: storage the upstream holds at an account with no
+// code and nonce 0 (set by anvil_setStorageAt, as a genesis allocation can) is the upstream's
+// value on the fork, as anvil answers, not zero.
+func TestForkReadsStorageOfCodelessAccounts(t *testing.T) {
+	up := startTestNode(t, testOptions(t.TempDir()))
+	addr := common.Address{0xc0, 0xde, 0x1e, 0x55}
+	var ok bool
+	if err := up.stdRaw.Call(&ok, "anvil_setBalance", addr, hexutil.EncodeBig(big.NewInt(1e18))); err != nil {
+		t.Fatalf("anvil_setBalance: %v", err)
+	}
+	if err := up.stdRaw.Call(&ok, "anvil_setStorageAt", addr, common.BigToHash(big.NewInt(5)), common.BigToHash(big.NewInt(55))); err != nil || !ok {
+		t.Fatalf("anvil_setStorageAt: %v %v", ok, err)
+	}
+	up.preconfirm(t)
+	up.seal(t)
+	if v, err := storageAt(t, up.stdRaw, addr, 5, "latest"); err != nil || v.Int64() != 55 {
+		t.Fatalf("upstream slot 5 = %v (%v), want 55", v, err)
+	}
+	var nonce hexutil.Uint64
+	var code hexutil.Bytes
+	if err := up.stdRaw.Call(&nonce, "eth_getTransactionCount", addr, "latest"); err != nil || nonce != 0 {
+		t.Fatalf("upstream nonce %d (%v), want 0", nonce, err)
+	}
+	if err := up.stdRaw.Call(&code, "eth_getCode", addr, "latest"); err != nil || len(code) != 0 {
+		t.Fatalf("upstream code %x (%v), want none", code, err)
+	}
+
+	o := testOptions(t.TempDir())
+	o.fork.url = up.stdURL
+	o.fork.retries, o.fork.backoff.d = 2, 5*time.Millisecond
+	fk := startTestNode(t, o)
+	for _, tag := range []string{"latest", "pending"} {
+		if v, err := storageAt(t, fk.preRaw, addr, 5, tag); err != nil || v.Int64() != 55 {
+			t.Errorf("fork slot 5 at %s = %v (%v), want the upstream's 55", tag, v, err)
+		}
+	}
+	if v, err := storageAt(t, fk.stdRaw, addr, 6, "latest"); err != nil || v.Sign() != 0 {
+		t.Errorf("fork slot 6 = %v (%v), want 0", v, err)
 	}
 }

@@ -18,8 +18,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/flashrpc/flashrpc/internal/buildinfo"
 )
@@ -104,9 +106,48 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		return 2
 	default:
-		fmt.Fprintf(stderr, "flashrpc: %v\n", err)
+		fmt.Fprintf(stderr, "flashrpc: %s\n", explain(err))
 		return 1
 	}
+}
+
+// explain returns err's text on one line, followed by what to do about it when the error is
+// one a user commonly meets at start: a port in use, a data directory that cannot be written,
+// an upstream that does not answer.
+func explain(err error) string {
+	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	var hint string
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		hint = "another process (perhaps another flashrpc) listens on that port: stop it, or choose another with " + portFlag(msg) + " (0 picks a free port)"
+	case errors.Is(err, syscall.EACCES) && strings.Contains(msg, "listen on"):
+		hint = "ports below 1024 need privileges: choose another with " + portFlag(msg)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		hint = "no interface of this machine has that address: check --http.addr (or --feed.addr, --metrics.addr)"
+	case strings.HasPrefix(msg, "open chain") && errors.Is(err, syscall.EAGAIN):
+		hint = "another process (perhaps another flashrpc) has that --datadir open: stop it, or give another --datadir"
+	case strings.HasPrefix(msg, "open chain") && (errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOTDIR)):
+		hint = "give --datadir a directory this user can create and write"
+	case strings.Contains(msg, "cannot reach the upstream") || strings.Contains(msg, "upstream") && (errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(msg, "no such host")):
+		hint = "check the upstream's URL and that a node answers there"
+	}
+	if hint == "" {
+		return msg
+	}
+	return msg + ": " + hint
+}
+
+// portFlag names the flag that sets the port a listen error names.
+func portFlag(msg string) string {
+	for _, p := range []struct{ prefix, flag string }{
+		{"standard endpoint", "--http.port"}, {"pre-confirmed endpoint", "--preconf.port"},
+		{"flashblocks feed", "--feed.port"}, {"metrics", "--metrics.port"},
+	} {
+		if strings.HasPrefix(msg, p.prefix) {
+			return p.flag
+		}
+	}
+	return "--http.port, --preconf.port, --feed.port or --metrics.port"
 }
 
 // errUsage reports bad flags; the flag package has already printed why.
@@ -150,7 +191,11 @@ func helpOutput(args []string, stdout, stderr io.Writer) io.Writer {
 
 // runVersion prints the build: version, commit, op-geth and go-ethereum versions.
 func runVersion(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
+	fs := newFlagSet("flashrpc version", helpOutput(args, stdout, stderr), "Usage: flashrpc version\n\nPrints the version, the commit it was built from and the op-geth / go-ethereum version.\n")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if args = fs.Args(); len(args) > 0 {
 		fmt.Fprintf(stderr, "flashrpc version: unexpected argument %q\n", args[0])
 		return errUsage
 	}

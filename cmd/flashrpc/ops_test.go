@@ -140,7 +140,8 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 
 // TestHealthAndPages checks GET /health and GET / on both endpoints of a dev node: the
 // health JSON with the dev fields and nulls for the follow ones, the live view for a
-// browser, go-ethereum's empty 200 for other GETs; serve mode's health is in
+// browser, a text saying what the endpoint is for other GETs (404 for /metrics, which lives on
+// --metrics.port); serve mode's health is in
 // TestServeHealth.
 func TestHealthAndPages(t *testing.T) {
 	tn := startTestNode(t, testOptions(t.TempDir()))
@@ -161,14 +162,35 @@ func TestHealthAndPages(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !bytes.Contains(b, []byte("newFlashblocks")) {
 			t.Errorf("browser GET %s/: %d %s, %d bytes", url, resp.StatusCode, resp.Header.Get("Content-Type"), len(b))
 		}
-		resp, err = http.Get(url + "/")
-		if err != nil {
-			t.Fatal(err)
+		name := "standard endpoint"
+		if url == tn.preURL {
+			name = "pre-confirmed endpoint"
 		}
-		b, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || len(b) != 0 {
-			t.Errorf("plain GET %s/: %d %q, want 200 and an empty body", url, resp.StatusCode, b)
+		for _, page := range []struct {
+			path   string
+			status int
+			want   []string
+		}{
+			{"/", 200, []string{"flashrpc " + name, "JSON-RPC 2.0 over HTTP POST and WebSocket", "open " + url + "/ in a browser", "Health: " + url + "/health", "Metrics: "}},
+			{"/metrics", 404, []string{"--metrics.port", "flashrpc " + name}},
+		} {
+			resp, err = http.Get(url + page.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != page.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+				t.Errorf("plain GET %s%s: %d %s, want %d text/plain", url, page.path, resp.StatusCode, resp.Header.Get("Content-Type"), page.status)
+			}
+			for _, w := range page.want {
+				if !bytes.Contains(b, []byte(w)) {
+					t.Errorf("plain GET %s%s: no %q in\n%s", url, page.path, w, b)
+				}
+			}
 		}
 	}
 }

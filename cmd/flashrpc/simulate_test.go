@@ -74,8 +74,8 @@ func TestSimulatePending(t *testing.T) {
 		t.Fatal("latest sees the pre-confirmed contract")
 	}
 	err = tn.stdRaw.CallContext(ctx, &blocks, "eth_simulateV1", opts, "pending")
-	if rpcErr, ok := err.(gethrpc.Error); !ok || rpcErr.ErrorCode() != -32601 {
-		t.Fatalf("standard endpoint eth_simulateV1: %v, want -32601", err)
+	if rpcErr, ok := err.(gethrpc.Error); !ok || rpcErr.ErrorCode() != -32601 || !strings.Contains(err.Error(), "pre-confirmed endpoint serves it") {
+		t.Fatalf("standard endpoint eth_simulateV1: %v, want -32601 naming the pre-confirmed endpoint", err)
 	}
 }
 

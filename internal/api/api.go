@@ -170,8 +170,9 @@ func (a *API) Service() rpc.Service {
 	if a.cfg.Pending {
 		m["eth_simulateV1"] = method{x.SimulateV1, stateAt(1)}
 	} else {
-		// Not served here, but not unknown either: its -32601 names the endpoint that serves it.
-		m["eth_simulateV1"] = method{func(context.Context, rpc.Params) (any, error) { return nil, core.ErrSimulateStandard }, stateAt(1)}
+		// Not served here, but not unknown either: its -32601 names the endpoint that serves
+		// it. It reads nothing, so fork mode never sends it upstream.
+		m["eth_simulateV1"] = method{func(context.Context, rpc.Params) (any, error) { return nil, core.ErrSimulateStandard }, noChainData}
 	}
 	for name, v := range map[string]viewEntry{
 		"eth_blockNumber":                            {r.BlockNumber, readsHead},

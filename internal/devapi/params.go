@@ -2,7 +2,6 @@ package devapi
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -38,7 +38,7 @@ func decodeParam(p rpc.Params, i int, name string, v any) error {
 		return paramError(i, name, fmt.Errorf("missing value"))
 	}
 	if err := json.Unmarshal(p.At(i), v); err != nil {
-		return paramError(i, name, err)
+		return paramError(i, name, jsonError(err))
 	}
 	return nil
 }
@@ -77,18 +77,9 @@ func decodeUintParam(p rpc.Params, i int, name string, bits int) (*big.Int, erro
 	return v, nil
 }
 
-// jsonError shortens encoding/json's type errors to what a person needs, as internal/api's
-// decoders do.
-func jsonError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		if te.Field != "" {
-			return fmt.Errorf("json: cannot unmarshal %s into Go struct field %s of type %s", te.Value, te.Field, te.Type)
-		}
-		return fmt.Errorf("json: cannot unmarshal %s into Go value of type %s", te.Value, te.Type)
-	}
-	return err
-}
+// jsonError says what was wrong with a parameter in the JSON-RPC vocabulary, without Go's
+// type names, as internal/api's decoders do (ethjson.DecodeError).
+func jsonError(err error) error { return ethjson.DecodeError(err) }
 
 // parseQuantity parses a JSON number or a quantity string ("0x…" hex or decimal digits) of at
 // most bits bits.

@@ -16,6 +16,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto/kzg4844"
 	"github.com/holiman/uint256"
+
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 )
 
 // Args are the transaction arguments of eth_call, eth_estimateGas and the calls of
@@ -90,13 +92,16 @@ func DecodeObject[T any](input []byte, what string) (T, error) {
 	return dec, &DecodeError{msg: fmt.Sprintf("invalid %s: %v", what, err)}
 }
 
-// fieldError strips encoding/json's Go type context from err, keeping the cause.
+// fieldError says what was wrong with a field in the JSON-RPC vocabulary, without Go's type
+// names (ethjson.DecodeError).
 func fieldError(err error) error {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return fmt.Errorf("cannot unmarshal %s into %v", typeErr.Value, typeErr.Type)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) { // the message names the field already
+		c := *te
+		c.Field = ""
+		return ethjson.DecodeError(&c)
 	}
-	return err
+	return ethjson.DecodeError(err)
 }
 
 // Sender returns the sender, the zero address when none was given.

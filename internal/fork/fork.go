@@ -37,6 +37,9 @@ type Config struct {
 	// without asking it, and a restart does not contact the upstream at all (anvil's offline
 	// start); it must match the datadir's fork.
 	UpstreamChainID uint64
+	// Offline, when UpstreamChainID is set, says why the upstream is not asked at start, for
+	// the log; "" means --fork-chain-id.
+	Offline string
 	// Kind selects the rules of an unknown chain (--chain-type); "" means Ethereum's. A known
 	// chain runs its own and must not be given another kind.
 	Kind networks.Kind
@@ -177,7 +180,7 @@ func readInfo(db ethdb.Database) (*Info, error) {
 
 // newFork assembles the Fork of info over db.
 func newFork(db ethdb.Database, info Info, cfg *Config, logger *slog.Logger) *Upstream {
-	client := remote.NewClient(remote.Config{URL: cfg.URL, Retries: cfg.Retries, Backoff: cfg.Backoff, Timeout: cfg.Timeout, Observer: cfg.Observer})
+	client := remote.NewClient(remote.Config{URL: cfg.URL, Retries: cfg.Retries, Backoff: cfg.Backoff, Timeout: cfg.Timeout, Observer: cfg.Observer, Logger: logger})
 	var store ethdb.KeyValueStore
 	if !cfg.NoCache {
 		store = rawdb.NewTable(db, upstreamPrefix)
@@ -197,13 +200,13 @@ func newFork(db ethdb.Database, info Info, cfg *Config, logger *slog.Logger) *Up
 
 // checkUpstream refuses an upstream that is not the chain the datadir forked: it asks, in one
 // batch, its chain id and its block N.
-func (f *Upstream) checkUpstream(ctx context.Context) error {
-	res, err := f.client.Batch(ctx, []remote.Call{
+func (f *Upstream) checkUpstream(ctx context.Context, c *remote.Client) error {
+	res, err := c.Batch(ctx, []remote.Call{
 		{Method: "eth_chainId"},
 		{Method: "eth_getBlockByNumber", Params: []any{hexQuantity(f.info.Number), false}},
 	})
 	if err != nil {
-		return fmt.Errorf("fork: check the upstream: %w", err)
+		return fmt.Errorf("fork: cannot reach the upstream: %w", err)
 	}
 	var id quantityJSON
 	if err := json.Unmarshal(res[0], &id); err != nil {

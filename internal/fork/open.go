@@ -82,11 +82,15 @@ func open(ctx context.Context, db ethdb.Database, dir string, fc *Config, logger
 	}
 	f := newFork(db, *info, fc, logger)
 	if fc.UpstreamChainID == 0 {
-		if err := f.checkUpstream(ctx); err != nil {
+		if err := f.checkUpstream(ctx, firstContactClient(fc, logger)); err != nil {
 			return nil, err
 		}
 	} else {
-		logger.Info("fork: offline start (--fork-chain-id): the upstream is not asked at start", "url", f.info.URL)
+		why := fc.Offline
+		if why == "" {
+			why = "--fork-chain-id"
+		}
+		logger.Info("fork: resuming the stored fork without asking the upstream", "why", why, "url", f.info.URL, "block", info.Number)
 	}
 	if fc.NoCache && fc.UpstreamChainID == 0 {
 		// Nothing was kept: BLOCKHASH's headers are read again.
@@ -175,12 +179,12 @@ func headersFrom(n uint64) uint64 {
 // marked complete. A creation cut short leaves an incomplete record and no canonical block 0,
 // and the next start creates the fork again.
 func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, logger *slog.Logger) (*Upstream, error) {
-	probe := remote.NewClient(remote.Config{URL: fc.URL, Retries: fc.Retries, Backoff: fc.Backoff, Timeout: fc.Timeout, Observer: fc.Observer})
+	probe := remote.NewClient(remote.Config{URL: fc.URL, Retries: fc.Retries, Backoff: fc.Backoff, Timeout: fc.Timeout, Observer: fc.Observer, Logger: logger})
 	upID := fc.UpstreamChainID
 	if upID == 0 {
-		id, err := probe.ChainID(ctx)
+		id, err := firstContact(ctx, fc, logger)
 		if err != nil {
-			return nil, fmt.Errorf("fork: cannot reach the upstream: %w", err)
+			return nil, err
 		}
 		upID = id
 	}
@@ -317,6 +321,41 @@ func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, 
 	}
 	logger.Info("fork created", "url", fc.URL, "chain", upID, "block", number, "hash", bN.Hash(), "rules", info.Network, "requests", probe.Stats().Requests)
 	return f, nil
+}
+
+// First contact with the upstream at start: few, short attempts, so that an upstream that is
+// down or mistyped fails the start within seconds; the requests after it retry as configured.
+const (
+	firstContactRetries = 2
+	firstContactBackoff = 500 * time.Millisecond
+	firstContactTimeout = 5 * time.Second
+)
+
+// firstContactClient is the client of the first request to the upstream: at most
+// firstContactRetries retries (fewer when fc has fewer), each failure logged as it happens.
+func firstContactClient(fc *Config, logger *slog.Logger) *remote.Client {
+	retries := firstContactRetries
+	if fc.Retries >= 0 && fc.Retries < retries {
+		retries = fc.Retries
+	}
+	backoff := firstContactBackoff
+	if fc.Backoff > 0 && fc.Backoff < backoff {
+		backoff = fc.Backoff
+	}
+	timeout := firstContactTimeout
+	if fc.Timeout > 0 && fc.Timeout < timeout {
+		timeout = fc.Timeout
+	}
+	return remote.NewClient(remote.Config{URL: fc.URL, Retries: retries, Backoff: backoff, Timeout: timeout, Observer: fc.Observer, Logger: logger})
+}
+
+// firstContact asks the upstream its chain id (firstContactClient).
+func firstContact(ctx context.Context, fc *Config, logger *slog.Logger) (uint64, error) {
+	id, err := firstContactClient(fc, logger).ChainID(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("fork: cannot reach the upstream: %w", err)
+	}
+	return id, nil
 }
 
 // forkNumber resolves --fork-block-number against the upstream: nil is its latest block, a

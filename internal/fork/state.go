@@ -224,8 +224,10 @@ func (r *forkReader) resolveStorage(addr common.Address, slot common.Hash, disc 
 	if noUpstream {
 		return &v, nil
 	}
-	// An account that has no code and has never sent a transaction or authorised one at the
-	// upstream has no storage there (created locally, or an untouched address): no request.
+	// An account the upstream does not have (no balance, nonce or code: created locally, or an
+	// untouched address) has no storage there: no request. Any account it has is asked,
+	// whatever its code and nonce: a genesis allocation or a state override can give storage
+	// to a codeless account that never sent a transaction.
 	up, known := r.up.PeekAccount(addr)
 	if !known {
 		if disc != nil {
@@ -237,7 +239,7 @@ func (r *forkReader) resolveStorage(addr common.Address, slot common.Hash, disc 
 			return nil, err
 		}
 	}
-	if up == nil || (up.Nonce == 0 && common.BytesToHash(up.CodeHash) == types.EmptyCodeHash) {
+	if up == nil {
 		return &v, nil
 	}
 	if disc != nil {

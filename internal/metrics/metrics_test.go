@@ -78,6 +78,7 @@ func TestEndpointObserver(t *testing.T) {
 	ep := m.Endpoint("pre-confirmed")
 	getCode := ep.Method("eth_getCode")
 	unknown := ep.Method("")
+	ep.Method("eth_chainId") // never called: no series
 	getCode.ObserveCall(time.Millisecond, 0)
 	getCode.ObserveCall(time.Millisecond, rpc.CodeInvalidParams)
 	unknown.ObserveCall(time.Microsecond, rpc.CodeMethodNotFound)
@@ -100,7 +101,6 @@ func TestEndpointObserver(t *testing.T) {
 		{"flashrpc_rpc_errors_total", []string{"code", "-32602"}, 1},
 		{"flashrpc_rpc_errors_total", []string{"code", "-32601"}, 1},
 		{"flashrpc_rpc_errors_total", []string{"code", "-39999"}, 1},
-		{"flashrpc_rpc_errors_total", []string{"code", "3"}, 0}, // resolved ahead, at zero
 		{"flashrpc_ws_connections", []string{"endpoint", "pre-confirmed"}, 1},
 		{"flashrpc_ws_subscriptions", []string{"endpoint", "pre-confirmed"}, 1},
 		{"flashrpc_ws_slow_consumers_total", []string{"endpoint", "pre-confirmed"}, 1},
@@ -109,6 +109,20 @@ func TestEndpointObserver(t *testing.T) {
 	for _, tc := range cases {
 		if got, ok := value(mfs, tc.name, tc.labels...); !ok || got != tc.want {
 			t.Errorf("%s%v = %v (present %v), want %v", tc.name, tc.labels, got, ok, tc.want)
+		}
+	}
+	// Series exist for what happened: no method that was not called, no error code that was
+	// not answered.
+	for _, tc := range []struct {
+		name   string
+		labels []string
+	}{
+		{"flashrpc_rpc_requests_total", []string{"method", "eth_chainId"}},
+		{"flashrpc_rpc_request_duration_seconds", []string{"method", "eth_chainId"}},
+		{"flashrpc_rpc_errors_total", []string{"code", "3"}},
+	} {
+		if got, ok := value(mfs, tc.name, tc.labels...); ok {
+			t.Errorf("%s%v present (%v) though nothing happened", tc.name, tc.labels, got)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,18 +36,16 @@ func (m *Metrics) Endpoint(name string) *Endpoint {
 	}
 }
 
-// Method implements rpc.Observer: the counters of one method, resolved now. Calls of
-// methods the endpoint does not have ("") are counted as method="unknown", so that clients
-// cannot grow the label set.
+// Method implements rpc.Observer: the counters of one method, whose series appear at its
+// first call, so that a node exports series for the methods called, not for every method it
+// has (a histogram each: thousands of series on a fresh node). Calls of methods the endpoint
+// does not have ("") are counted as method="unknown", so that clients cannot grow the label
+// set.
 func (e *Endpoint) Method(name string) rpc.CallObserver {
 	if name == "" {
 		name = "unknown"
 	}
-	return &call{
-		requests: e.m.requests.WithLabelValues(e.name, name),
-		duration: e.m.duration.WithLabelValues(e.name, name),
-		errors:   e.errors,
-	}
+	return &call{endpoint: e, method: name, errors: e.errors}
 }
 
 // WebSocketConns implements rpc.Observer.
@@ -58,15 +57,23 @@ func (e *Endpoint) Subscriptions(delta int) { e.subs.Add(float64(delta)) }
 // SlowConsumer implements rpc.Observer.
 func (e *Endpoint) SlowConsumer() { e.slow.Inc() }
 
-// call observes one method of one endpoint.
+// call observes one method of one endpoint; its series are resolved at the first call.
 type call struct {
-	requests prometheus.Counter
-	duration prometheus.Observer
+	endpoint *Endpoint
+	method   string
 	errors   *errorCounters
+
+	once     sync.Once
+	requests prometheus.Counter  // set by once
+	duration prometheus.Observer // set by once
 }
 
 // ObserveCall implements rpc.CallObserver.
 func (c *call) ObserveCall(d time.Duration, code int) {
+	c.once.Do(func() {
+		c.requests = c.endpoint.m.requests.WithLabelValues(c.endpoint.name, c.method)
+		c.duration = c.endpoint.m.duration.WithLabelValues(c.endpoint.name, c.method)
+	})
 	c.requests.Inc()
 	c.duration.Observe(d.Seconds())
 	if code != 0 {
@@ -75,7 +82,7 @@ func (c *call) ObserveCall(d time.Duration, code int) {
 }
 
 // knownCodes are the error codes flashrpc answers with (internal/rpc/errors.go), most
-// frequent first; their counters are resolved when an endpoint is.
+// frequent first; their counters are resolved at their first error.
 var knownCodes = []int{
 	rpc.CodeReverted, rpc.CodeInvalidParams, rpc.CodeServer, rpc.CodeMethodNotFound,
 	rpc.CodeLimitExceeded, rpc.CodeTimeout, rpc.CodeInvalidRequest, rpc.CodeParseError,
@@ -90,26 +97,29 @@ var knownCodes = []int{
 type errorCounters struct {
 	vec      *prometheus.CounterVec
 	endpoint string
-	known    []prometheus.Counter // known[i] counts knownCodes[i]
+	known    []atomic.Pointer[prometheus.Counter] // known[i] counts knownCodes[i] once resolved
 
 	mu    sync.Mutex
 	other map[int]prometheus.Counter // codes not in knownCodes; guarded by mu
 }
 
 func newErrorCounters(vec *prometheus.CounterVec, endpoint string) *errorCounters {
-	ec := &errorCounters{vec: vec, endpoint: endpoint, known: make([]prometheus.Counter, len(knownCodes)), other: make(map[int]prometheus.Counter)}
-	for i, code := range knownCodes {
-		ec.known[i] = vec.WithLabelValues(endpoint, strconv.Itoa(code))
-	}
-	return ec
+	return &errorCounters{vec: vec, endpoint: endpoint, known: make([]atomic.Pointer[prometheus.Counter], len(knownCodes)), other: make(map[int]prometheus.Counter)}
 }
 
 // inc counts one error with code: a short scan of the known codes (errors only), then,
-// for a code flashrpc does not define, a locked lookup.
+// for a code flashrpc does not define, a locked lookup. A code's series appears at its first
+// error.
 func (ec *errorCounters) inc(code int) {
 	for i, k := range knownCodes {
 		if k == code {
-			ec.known[i].Inc()
+			c := ec.known[i].Load()
+			if c == nil {
+				v := ec.vec.WithLabelValues(ec.endpoint, strconv.Itoa(code)) // the same child for racing callers
+				c = &v
+				ec.known[i].Store(c)
+			}
+			(*c).Inc()
 			return
 		}
 	}

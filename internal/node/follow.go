@@ -137,16 +137,19 @@ func openFollowChain(cfg *FollowConfig, obs remote.Observer, logger *slog.Logger
 	if errors.Is(err, chain.ErrNoChain) {
 		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json), or --state remote to read the state from the upstream")
 	}
-	if f := fork.Of(c); err == nil && f != nil {
+	if err != nil {
+		return nil, err
+	}
+	if f := fork.Of(c); f != nil {
 		err = fmt.Errorf("--datadir %s holds a fork (of %s), not a replica with local state: use another datadir, or --state remote for a remote-state replica's", cfg.DataDir, f.Info().URL)
 		return nil, errors.Join(err, c.Close())
 	}
-	if err == nil && cfg.Network != "" {
+	if cfg.Network != "" {
 		if err = checkNetwork(c.Config(), cfg.Network); err != nil {
 			return nil, errors.Join(err, c.Close())
 		}
 	}
-	return c, err
+	return c, nil
 }
 
 // checkNetwork refuses a replica's --network that disagrees with its chain's configuration

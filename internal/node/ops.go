@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -26,7 +27,7 @@ type ops struct {
 	log     *slog.Logger
 	metrics *metrics.Metrics // nil: no metrics listener
 	reg     *prometheus.Registry
-	health  atomic.Pointer[health.Checker] // nil: GET /health answers 200 with an empty body; replaced by a re-fork
+	health  atomic.Pointer[health.Checker] // nil: GET /health answers as any other plain GET; replaced by a re-fork
 	srv     *http.Server                   // the metrics listener's server; nil when off
 	ln      net.Listener
 }
@@ -99,7 +100,9 @@ func (o *ops) observer(endpoint string) rpc.Observer {
 }
 
 // pages returns the handler of an endpoint's GET requests: /health, the live view for
-// browsers at /, and go-ethereum's empty 200 for anything else.
+// browsers at /, and for anything else a short text saying what the endpoint is and where the
+// live view and metrics are (200, as go-ethereum's health check answers; 404 for /metrics,
+// which lives on the metrics listener, so that a scraper pointed here fails visibly).
 func (o *ops) pages(endpoint string, pending bool) http.Handler {
 	live := liveview.New(liveview.Config{Endpoint: endpoint, Pending: pending})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -109,9 +112,41 @@ func (o *ops) pages(endpoint string, pending bool) http.Handler {
 		case liveview.Wants(r):
 			live.ServeHTTP(w, r)
 		default:
-			w.WriteHeader(http.StatusOK)
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			status := http.StatusOK
+			if r.URL.Path == "/metrics" {
+				status = http.StatusNotFound
+			}
+			w.WriteHeader(status)
+			fmt.Fprint(w, o.about(endpoint, pending, r.Host, status == http.StatusNotFound))
 		}
 	})
+}
+
+// about is the text a plain GET of an endpoint answers: what it is, where the live view, the
+// health check and the metrics are. host is the request's Host header.
+func (o *ops) about(endpoint string, pending bool, host string, askedMetrics bool) string {
+	var b strings.Builder
+	if askedMetrics {
+		b.WriteString("No metrics here: the metrics live on their own listener, --metrics.port.\n\n")
+	}
+	fmt.Fprintf(&b, "flashrpc %s endpoint: JSON-RPC 2.0 over HTTP POST and WebSocket at /.\n", endpoint)
+	if pending {
+		b.WriteString("The pending tag is the block in progress: the transactions pre-confirmed so far.\n")
+	} else {
+		b.WriteString("Sealed blocks only: the pending tag is the latest sealed block.\n")
+	}
+	fmt.Fprintf(&b, "Live view: open http://%s/ in a browser.\n", host)
+	if o.health.Load() != nil {
+		fmt.Fprintf(&b, "Health: http://%s/health\n", host)
+	}
+	if u := o.metricsURL(); u != "" {
+		fmt.Fprintf(&b, "Metrics: %s (--metrics.port)\n", u)
+	} else {
+		b.WriteString("Metrics: off (start with --metrics.port PORT to serve them)\n")
+	}
+	return b.String()
 }
 
 // close stops the metrics listener. A nil ops does nothing.

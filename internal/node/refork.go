@@ -165,6 +165,7 @@ func (tx *reforkTx) open(fc *fork.Config) (*chain.Chain, chainSpec, error) {
 	tx.undo.push(func() error { return unswapChainData(tx.dataDir, staging) })
 	resume := *fc
 	resume.UpstreamChainID = info.UpstreamChainID // created a moment ago: no need to ask
+	resume.Offline = "re-fork: reopening the fork just created"
 	cfg = n.forkSpec(tx.dataDir, &resume)
 	next, err = tx.openChain(stepReopen, cfg)
 	return next, cfg, err
@@ -213,6 +214,7 @@ func (n *Dev) restart(old *devCore) error {
 			resume = *spec.fork
 		}
 		resume.UpstreamChainID = info.UpstreamChainID
+		resume.Offline = "re-fork failed: restarting the previous fork"
 		spec.fork = &resume
 	}
 	c, err := spec.open(context.Background())

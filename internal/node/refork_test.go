@@ -1,10 +1,14 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/flashrpc/flashrpc/internal/fork"
@@ -114,5 +118,50 @@ func TestReforkAtomic(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer the node's goroutines may log into.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestReforkLogSaysWhy: a re-fork with a datadir reopens the fork it created without asking
+// the upstream again, and its log line says so, not that --fork-chain-id (never given) asked
+// for an offline start.
+func TestReforkLogSaysWhy(t *testing.T) {
+	up := startTestDev(t, testConfig(""))
+	upc := dial(t, up.Endpoints()[0])
+	for range 2 {
+		seal(t, upc)
+	}
+	one, two := int64(1), int64(2)
+	var logs lockedBuffer
+	cfg := testConfig(t.TempDir())
+	cfg.Fork = Fork{URL: up.Endpoints()[0].URL(), Block: &one}
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	n := startTestDev(t, cfg)
+	if err := n.Refork(context.Background(), ForkRequest{Block: &two}); err != nil {
+		t.Fatal(err)
+	}
+	out := logs.String()
+	if !strings.Contains(out, `msg="fork: resuming the stored fork without asking the upstream" why="re-fork: reopening the fork just created"`) {
+		t.Errorf("no log line saying the re-fork reopens its new fork:\n%s", out)
+	}
+	if strings.Contains(out, "--fork-chain-id") {
+		t.Errorf("the log names --fork-chain-id, which was not given:\n%s", out)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,9 @@ type Config struct {
 	MaxBatch int
 	// Observer is told of every request and cache read; nil observes nothing.
 	Observer Observer
+	// Logger, when set, gets a warning for every failed attempt that is retried, so that a
+	// slow failure is visible as it happens.
+	Logger *slog.Logger
 }
 
 // Observer is told what a Client sends and what a cache answers, for metrics. Its methods
@@ -216,6 +220,10 @@ func (c *Client) send(ctx context.Context, calls []Call, batch bool) ([]Result, 
 		last = aerr
 		if !aerr.retry || ctx.Err() != nil {
 			break
+		}
+		if c.cfg.Logger != nil && attempt < c.cfg.Retries {
+			c.cfg.Logger.Warn("upstream request failed; retrying", "url", c.cfg.URL, "method", calls[0].Method,
+				"attempt", fmt.Sprintf("%d/%d", attempt+1, c.cfg.Retries+1), "retry_in", wait, "err", aerr.reason)
 		}
 	}
 	reason := last.reason

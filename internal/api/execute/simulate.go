@@ -15,7 +15,7 @@ import (
 )
 
 // SimulateV1 answers eth_simulateV1, on the pre-confirmed endpoint only (the standard endpoint
-// does not register it: -32601). With `pending` the simulated calls are appended to the block in
+// answers -32601 naming it). With `pending` the simulated calls are appended to the block in
 // progress: the first simulated block has its number and timestamp, its parent is the sealed
 // head, and its state includes the pre-confirmed transactions (decisions.md).
 func (a *API) SimulateV1(ctx context.Context, p rpc.Params) (any, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -78,17 +79,9 @@ func DecodeOptional(p rpc.Params, i int, v any) (bool, error) {
 	return true, nil
 }
 
-// jsonError shortens encoding/json's type errors to what a person needs.
-func jsonError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		if te.Field != "" {
-			return fmt.Errorf("json: cannot unmarshal %s into Go struct field %s of type %s", te.Value, te.Field, te.Type)
-		}
-		return fmt.Errorf("json: cannot unmarshal %s into Go value of type %s", te.Value, te.Type)
-	}
-	return err
-}
+// jsonError says what was wrong with a parameter in the JSON-RPC vocabulary, without Go's
+// type names (ethjson.DecodeError).
+func jsonError(err error) error { return ethjson.DecodeError(err) }
 
 // DecodeAddress decodes required parameter i as an address.
 func DecodeAddress(p rpc.Params, i int) (common.Address, error) {
