@@ -173,7 +173,11 @@ sc_blocks_by_tag() {
 	expect_eq "$(cast block pending -f parentHash --rpc-url "$PRE")" "$head_h" "pending parentHash"
 	cast block pending --json --rpc-url "$PRE" | jq -e --arg h "$h" '.transactions | index($h)' >/dev/null ||
 		fail "pending block does not list $h"
-	expect_eq "$(cast block pending -f hash --rpc-url "$STD")" "$head_h" "standard pending hash (= latest sealed)"
+	# The standard endpoint's pending is the next block as forecast: nothing pre-confirmed.
+	expect_eq "$(cast block pending -f number --rpc-url "$STD")" $((head_n + 1)) "standard pending number (the next block as forecast)"
+	expect_eq "$(cast block pending -f parentHash --rpc-url "$STD")" "$head_h" "standard pending parentHash"
+	cast block pending --json --rpc-url "$STD" | jq -e '.transactions | length == 0' >/dev/null ||
+		fail "standard pending block lists transactions"
 	expect_eq "$(cast block "$head_n" -f hash --rpc-url "$PRE")" "$head_h" "block by number"
 	pending_h=$(cast block pending -f hash --rpc-url "$PRE")
 	seal

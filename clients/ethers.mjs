@@ -77,7 +77,10 @@ export async function runEthers(report, { start, artifact }) {
       if (chainType === 'op') eq(pending.prefetchedTransactions[0].type, 126, 'prefetched L1-attributes deposit');
       eq(pending.prefetchedTransactions.at(-1).hash, tx.hash, 'prefetched pending transaction');
       const stdPending = await std.provider.getBlock('pending');
-      eq(stdPending.hash, head.hash, 'standard pending block (= latest sealed)');
+      // The standard endpoint's pending is the next block as forecast: nothing pre-confirmed.
+      eq(stdPending.number, head.number + 1, 'standard pending number (the next block as forecast)');
+      eq(stdPending.parentHash, head.hash, 'standard pending parentHash');
+      eq(stdPending.transactions.length, 0, 'standard pending transactions (none pre-confirmed)');
       eq((await pre.provider.getBlock(head.number)).hash, head.hash, 'block by number');
       eq((await pre.provider.getBlock(head.hash)).number, head.number, 'block by hash');
       await n.seal();

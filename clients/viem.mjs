@@ -118,8 +118,10 @@ export async function runViem(report, { start, artifact }) {
       eqi(pending.parentHash, head.hash, 'pending parentHash');
       assert(pending.transactions.some((t) => t.hash === hash), 'pending block lists the transaction');
       const stdPending = await std.pub.getBlock({ blockTag: 'pending' });
-      eq(stdPending.number, head.number, 'standard pending number (= latest sealed)');
-      eqi(stdPending.hash, head.hash, 'standard pending hash');
+      // The standard endpoint's pending is the next block as forecast: nothing pre-confirmed.
+      eq(stdPending.number, head.number + 1n, 'standard pending number (the next block as forecast)');
+      eqi(stdPending.parentHash, head.hash, 'standard pending parentHash');
+      eq(stdPending.transactions.length, 0, 'standard pending transactions (none pre-confirmed)');
       eqi((await pre.pub.getBlock({ blockNumber: head.number })).hash, head.hash, 'block by number');
       eq((await pre.pub.getBlock({ blockHash: head.hash })).number, head.number, 'block by hash');
       eq(await pre.pub.getBlockTransactionCount({ blockTag: 'pending' }), pending.transactions.length, 'pending tx count');

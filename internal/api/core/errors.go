@@ -220,7 +220,7 @@ var ErrFeeBlockUnavailable = errors.New("requested block is not available")
 
 // ErrSimulateStandard is eth_simulateV1's answer on the standard endpoint (-32601, as for a
 // method it does not serve), naming the endpoint that serves it (decisions.md).
-var ErrSimulateStandard = rpc.NewError(rpc.CodeMethodNotFound, "the method eth_simulateV1 is not available on the standard endpoint: the pre-confirmed endpoint serves it (--preconf.port, default 8547)")
+var ErrSimulateStandard = rpc.NewError(rpc.CodeMethodNotFound, "the method eth_simulateV1 does not exist/is not available on the standard endpoint: the pre-confirmed endpoint serves it (--preconf.port, default 8547)")
 
 // Transactions.
 
