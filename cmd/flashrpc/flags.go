@@ -39,6 +39,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.IntVar(&f.PreconfPort, "preconf.port", 8547, "port of the pre-confirmed endpoint (where the pending tag is the block in progress)")
 	fs.IntVar(&f.DBCacheMB, "db.cache", 64, "block cache of the chain database (Pebble) in MB; wide eth_getLogs queries read receipts through it")
 	f.opsFlags.register(fs)
+	registerMemoryLimit(fs)
 
 	fs.Uint64Var(&f.API.GasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
 	fs.DurationVar(&f.API.EVMTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call, eth_estimateGas or eth_createAccessList, of all calls of one eth_simulateV1, and of each traced transaction (debug_trace*'s timeout is capped at it) (0 = none beyond --rpc.timeout)")
