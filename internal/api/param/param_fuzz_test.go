@@ -197,3 +197,57 @@ func FuzzDecodeSlot(f *testing.F) {
 		}
 	})
 }
+
+// fixedHexSeeds are address and hash shapes for FuzzDecodeAddress and FuzzDecodeHash.
+var fixedHexSeeds = []string{
+	`"0x0000000000000000000000000000000000000001"`, `"0XABCDEFabcdef0000000000000000000000000001"`,
+	`"0x000000000000000000000000000000000000001"`, `"0x00000000000000000000000000000000000000001"`,
+	`"0x000000000000000000000000000000000000000g"`, `"0000000000000000000000000000000000000000"`,
+	`"0x0000000000000000000000000000000000000000000000000000000000000001"`,
+	`"0x\u00300000000000000000000000000000000000000000000000000000000000001"`,
+	`"0x000000000000000000000000000000000000000000000000000000000000000G"`,
+}
+
+// fuzzFixedHex checks decode against encoding/json into T, the general path it falls back to:
+// both accept the same values (null and absent are missing) and agree on them.
+func fuzzFixedHex[T comparable](t *testing.T, raw []byte, decode func(rpc.Params, int) (T, error), name string) {
+	if !json.Valid(raw) {
+		return
+	}
+	got, err := decode(rpc.Params{raw}, 0)
+	var want T
+	werr := json.Unmarshal(raw, &want)
+	switch {
+	case string(raw) == "null":
+		if err == nil {
+			t.Fatalf("null accepted as %v", got)
+		}
+		checkParamError(t, raw, err, name)
+	case werr != nil:
+		if err == nil {
+			t.Fatalf("%s accepted as %v; encoding/json: %v", raw, got, werr)
+		}
+		var e *rpc.Error
+		if !errors.As(err, &e) || e.Code != rpc.CodeInvalidParams {
+			t.Fatalf("%s: error %v, want -32602", raw, err)
+		}
+	case err != nil || got != want:
+		t.Fatalf("%s = %v, %v; encoding/json gives %v", raw, got, err, want)
+	}
+}
+
+func FuzzDecodeAddress(f *testing.F) {
+	addSeeds(f)
+	for _, s := range fixedHexSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { fuzzFixedHex(t, raw, DecodeAddress, "address") })
+}
+
+func FuzzDecodeHash(f *testing.F) {
+	addSeeds(f)
+	for _, s := range fixedHexSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { fuzzFixedHex(t, raw, DecodeHash, "hash") })
+}
