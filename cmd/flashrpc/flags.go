@@ -39,6 +39,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.IntVar(&f.PreconfPort, "preconf.port", 8547, "port of the pre-confirmed endpoint (where the pending tag is the block in progress)")
 	fs.IntVar(&f.DBCacheMB, "db.cache", 64, "block cache of the chain database (Pebble) in MB; wide eth_getLogs queries read receipts through it")
 	f.opsFlags.register(fs)
+	registerMemoryLimit(fs)
 
 	fs.Uint64Var(&f.API.GasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
 	fs.DurationVar(&f.API.EVMTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call, eth_estimateGas or eth_createAccessList, of all calls of one eth_simulateV1, and of each traced transaction (debug_trace*'s timeout is capped at it) (0 = none beyond --rpc.timeout)")
@@ -62,8 +63,9 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.StringVar(&f.vhosts, "http.vhosts", rpc.DefaultVirtualHost, "comma-separated host names requests may name in their Host header (403 otherwise; IP literals are always allowed; * allows any)")
 	fs.StringVar(&f.wsOrigins, "ws.origins", "", "comma-separated origins WebSocket upgrades may come from, e.g. http://localhost:5173 (403 otherwise; * allows any; no Origin header is always allowed) (default: the endpoint's own http(s)://localhost|127.0.0.1|[::1]:PORT)")
 	fs.StringVar(&f.corsDomain, "http.corsdomain", "", "comma-separated origins that get CORS headers, so their browser pages may call the endpoint (* allows any) (default: none)")
-	fs.IntVar(&f.RPC.WSSendQueue, "ws.send-queue", rpc.DefaultWSSendQueue, "messages buffered per WebSocket connection; a client that falls further behind is disconnected")
-	fs.Int64Var(&f.RPC.WSSendQueueBytes, "ws.send-queue-bytes", rpc.DefaultWSSendQueueBytes, "bytes buffered per WebSocket connection; a subscriber further behind is disconnected (a message always fits an empty queue)")
+	fs.IntVar(&f.RPC.WSSendQueue, "ws.send-queue", rpc.DefaultWSSendQueue, "deprecated and ignored: messages are no longer counted (see --ws.send-queue-bytes)")
+	fs.Int64Var(&f.RPC.WSSendQueueBytes, "ws.send-queue-bytes", rpc.DefaultWSSendQueueBytes, "byte budget of the unread messages of one WebSocket connection; a client whose backlog stays over it for --ws.slow-consumer-timeout, or reaches 4 times it, is disconnected as a slow consumer (a burst of notifications is not)")
+	fs.DurationVar(&f.RPC.WSSlowConsumerTimeout, "ws.slow-consumer-timeout", rpc.DefaultWSSlowConsumerTimeout, "how long a WebSocket connection's unread backlog may stay over --ws.send-queue-bytes before it is disconnected as a slow consumer")
 
 	d := txpool.DefaultConfig
 	fs.Uint64Var(&f.TxPool.AccountSlots, "txpool.accountslots", d.AccountSlots, "executable transaction slots guaranteed per account (a slot is 32 KiB; a transaction takes 1 to 4)")

@@ -406,7 +406,8 @@ var echoInit = func() []byte {
 func TestSlowSubscriber(t *testing.T) {
 	ctx := context.Background()
 	o := testOptions(t.TempDir())
-	o.RPC.WSSendQueue = 16
+	o.RPC.WSSendQueueBytes = 1 << 20
+	o.RPC.WSSlowConsumerTimeout = 500 * time.Millisecond
 	tn, logs := startLoggedTestNode(t, o)
 	contract := deployEmitter(t, tn, echoInit)
 

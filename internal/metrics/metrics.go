@@ -66,7 +66,7 @@ func (m *Metrics) table(buildInfo *prometheus.Gauge) []metric {
 		{kind: gauge, subsystem: "ws", name: "subscriptions", labels: endpoint, into: &m.subs,
 			help: "Active eth_subscribe subscriptions, by endpoint."},
 		{kind: counter, subsystem: "ws", name: "slow_consumers_total", labels: endpoint, into: &m.slow,
-			help: "WebSocket connections closed because they fell behind their send queue (--ws.send-queue, --ws.send-queue-bytes), by endpoint."},
+			help: "WebSocket connections closed as slow consumers (unread backlog over --ws.send-queue-bytes for --ws.slow-consumer-timeout, or at four times it), by endpoint."},
 		{kind: counter, subsystem: "chain", name: "head_updates_total", into: &m.blocks,
 			help: "Blocks that became the sealed head (sealed by the sequencer, or imported)."},
 		{kind: counter, subsystem: "preconf", name: "published_total", into: &m.preconfs,

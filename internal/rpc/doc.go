@@ -74,11 +74,14 @@
 // reads nothing more, so a client pipelining large messages waits in TCP, not in memory.
 // A message over WSReadLimit closes the connection with status 1009 and the reason
 // "message too big: over the read limit of N bytes". All outbound messages go through one
-// bounded queue drained by the writer, which is the only goroutine writing data frames.
+// queue drained by the writer, which is the only goroutine writing data frames.
 //
 // eth_subscribe(kind, params...) calls the [SubscribeFunc] registered for kind, which
 // arranges for [Subscription.Notify] to be called until [Subscription.Done] is closed.
-// Notify never blocks: when the queue is full the connection is closed as a slow
+// Notify never blocks. The queue has a byte budget ([Config.WSSendQueueBytes]), not a
+// message count: a burst of notifications over it is written as fast as the client reads,
+// and only a backlog that stays over it for [Config.WSSlowConsumerTimeout] (or reaches four
+// times it, or a write the client does not take for 10 s) closes the connection as a slow
 // consumer, so a stuck client cannot hold up the code that publishes events or other
 // connections. Notifications are never sent before the eth_subscribe response that
 // carries the subscription ID. eth_unsubscribe(id) returns true, or false when the ID is

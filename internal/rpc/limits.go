@@ -43,18 +43,28 @@ type Config struct {
 	// value removes both bounds.
 	WSReadLimit int64
 
-	// WSSendQueue is the number of outbound messages buffered per WebSocket connection.
-	// When a notification finds the queue full the connection is closed as a slow consumer.
-	// It also bounds the notifications held back before a subscription is confirmed. Zero
-	// or negative means 1024.
+	// WSSendQueue was the number of outbound messages buffered per WebSocket connection,
+	// past which a subscriber was disconnected. It is ignored: counting messages dropped
+	// healthy subscribers of a block with many logs. WSSendQueueBytes and
+	// WSSlowConsumerTimeout decide who is a slow consumer.
+	//
+	// Deprecated: ignored; kept so that configurations that set it still build.
 	WSSendQueue int
 
-	// WSSendQueueBytes bounds the bytes of the outbound messages buffered per WebSocket
-	// connection, so that a stalled client of large notifications (a newFlashblocks message
-	// can be tens of KB) holds a bounded amount of memory. A notification that would take the
-	// queue past it closes the connection as a slow consumer; a message always fits an empty
-	// queue. Zero or negative means 16 MiB.
+	// WSSendQueueBytes is the byte budget of the outbound messages buffered per WebSocket
+	// connection, written as fast as the client reads. A backlog over it is allowed for
+	// WSSlowConsumerTimeout: a burst of notifications (a block's 10,000 logs, a
+	// newFlashblocks message of tens of KB) is not a slow client. A backlog that stays over
+	// it longer, or that reaches four times it (so that a stalled client holds a bounded
+	// amount of memory), closes the connection as a slow consumer; so does one write that
+	// the client does not take for 10 s. Responses wait while the backlog is over it. A
+	// message always fits an empty queue. Zero or negative means 16 MiB.
 	WSSendQueueBytes int64
+
+	// WSSlowConsumerTimeout is how long a WebSocket connection's backlog may stay over
+	// WSSendQueueBytes before the connection is closed as a slow consumer. Zero or negative
+	// means 10 s.
+	WSSlowConsumerTimeout time.Duration
 
 	// WSInFlight is the number of calls (or batches) one WebSocket connection may have
 	// running at once. When it is reached the server stops reading from that connection
@@ -113,20 +123,21 @@ type Config struct {
 // Defaults for zero [Config] fields. The exported ones are the defaults of command-line flags
 // too.
 const (
-	DefaultBodyLimit          = 5 << 20
-	DefaultBatchItemLimit     = 1000
-	DefaultBatchResponseLimit = 25_000_000
-	DefaultResponseLimit      = 128 << 20
-	DefaultRequestTimeout     = 30 * time.Second
-	DefaultWSReadLimit        = 32 << 20
-	DefaultWSSendQueue        = 1024
-	DefaultWSSendQueueBytes   = 16 << 20
-	DefaultVirtualHost        = "localhost"
-	defaultWSInFlight         = 256
-	defaultReadHeaderTimeout  = 5 * time.Second
-	defaultReadTimeout        = 30 * time.Second
-	defaultWriteTimeout       = 35 * time.Second
-	defaultIdleTimeout        = 120 * time.Second
+	DefaultBodyLimit             = 5 << 20
+	DefaultBatchItemLimit        = 1000
+	DefaultBatchResponseLimit    = 25_000_000
+	DefaultResponseLimit         = 128 << 20
+	DefaultRequestTimeout        = 30 * time.Second
+	DefaultWSReadLimit           = 32 << 20
+	DefaultWSSendQueue           = 1024
+	DefaultWSSendQueueBytes      = 16 << 20
+	DefaultWSSlowConsumerTimeout = 10 * time.Second
+	DefaultVirtualHost           = "localhost"
+	defaultWSInFlight            = 256
+	defaultReadHeaderTimeout     = 5 * time.Second
+	defaultReadTimeout           = 30 * time.Second
+	defaultWriteTimeout          = 35 * time.Second
+	defaultIdleTimeout           = 120 * time.Second
 )
 
 // Fixed limits.
@@ -147,8 +158,13 @@ const (
 	wsPongTimeout  = 30 * time.Second
 
 	// wsWriteTimeout bounds writing one WebSocket message; a client that does not read
-	// for that long is disconnected (go-ethereum's defaultWriteTimeout).
+	// for that long is disconnected as a slow consumer (go-ethereum's defaultWriteTimeout).
 	wsWriteTimeout = 10 * time.Second
+
+	// wsSendQueueCeiling times Config.WSSendQueueBytes is the most a WebSocket connection's
+	// backlog may reach: a notification that would take it further closes the connection
+	// as a slow consumer at once, however short the time over the budget.
+	wsSendQueueCeiling = 4
 
 	// maxPooledBuffer is the largest buffer kept for reuse; larger ones are left to the GC.
 	maxPooledBuffer = 1 << 20
@@ -175,6 +191,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WSSendQueueBytes <= 0 {
 		c.WSSendQueueBytes = DefaultWSSendQueueBytes
+	}
+	if c.WSSlowConsumerTimeout <= 0 {
+		c.WSSlowConsumerTimeout = DefaultWSSlowConsumerTimeout
 	}
 	if c.WSInFlight <= 0 {
 		c.WSInFlight = defaultWSInFlight

@@ -23,8 +23,8 @@ type Observer interface {
 	WebSocketConns(delta int)
 	// Subscriptions is called with +1 when a subscription starts and -1 when it ends.
 	Subscriptions(delta int)
-	// SlowConsumer is called when a WebSocket connection is closed because it fell behind
-	// its send queue (Config.WSSendQueue, Config.WSSendQueueBytes).
+	// SlowConsumer is called when a WebSocket connection is closed because its client did
+	// not read what was sent (Config.WSSendQueueBytes, Config.WSSlowConsumerTimeout).
 	SlowConsumer()
 }
 

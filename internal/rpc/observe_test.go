@@ -95,7 +95,7 @@ func TestObserverWebSocket(t *testing.T) {
 	rec := new(obsRecorder)
 	cfg := testConfig()
 	cfg.Observer = rec
-	cfg.WSSendQueue = 2
+	cfg.WSSendQueueBytes = 50 // held back: at most 4 × 50 bytes, two notifications
 	ts := startServer(t, cfg)
 	c := dialWS(t, ts.url)
 	wsCall(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["manual"]}`)
@@ -108,8 +108,9 @@ func TestObserverWebSocket(t *testing.T) {
 		t.Errorf("after eth_unsubscribe: subs %d, want 1", subs)
 	}
 
-	// "ticks" notifies before its subscription is confirmed: 5 held-back notifications
-	// overflow a queue of 2 and the connection is dropped as a slow consumer.
+	// "ticks" notifies before its subscription is confirmed: 5 held-back notifications of
+	// about 80 bytes pass the ceiling of 4 × 50 bytes and the connection is dropped as a slow
+	// consumer.
 	slow := dialWS(t, ts.url)
 	wsCall(t, slow, `{"jsonrpc":"2.0","id":1,"method":"test_echo","params":[]}`)
 	slow.Write(context.Background(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":2,"method":"eth_subscribe","params":["ticks",5]}`))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime/debug"
 	"sync"
 )
@@ -31,6 +32,7 @@ type Subscription struct {
 	active  bool      // guarded by mu; the eth_subscribe response has been queued
 	ended   bool      // guarded by mu; done is closed
 	pending []*buffer // guarded by mu; notifications held back until active
+	held    int64     // guarded by mu; bytes in pending
 }
 
 // ID returns the subscription ID, a hex quantity such as "0x9cef478923ff08bf67fde6c64013158d".
@@ -44,9 +46,11 @@ func (s *Subscription) Done() <-chan struct{} { return s.done }
 // {"subscription":ID,"result":result}}. result is encoded like a [Method] result (a
 // json.RawMessage verbatim) before Notify returns, so the caller may reuse it.
 //
-// Notify never blocks. If the connection's send queue is full, the connection is closed
-// as a slow consumer. Notify reports whether the notification was queued: false when the
-// subscription has ended, the connection is closing or result cannot be encoded (logged).
+// Notify never blocks. A client whose backlog stays over the byte budget is closed as a
+// slow consumer (Config.WSSendQueueBytes, Config.WSSlowConsumerTimeout); many
+// notifications at once are not. Notify reports whether the notification was queued:
+// false when the subscription has ended, the connection is closing or result cannot be
+// encoded (logged).
 func (s *Subscription) Notify(result any) bool {
 	srv := s.conn.srv
 	b := srv.getBuf()
@@ -68,11 +72,13 @@ func (s *Subscription) Notify(result any) bool {
 		srv.putBuf(b)
 		return false
 	case !s.active:
-		if len(s.pending) >= srv.cfg.WSSendQueue {
+		n := int64(len(b.b))
+		if s.held > 0 && s.held+n > srv.cfg.WSSendQueueBytes*wsSendQueueCeiling {
 			srv.putBuf(b)
-			s.conn.stop(reasonSlowConsumer, nil)
+			s.conn.stop(reasonSlowConsumer, fmt.Errorf("%d bytes held back before the subscription was confirmed", s.held+n))
 			return false
 		}
+		s.held += n
 		s.pending = append(s.pending, b)
 		return true
 	}
@@ -96,7 +102,7 @@ func (s *Subscription) activate() {
 			break
 		}
 	}
-	s.pending = nil
+	s.pending, s.held = nil, 0
 }
 
 // end closes Done; later notifications are dropped.
@@ -114,7 +120,7 @@ func (s *Subscription) end() {
 	for _, b := range s.pending {
 		s.conn.srv.putBuf(b)
 	}
-	s.pending = nil
+	s.pending, s.held = nil, 0
 }
 
 // subscribe handles <namespace>_subscribe: params are the kind and its parameters.

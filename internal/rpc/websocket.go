@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -19,22 +18,26 @@ import (
 //   - the reader (the HTTP handler's goroutine) reads messages and starts one goroutine per
 //     message, at most Config.WSInFlight at a time; so calls on one connection run
 //     concurrently and may be answered out of order, as in go-ethereum;
-//   - the writer is the only goroutine writing data frames; it takes messages from send,
-//     a queue of at most Config.WSSendQueue messages and Config.WSSendQueueBytes bytes;
+//   - the writer is the only goroutine writing data frames; it takes messages from the
+//     send queue (sendQueue), in the order they were queued;
 //   - the pinger pings every wsPingInterval.
 //
-// Responses wait for room in the queue (the client's own requests are throttled by its
-// reading). Notifications never wait: a full queue closes the connection as a slow
-// consumer. The connection ends when the reader fails, the writer fails, a ping fails,
-// the queue overflows or the server shuts down; stop records the first reason.
+// The queue counts bytes, not messages: a block's worth of notifications, however many,
+// is queued at once and written as fast as the client reads. Responses wait while the
+// backlog is over Config.WSSendQueueBytes (the client's own requests are throttled by its
+// reading). Notifications never wait; the connection is closed as a slow consumer when the
+// backlog stays over Config.WSSendQueueBytes for Config.WSSlowConsumerTimeout, when it
+// reaches wsSendQueueCeiling times that budget, or when one write finds the client not
+// reading for wsWriteTimeout. The connection ends when the reader fails, the writer fails,
+// a ping fails, the client is a slow consumer or the server shuts down; stop records the
+// first reason.
 type wsConn struct {
 	srv      *Server
 	ws       *websocket.Conn
 	remote   string
 	ctx      context.Context // parent of every call; cancelled when the connection ends
 	cancel   context.CancelFunc
-	send     chan *buffer  // outbound messages, owned by the writer once queued
-	queued   atomic.Int64  // bytes of the messages in send
+	q        sendQueue
 	quit     chan struct{} // closed by stop
 	inflight chan struct{} // one token per running call
 	held     *byteBudget   // bytes of the messages whose calls run; nil: no read limit
@@ -46,8 +49,20 @@ type wsConn struct {
 	closed bool                     // guarded by mu; no new subscriptions
 }
 
-// reasonSlowConsumer is logged when a connection is closed because its send queue is full.
+// reasonSlowConsumer is logged when a connection is closed because its client does not read
+// what is sent to it.
 const reasonSlowConsumer = "slow consumer"
+
+// sendQueue holds a connection's outbound messages until the writer has written them.
+type sendQueue struct {
+	mu     sync.Mutex
+	msgs   []*buffer     // guarded by mu; waiting for the writer
+	bytes  int64         // guarded by mu; of msgs and of the message being written
+	over   *time.Timer   // guarded by mu; runs while bytes is over the budget
+	overID uint64        // guarded by mu; counts the timers, so a stale one does nothing
+	room   chan struct{} // guarded by mu; closed when bytes falls to the budget
+	wake   chan struct{} // capacity 1: msgs has messages the writer has not seen
+}
 
 // serveWebSocket upgrades the request and serves the connection until it ends.
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
@@ -71,11 +86,11 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		remote:   r.RemoteAddr,
 		ctx:      ctx,
 		cancel:   cancel,
-		send:     make(chan *buffer, s.cfg.WSSendQueue),
 		quit:     make(chan struct{}),
 		inflight: make(chan struct{}, s.cfg.WSInFlight),
 		subs:     make(map[string]*Subscription),
 	}
+	c.q.wake = make(chan struct{}, 1)
 	if limit := s.cfg.WSReadLimit; limit >= 0 {
 		c.held = newByteBudget(max(limit, 1))
 	}
@@ -249,22 +264,34 @@ func (b *byteBudget) release(n int64) {
 	}
 }
 
-// reply queues a response, waiting for room; it gives up when the connection stops.
-// Responses count towards the queued bytes but are not refused for them: the client's own
-// calls are bounded by Config.WSInFlight and its reading.
+// reply queues a response. While the backlog is over Config.WSSendQueueBytes it waits for
+// the writer to bring it down; it gives up when the connection stops. Responses do not
+// make a slow consumer: the client's own calls are bounded by Config.WSInFlight and its
+// reading.
 func (c *wsConn) reply(b *buffer) {
-	n := int64(len(b.b))
-	c.queued.Add(n)
-	select {
-	case c.send <- b:
-	case <-c.quit:
-		c.queued.Add(-n)
-		c.srv.putBuf(b)
+	q := &c.q
+	for {
+		q.mu.Lock()
+		if q.bytes <= c.srv.cfg.WSSendQueueBytes {
+			c.push(b, int64(len(b.b)))
+			q.mu.Unlock()
+			return
+		}
+		room := q.room
+		q.mu.Unlock()
+		select {
+		case <-room:
+		case <-c.quit:
+			c.srv.putBuf(b)
+			return
+		}
 	}
 }
 
-// notify queues a notification without waiting. A full queue stops the connection as a
-// slow consumer. It reports whether b was queued.
+// notify queues a notification without waiting. It reports whether b was queued: false
+// when the connection has stopped, or stops now because the backlog would reach
+// wsSendQueueCeiling times Config.WSSendQueueBytes (a message always fits an empty queue).
+// A backlog over the budget starts the slow-consumer timer.
 func (c *wsConn) notify(b *buffer) bool {
 	select {
 	case <-c.quit:
@@ -273,38 +300,112 @@ func (c *wsConn) notify(b *buffer) bool {
 	default:
 	}
 	n := int64(len(b.b))
-	if queued := c.queued.Add(n); queued > n && queued > c.srv.cfg.WSSendQueueBytes {
-		c.queued.Add(-n)
+	q := &c.q
+	q.mu.Lock()
+	if q.bytes > 0 && q.bytes+n > c.srv.cfg.WSSendQueueBytes*wsSendQueueCeiling {
+		q.mu.Unlock()
 		c.srv.putBuf(b)
-		c.stop(reasonSlowConsumer, nil)
+		c.stop(reasonSlowConsumer, fmt.Errorf("%d bytes unread, the ceiling is %d", q.bytes+n, c.srv.cfg.WSSendQueueBytes*wsSendQueueCeiling))
 		return false
 	}
+	c.push(b, n)
+	q.mu.Unlock()
+	return true
+}
+
+// push appends b (n bytes) to the queue and wakes the writer; q.mu is held.
+func (c *wsConn) push(b *buffer, n int64) {
+	q := &c.q
+	q.msgs = append(q.msgs, b)
+	q.bytes += n
+	if q.bytes > c.srv.cfg.WSSendQueueBytes && q.over == nil {
+		q.overID++
+		id := q.overID
+		q.room = make(chan struct{})
+		q.over = time.AfterFunc(c.srv.cfg.WSSlowConsumerTimeout, func() { c.stayedOver(id) })
+	}
 	select {
-	case c.send <- b:
-		return true
+	case q.wake <- struct{}{}:
 	default:
-		c.queued.Add(-n)
-		c.srv.putBuf(b)
-		c.stop(reasonSlowConsumer, nil)
-		return false
 	}
 }
 
-// writeLoop writes queued messages until the connection stops.
+// stayedOver runs when a backlog has been over the budget for Config.WSSlowConsumerTimeout:
+// unless the writer has brought it down since (timer id is no longer the running one), the
+// client is a slow consumer.
+func (c *wsConn) stayedOver(id uint64) {
+	q := &c.q
+	q.mu.Lock()
+	still := q.over != nil && q.overID == id
+	bytes := q.bytes
+	q.mu.Unlock()
+	if still {
+		c.stop(reasonSlowConsumer, fmt.Errorf("%d bytes unread for over %v, the budget is %d", bytes, c.srv.cfg.WSSlowConsumerTimeout, c.srv.cfg.WSSendQueueBytes))
+	}
+}
+
+// written takes n written bytes off the backlog; back at or under the budget, it stops the
+// slow-consumer timer and lets waiting responses in.
+func (c *wsConn) written(n int64) {
+	q := &c.q
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.bytes -= n
+	if q.over != nil && q.bytes <= c.srv.cfg.WSSendQueueBytes {
+		q.over.Stop()
+		q.over = nil
+		close(q.room)
+	}
+}
+
+// drain drops the messages left in the queue when the connection has stopped.
+func (c *wsConn) drain() {
+	q := &c.q
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, b := range q.msgs {
+		c.srv.putBuf(b)
+	}
+	q.msgs = nil
+	if q.over != nil {
+		q.over.Stop()
+		q.over = nil
+	}
+}
+
+// writeLoop writes queued messages until the connection stops. A write that the client
+// does not take for wsWriteTimeout makes it a slow consumer.
 func (c *wsConn) writeLoop() {
 	defer c.wg.Done()
+	defer c.drain()
+	var batch []*buffer
 	for {
 		select {
 		case <-c.quit:
 			return
-		case b := <-c.send:
+		case <-c.q.wake:
+		}
+		c.q.mu.Lock()
+		batch, c.q.msgs = c.q.msgs, batch[:0]
+		c.q.mu.Unlock()
+		for i, b := range batch {
 			ctx, cancel := context.WithTimeout(c.ctx, wsWriteTimeout)
 			err := c.ws.Write(ctx, websocket.MessageText, b.b)
+			timedOut := ctx.Err() == context.DeadlineExceeded
 			cancel()
-			c.queued.Add(-int64(len(b.b)))
+			n := int64(len(b.b))
 			c.srv.putBuf(b)
+			batch[i] = nil
+			c.written(n)
 			if err != nil {
-				c.stop("write failed", err)
+				for _, rest := range batch[i+1:] {
+					c.srv.putBuf(rest)
+				}
+				if timedOut {
+					c.stop(reasonSlowConsumer, fmt.Errorf("a write was not taken in %v: %w", wsWriteTimeout, err))
+				} else {
+					c.stop("write failed", err)
+				}
 				return
 			}
 		}

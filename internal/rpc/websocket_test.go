@@ -37,12 +37,16 @@ func wsRead(t testing.TB, c *websocket.Conn) string {
 	return string(b)
 }
 
-// TestWebSocketSlowConsumer checks that a client that stops reading is disconnected once
-// its queue is full, without ever blocking Notify or other connections.
+// TestWebSocketSlowConsumer checks that a client that stops reading is disconnected when
+// its backlog reaches the ceiling (four times WSSendQueueBytes), however quickly, without
+// ever blocking Notify or other connections, and that the disconnect is counted.
 func TestWebSocketSlowConsumer(t *testing.T) {
 	t.Parallel()
+	rec := new(obsRecorder)
 	cfg := testConfig()
-	cfg.WSSendQueue = 4
+	cfg.Observer = rec
+	cfg.WSSendQueueBytes = 1 << 20
+	cfg.WSSlowConsumerTimeout = time.Hour // only the ceiling can cut it here
 	ts := startServer(t, cfg)
 	slow, other := dialWS(t, ts.url), dialWS(t, ts.url)
 	if got, want := wsCall(t, slow, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["manual"]}`), `{"jsonrpc":"2.0","id":1,"result":"0x1"}`; got != want {
@@ -50,8 +54,8 @@ func TestWebSocketSlowConsumer(t *testing.T) {
 	}
 	sub := ts.svc.sub("0x1")
 
-	// The client reads nothing from here on. Notify until the queue overflows; socket
-	// buffers hold a few MB, so that takes at most a few hundred 64 KB notifications.
+	// The client reads nothing from here on. Notify until the backlog passes the ceiling;
+	// socket buffers hold a few MB, so that takes at most a few hundred 64 KB notifications.
 	payload := json.RawMessage(`"` + strings.Repeat("x", 64<<10) + `"`)
 	queued := make(chan int, 1)
 	go func() {
@@ -64,7 +68,7 @@ func TestWebSocketSlowConsumer(t *testing.T) {
 	select {
 	case n := <-queued:
 		if n == 100_000 {
-			t.Fatal("Notify never reported a full queue")
+			t.Fatal("Notify never reported a slow consumer")
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Notify blocked")
@@ -79,6 +83,9 @@ func TestWebSocketSlowConsumer(t *testing.T) {
 	}
 	if !strings.Contains(ts.logs.String(), "reason=\"slow consumer\"") {
 		t.Errorf("log does not name the slow consumer:\n%s", ts.logs.String())
+	}
+	if _, _, _, slowN := rec.snapshot(); slowN != 1 {
+		t.Errorf("slow consumers counted: %d, want 1", slowN)
 	}
 	// Other connections are served as before.
 	if got, want := wsCall(t, other, `{"jsonrpc":"2.0","id":2,"method":"test_nil"}`), `{"jsonrpc":"2.0","id":2,"result":null}`; got != want {
@@ -97,35 +104,93 @@ func TestWebSocketSlowConsumer(t *testing.T) {
 	}
 }
 
-// TestWebSocketSlowConsumerBytes: a client that stops reading large notifications is
-// disconnected once they add up to WSSendQueueBytes, long before the message count limit.
-func TestWebSocketSlowConsumerBytes(t *testing.T) {
+// backlog returns the bytes a subscription's connection has queued and not yet written.
+func backlog(sub *Subscription) int64 {
+	sub.conn.q.mu.Lock()
+	defer sub.conn.q.mu.Unlock()
+	return sub.conn.q.bytes
+}
+
+// TestWebSocketSlowConsumerTimeout: a client that stops reading is disconnected once its
+// backlog has stayed over WSSendQueueBytes for WSSlowConsumerTimeout, with no further
+// notification to notice it, and the disconnect is counted.
+func TestWebSocketSlowConsumerTimeout(t *testing.T) {
 	t.Parallel()
+	rec := new(obsRecorder)
 	cfg := testConfig()
-	cfg.WSSendQueue = 1 << 20 // never the limit here
+	cfg.Observer = rec
 	cfg.WSSendQueueBytes = 1 << 20
+	cfg.WSSlowConsumerTimeout = 200 * time.Millisecond
 	ts := startServer(t, cfg)
 	slow := dialWS(t, ts.url)
 	if got, want := wsCall(t, slow, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["manual"]}`), `{"jsonrpc":"2.0","id":1,"result":"0x1"}`; got != want {
 		t.Fatalf("subscribe: got %s, want %s", got, want)
 	}
 	sub := ts.svc.sub("0x1")
-	// 64 KB each: socket buffers take a few MB, then 1 MiB of queue, so a few hundred at most.
+	// 64 KB each: socket buffers take a few MB, then the backlog passes 1 MiB. Keep it at
+	// 2 MiB, under the ceiling of 4 MiB, notifying only when the writer has brought it
+	// below; once the socket is full it stays there with no notification.
 	payload := json.RawMessage(`"` + strings.Repeat("x", 64<<10) + `"`)
-	n := 0
-	for n < 2_000 && sub.Notify(payload) {
-		n++
+	deadline := time.After(20 * time.Second)
+	for ended := false; !ended; {
+		select {
+		case <-sub.Done():
+			ended = true
+		case <-deadline:
+			t.Fatalf("subscription not ended; backlog %d bytes", backlog(sub))
+		default:
+			if backlog(sub) >= 2<<20 {
+				time.Sleep(5 * time.Millisecond)
+			} else if !sub.Notify(payload) {
+				<-sub.Done() // refused: the connection has stopped (the log says why)
+			}
+		}
 	}
-	if n == 2_000 {
-		t.Fatal("Notify never reported a full queue")
-	}
-	select {
-	case <-sub.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("subscription not ended after slow-consumer disconnect")
+	if !strings.Contains(ts.logs.String(), "bytes unread for over 200ms") {
+		t.Errorf("log does not name the time over the budget:\n%s", ts.logs.String())
 	}
 	if !strings.Contains(ts.logs.String(), "reason=\"slow consumer\"") {
 		t.Errorf("log does not name the slow consumer:\n%s", ts.logs.String())
+	}
+	if _, _, _, slowN := rec.snapshot(); slowN != 1 {
+		t.Errorf("slow consumers counted: %d, want 1", slowN)
+	}
+}
+
+// TestWebSocketBurst: a client that reads gets a burst of 10,000 notifications queued at
+// once, three times the byte budget (under the ceiling of four), whole and in order: many
+// notifications at once are not a slow consumer.
+func TestWebSocketBurst(t *testing.T) {
+	t.Parallel()
+	rec := new(obsRecorder)
+	cfg := testConfig()
+	cfg.Observer = rec
+	cfg.WSSendQueueBytes = 2 << 20
+	ts := startServer(t, cfg)
+	c := dialWS(t, ts.url)
+	if got, want := wsCall(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["manual"]}`), `{"jsonrpc":"2.0","id":1,"result":"0x1"}`; got != want {
+		t.Fatalf("subscribe: got %s, want %s", got, want)
+	}
+	sub := ts.svc.sub("0x1")
+	// About 600 bytes each, like a log: 6 MB in all.
+	const n = 10_000
+	filler := strings.Repeat("ab", 260)
+	for i := range n {
+		if !sub.Notify(json.RawMessage(fmt.Sprintf(`{"i":%d,"data":"%s"}`, i, filler))) {
+			t.Fatalf("Notify %d refused", i)
+		}
+	}
+	for i := range n {
+		want := fmt.Sprintf(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"0x1","result":{"i":%d,"data":"%s"}}}`, i, filler)
+		if got := wsRead(t, c); got != want {
+			t.Fatalf("notification %d: got %.100s", i, got)
+		}
+	}
+	if got, want := wsCall(t, c, `{"jsonrpc":"2.0","id":2,"method":"test_nil"}`), `{"jsonrpc":"2.0","id":2,"result":null}`; got != want {
+		t.Errorf("after the burst: got %s, want %s", got, want)
+	}
+	if _, _, _, slowN := rec.snapshot(); slowN != 0 {
+		t.Errorf("slow consumers counted: %d, want 0", slowN)
 	}
 }
 
@@ -133,9 +198,7 @@ func TestWebSocketSlowConsumerBytes(t *testing.T) {
 // eth_subscribe is being answered never overtake the response, and keep their order.
 func TestWebSocketNotifyRace(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig()
-	cfg.WSSendQueue = 1024
-	ts := startServer(t, cfg)
+	ts := startServer(t, testConfig())
 	c := dialWS(t, ts.url)
 	const n = 200
 	for round := range 5 {

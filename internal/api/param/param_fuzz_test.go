@@ -1,6 +1,7 @@
 package param
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -16,7 +17,9 @@ import (
 // Fuzz targets of the parameter decoders. Their seed corpora (the f.Add values) run in every
 // `go test`; `go test -fuzz FuzzParseQuantity ./internal/api/param/` explores further. Parameters
 // reach the decoders as valid JSON (the transport's scanner checks the whole body), so the
-// targets skip anything else.
+// targets skip anything else; and rpc's parseParams hands each one over without the white
+// space around it, so the targets trim it (testdata/fuzz/FuzzParseQuantity and
+// FuzzParseHexOrDecimal keep the inputs that showed it).
 
 // paramSeeds are JSON values every decoder is tried with.
 var paramSeeds = []string{
@@ -29,6 +32,15 @@ var paramSeeds = []string{
 	`"\u0030x1"`, `"0x\u0031"`, `"\u002d0x1"`,
 	`{"blockNumber":"0x1"}`, `{"blockNumber":""}`, `{"blockHash":"0x0000000000000000000000000000000000000000000000000000000000000001"}`,
 	`"0x0000000000000000000000000000000000000000000000000000000000000001"`,
+}
+
+// asParam returns raw as a decoder receives it, and whether it can: valid JSON, without the
+// white space around it.
+func asParam(raw []byte) ([]byte, bool) {
+	if !json.Valid(raw) {
+		return nil, false
+	}
+	return bytes.Trim(raw, " \t\r\n"), true
 }
 
 func addSeeds(f *testing.F) {
@@ -56,7 +68,8 @@ func checkParamError(t *testing.T, raw []byte, err error, name string) {
 func FuzzParseQuantity(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if !json.Valid(raw) {
+		raw, ok := asParam(raw)
+		if !ok {
 			return
 		}
 		got, err := DecodeQuantity(rpc.Params{raw}, 0, "index")
@@ -83,7 +96,8 @@ func FuzzParseHexOrDecimal(f *testing.F) {
 	addSeeds(f)
 	strictDecimal := regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if !json.Valid(raw) {
+		raw, valid := asParam(raw)
+		if !valid {
 			return
 		}
 		got, err := DecodeHexOrDecimal(rpc.Params{raw}, 0, "blockCount")
@@ -118,7 +132,8 @@ func FuzzParseHexOrDecimal(f *testing.F) {
 func FuzzDecodeBlockNumber(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if !json.Valid(raw) {
+		raw, ok := asParam(raw)
+		if !ok {
 			return
 		}
 		n, err := DecodeBlockNumber(rpc.Params{raw}, 0, gethrpc.LatestBlockNumber, true)
@@ -147,7 +162,8 @@ func FuzzDecodeBlockNumber(f *testing.F) {
 func FuzzDecodeBlockNumberOrHash(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if !json.Valid(raw) {
+		raw, ok := asParam(raw)
+		if !ok {
 			return
 		}
 		b, err := DecodeBlockNumberOrHash(rpc.Params{raw}, 0, true)
@@ -170,7 +186,8 @@ func FuzzDecodeBlockNumberOrHash(f *testing.F) {
 func FuzzDecodeSlot(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if !json.Valid(raw) {
+		raw, ok := asParam(raw)
+		if !ok {
 			return
 		}
 		slot, err := DecodeSlot(rpc.Params{nil, raw}, 1)
@@ -196,4 +213,59 @@ func FuzzDecodeSlot(f *testing.F) {
 			t.Fatalf("%q decoded as %s", s, slot)
 		}
 	})
+}
+
+// fixedHexSeeds are address and hash shapes for FuzzDecodeAddress and FuzzDecodeHash.
+var fixedHexSeeds = []string{
+	`"0x0000000000000000000000000000000000000001"`, `"0XABCDEFabcdef0000000000000000000000000001"`,
+	`"0x000000000000000000000000000000000000001"`, `"0x00000000000000000000000000000000000000001"`,
+	`"0x000000000000000000000000000000000000000g"`, `"0000000000000000000000000000000000000000"`,
+	`"0x0000000000000000000000000000000000000000000000000000000000000001"`,
+	`"0x\u00300000000000000000000000000000000000000000000000000000000000001"`,
+	`"0x000000000000000000000000000000000000000000000000000000000000000G"`,
+}
+
+// fuzzFixedHex checks decode against encoding/json into T, the general path it falls back to:
+// both accept the same values (null and absent are missing) and agree on them.
+func fuzzFixedHex[T comparable](t *testing.T, raw []byte, decode func(rpc.Params, int) (T, error), name string) {
+	raw, ok := asParam(raw)
+	if !ok {
+		return
+	}
+	got, err := decode(rpc.Params{raw}, 0)
+	var want T
+	werr := json.Unmarshal(raw, &want)
+	switch {
+	case string(raw) == "null":
+		if err == nil {
+			t.Fatalf("null accepted as %v", got)
+		}
+		checkParamError(t, raw, err, name)
+	case werr != nil:
+		if err == nil {
+			t.Fatalf("%s accepted as %v; encoding/json: %v", raw, got, werr)
+		}
+		var e *rpc.Error
+		if !errors.As(err, &e) || e.Code != rpc.CodeInvalidParams {
+			t.Fatalf("%s: error %v, want -32602", raw, err)
+		}
+	case err != nil || got != want:
+		t.Fatalf("%s = %v, %v; encoding/json gives %v", raw, got, err, want)
+	}
+}
+
+func FuzzDecodeAddress(f *testing.F) {
+	addSeeds(f)
+	for _, s := range fixedHexSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { fuzzFixedHex(t, raw, DecodeAddress, "address") })
+}
+
+func FuzzDecodeHash(f *testing.F) {
+	addSeeds(f)
+	for _, s := range fixedHexSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { fuzzFixedHex(t, raw, DecodeHash, "hash") })
 }

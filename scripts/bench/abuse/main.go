@@ -23,12 +23,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -41,6 +43,11 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/flashrpc/flashrpc/internal/devaccounts"
 )
 
 // abuseCase is one abusive input.
@@ -75,6 +82,66 @@ var cases = []abuseCase{
 	{"ws-pipeline-8x32m", "8 WebSocket messages of 32 MiB sent back to back on one connection", func(ctx context.Context, url string) (string, error) {
 		return wsSend(ctx, url, 8, ones(32*mib, "[", "]"))
 	}},
+	{"txpool-future-2000x120k", "2,000 future-nonce transactions of 120 kB calldata from one account (most refused: account queue full)", func(ctx context.Context, url string) (string, error) {
+		return futureFlood(ctx, url, 2000, 120_000)
+	}},
+}
+
+// futureFlood sends n transactions with size bytes of random calldata from dev account 0,
+// with nonces 1..n past its next one (so none is executable), one eth_sendRawTransaction at a
+// time on one connection, and tells how many were accepted and the first refusal.
+func futureFlood(ctx context.Context, url string, n, size int) (string, error) {
+	accounts, err := devaccounts.Derive(devaccounts.TestMnemonic, 1)
+	if err != nil {
+		return "", err
+	}
+	client, err := ethclient.DialContext(ctx, url)
+	if err != nil {
+		return "", err
+	}
+	defer client.Close()
+	chainID, err := client.ChainID(ctx)
+	if err != nil {
+		return "", err
+	}
+	nonce, err := client.PendingNonceAt(ctx, accounts[0].Address)
+	if err != nil {
+		return "", err
+	}
+	tip, err := client.SuggestGasTipCap(ctx)
+	if err != nil {
+		return "", err
+	}
+	head, err := client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
+	signer := types.LatestSignerForChainID(chainID)
+	to := common.Address{0xde, 0xad}
+	data := make([]byte, size)
+	accepted, refused, first := 0, 0, ""
+	for i := 1; i <= n; i++ {
+		rand.Read(data) // nonzero bytes: the most intrinsic gas, no compression anywhere
+		tx, err := types.SignNewTx(accounts[0].Key, signer, &types.DynamicFeeTx{
+			ChainID: chainID, Nonce: nonce + uint64(i), GasTipCap: tip, GasFeeCap: feeCap,
+			Gas: 21_000 + 40*uint64(size) + 100_000, To: &to, Data: data,
+		})
+		if err != nil {
+			return "", err
+		}
+		switch err := client.SendTransaction(ctx, tx); {
+		case err == nil:
+			accepted++
+		case ctx.Err() != nil:
+			return "", ctx.Err()
+		default:
+			if refused++; first == "" {
+				first = err.Error()
+			}
+		}
+	}
+	return fmt.Sprintf("%d accepted, %d refused (%s)", accepted, refused, first), nil
 }
 
 func main() {
@@ -87,6 +154,7 @@ func main() {
 		only      = flag.String("cases", "", "comma-separated case names (default: all)")
 		label     = flag.String("label", "", "name of the node in the output (default: the binary or the URL)")
 		blockTime = flag.Duration("block-time", 2*time.Second, "block time of a node started with --bin")
+		nodeArgs  = flag.String("node-args", "", "space-separated flags added to the command line of a node started with --bin, e.g. --memory-limit=0")
 		list      = flag.Bool("list", false, "print the case names and exit")
 	)
 	flag.Parse()
@@ -113,7 +181,7 @@ func main() {
 			u, p, stop := *url, *pid, func() {}
 			if *bin != "" {
 				var err error
-				if u, p, stop, err = startNode(*bin, *port, *blockTime); err != nil {
+				if u, p, stop, err = startNode(*bin, *port, *blockTime, strings.Fields(*nodeArgs)); err != nil {
 					log.Fatal(err)
 				}
 			}
@@ -356,9 +424,10 @@ func rss(pid int) (int64, error) {
 }
 
 // startNode starts `bin dev` on loopback and waits until it answers.
-func startNode(bin string, port int, blockTime time.Duration) (url string, pid int, stop func(), err error) {
-	cmd := exec.Command(bin, "dev", "--http.port", strconv.Itoa(port), "--preconf.port", strconv.Itoa(port+2),
-		"--feed.port", "-1", "--block-time", blockTime.String(), "--log.level", "warn")
+func startNode(bin string, port int, blockTime time.Duration, extra []string) (url string, pid int, stop func(), err error) {
+	args := []string{"dev", "--http.port", strconv.Itoa(port), "--preconf.port", strconv.Itoa(port + 2),
+		"--feed.port", "-1", "--block-time", blockTime.String(), "--log.level", "warn"}
+	cmd := exec.Command(bin, append(args, extra...)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
