@@ -121,11 +121,16 @@ func TestManyLogsReachIdleSubscribers(t *testing.T) {
 
 // TestManyLogsStalledSubscriber: a raw WebSocket client that subscribes to logs and never
 // reads is disconnected as a slow consumer, and counted, while an ethclient subscriber next
-// to it gets every log of every block, before and after.
+// to it gets every log of every block, before and after. The budget is 4 MiB held for 2 s
+// (the defaults are 16 MiB and 10 s): loopback socket buffers grow to several MB, and how
+// much they take before the node's backlog builds up varies between machines, so the
+// defaults would make the number of blocks the cut takes depend on the machine.
 func TestManyLogsStalledSubscriber(t *testing.T) {
 	ctx := context.Background()
 	o := testOptions(t.TempDir())
 	o.metricsPort = optionalPort{port: 0, set: true}
+	o.RPC.WSSendQueueBytes = 4 << 20 // its ceiling, 4 times that, holds one block's 5 MB burst
+	o.RPC.WSSlowConsumerTimeout = 2 * time.Second
 	tn, logs := startLoggedTestNode(t, o)
 	contract := deployEmitter(t, tn, manyLogsInit)
 
@@ -143,7 +148,7 @@ func TestManyLogsStalledSubscriber(t *testing.T) {
 	reader := subscribeContractLogs(t, tn.preURL, "logs", contract)
 
 	// Each block adds about 5 MB to the stalled client's backlog: socket buffers take a few,
-	// then its writer waits; the client is cut when a write is not taken for 10 s.
+	// then the backlog stays over the budget and the client is cut 2 s later.
 	const most = 20
 	rounds := 0
 	for ; rounds < most && !strings.Contains(logs.String(), "slow consumer"); rounds++ {
