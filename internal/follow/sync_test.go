@@ -3,14 +3,18 @@ package follow
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -75,5 +79,42 @@ func TestFollowRefusesForkNotRun(t *testing.T) {
 	}
 	if f.insert(context.Background(), []*types.Block{b2}) || c.Head().Hash() != b1.Hash() {
 		t.Fatal("block 2 inserted on its own")
+	}
+}
+
+// TestFeedRefusesForkNotRun: index 0 of a block at which a fork flashrpc does not run is
+// active (lagoon at time 20; the block at time 24) is refused before anything executes, as
+// its sealed block is, and one before the fork is not refused for its rules.
+func TestFeedRefusesForkNotRun(t *testing.T) {
+	g := lagoonGenesis(t)
+	c, err := chain.Open(*g())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	f, err := New(Config{Upstream: "http://127.0.0.1:1"}, c, preconf.New(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := c.Head()
+	index0 := func(time uint64) *flashblocks.Payload {
+		return &flashblocks.Payload{
+			Base: &flashblocks.Base{
+				ParentHash:    head.Hash(),
+				BlockNumber:   hexutil.Uint64(head.Number.Uint64() + 1),
+				GasLimit:      hexutil.Uint64(head.GasLimit),
+				Timestamp:     hexutil.Uint64(time),
+				BaseFeePerGas: (*hexutil.Big)(head.BaseFee),
+			},
+			Metadata: flashblocks.Metadata{BlockNumber: head.Number.Uint64() + 1},
+		}
+	}
+	err = f.open(context.Background(), index0(24))
+	var nr *networks.NotRunError
+	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "fork lagoon (activation 20) is active at block 1 (time 24)") {
+		t.Fatalf("index 0 after lagoon: %v, want the refusal naming lagoon", err)
+	}
+	if err := f.open(context.Background(), index0(head.Time+1)); errors.As(err, &nr) {
+		t.Fatalf("index 0 before lagoon refused for its rules: %v", err)
 	}
 }
