@@ -135,7 +135,7 @@ func (o *ops) about(endpoint string, pending bool, host string, askedMetrics boo
 	if pending {
 		b.WriteString("The pending tag is the block in progress: the transactions pre-confirmed so far.\n")
 	} else {
-		b.WriteString("Sealed blocks only: the pending tag is the latest sealed block.\n")
+		b.WriteString("Sealed blocks only: the pending tag is the next block as forecast (the latest sealed state, no transactions).\n")
 	}
 	fmt.Fprintf(&b, "Live view: open http://%s/ in a browser.\n", host)
 	if o.health.Load() != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // Serve is a running node that serves a stored chain without a sequencer: nothing is
-// pre-confirmed, so the pending tag is the latest sealed block on both endpoints.
+// pre-confirmed, so the pending tag is the next block as forecast on both endpoints.
 type Serve struct {
 	chain     *chain.Chain
 	endpoints Endpoints
