@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -81,11 +82,11 @@ func (a *API) signTypedDataV4(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	var td apitypes.TypedData
 	if err := json.Unmarshal(raw, &td); err != nil {
-		return nil, paramError(1, "typedData", err)
+		return nil, param.NamedArgError(1, "typedData", err)
 	}
 	hash, _, err := apitypes.TypedDataAndHash(td)
 	if err != nil {
-		return nil, paramError(1, "typedData", err)
+		return nil, param.NamedArgError(1, "typedData", err)
 	}
 	return a.sign(addr, hash)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
@@ -43,7 +44,7 @@ func (a *API) setIntervalMiningMs(ctx context.Context, p rpc.Params) (any, error
 		return nil, err
 	}
 	if raw := p.At(0); len(raw) > 0 && raw[0] == '[' {
-		return nil, paramError(0, "interval", fmt.Errorf("a [min, max] range is not supported: give one interval in milliseconds"))
+		return nil, param.NamedArgError(0, "interval", fmt.Errorf("a [min, max] range is not supported: give one interval in milliseconds"))
 	}
 	return a.setBlockTime(p, "interval", time.Millisecond)
 }
@@ -71,10 +72,10 @@ func (a *API) setBlockTime(p rpc.Params, name string, unit time.Duration) (any, 
 	}
 	limit := uint64(sequencer.MaxBlockTime / unit)
 	if v.Uint64() > limit {
-		return nil, paramError(0, name, fmt.Errorf("%s exceeds %d (%s)", v, limit, sequencer.MaxBlockTime))
+		return nil, param.NamedArgError(0, name, fmt.Errorf("%s exceeds %d (%s)", v, limit, sequencer.MaxBlockTime))
 	}
 	if err := a.b.Sequencer.SetBlockTime(time.Duration(v.Uint64()) * unit); err != nil {
-		return nil, paramError(0, name, err)
+		return nil, param.NamedArgError(0, name, err)
 	}
 	return true, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -176,7 +177,7 @@ func (a *API) setBlockGasLimit(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	if v.Uint64() < params.TxGas {
-		return nil, paramError(0, "gasLimit", fmt.Errorf("%v is below %d, a transfer's gas", v, params.TxGas))
+		return nil, param.NamedArgError(0, "gasLimit", fmt.Errorf("%v is below %d, a transfer's gas", v, params.TxGas))
 	}
 	if _, err := a.b.Sequencer.SetGasLimit(ctx, v.Uint64()); err != nil {
 		return nil, err

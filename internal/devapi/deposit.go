@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -34,12 +35,12 @@ func (a *API) devDeposit(ctx context.Context, p rpc.Params) (any, error) {
 	if err := wantParams(p, 0, 1); err != nil {
 		return nil, err
 	}
-	if !present(p, 0) {
-		return nil, missing(0)
+	if !param.Present(p, 0) {
+		return nil, param.Missing(0)
 	}
 	d, err := decodeDeposit(p.At(0))
 	if err != nil {
-		return nil, argError(0, err)
+		return nil, param.ArgError(0, err)
 	}
 	hash, err := a.b.Sequencer.Deposit(*d)
 	if err != nil {
@@ -65,7 +66,7 @@ func decodeDeposit(raw json.RawMessage) (*oprollup.Deposit, error) {
 			return false, nil
 		}
 		if err := json.Unmarshal(raw, v); err != nil {
-			return true, fmt.Errorf("%s: %w", name, jsonError(err))
+			return true, fmt.Errorf("%s: %w", name, ethjson.DecodeError(err))
 		}
 		return true, nil
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
+	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -59,9 +61,9 @@ func (a *API) devSeal(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	var opts sealOptions
-	if present(p, 0) {
+	if param.Present(p, 0) {
 		if err := json.Unmarshal(p.At(0), &opts); err != nil {
-			return nil, argError(0, jsonError(err))
+			return nil, param.ArgError(0, ethjson.DecodeError(err))
 		}
 	}
 	var block *types.Block

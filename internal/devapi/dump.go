@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/holiman/uint256"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -95,7 +96,7 @@ func (a *API) loadState(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	accounts, err := parseDump(raw)
 	if err != nil {
-		return nil, paramError(0, "state", err)
+		return nil, param.NamedArgError(0, "state", err)
 	}
 	return a.cheat(ctx, func(st *state.StateDB) {
 		for _, acc := range accounts {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
@@ -24,21 +25,6 @@ func errNoKey(addr common.Address) error {
 	return rpc.NewError(rpc.CodeServer, "no key for %s: the node signs with the dev accounts only (eth_accounts)", addr.Hex())
 }
 
-// argError is -32602 for parameter i, unnamed, as the dev_ methods and the eth_ methods give it.
-func argError(i int, err error) error {
-	return rpc.InvalidParams("invalid argument %d: %v", i, err)
-}
-
-// missing refuses an absent or null required parameter i.
-func missing(i int) error {
-	return rpc.InvalidParams("missing value for required argument %d", i)
-}
-
-// paramError is -32602 for parameter i, called name.
-func paramError(i int, name string, err error) error {
-	return rpc.InvalidParams("invalid argument %d (%s): %v", i, name, err)
-}
-
 // errNoFrom refuses a transaction without a sender.
 var errNoFrom = rpc.InvalidParams("invalid argument 0 (transaction): missing \"from\"")
 
@@ -46,7 +32,7 @@ var errNoFrom = rpc.InvalidParams("invalid argument 0 (transaction): missing \"f
 // parameter i, called name; other errors pass unchanged.
 func timeError(i int, name string, err error) error {
 	if errors.Is(err, sequencer.ErrTimestamp) {
-		return paramError(i, name, err)
+		return param.NamedArgError(i, name, err)
 	}
 	return err
 }

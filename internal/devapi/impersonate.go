@@ -5,6 +5,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/impersonation"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -20,7 +21,7 @@ func (a *API) impersonateAccount(ctx context.Context, p rpc.Params) (any, error)
 		return nil, err
 	}
 	if addr == (common.Address{}) {
-		return nil, paramError(0, "address", impersonation.ErrZeroAddress)
+		return nil, param.NamedArgError(0, "address", impersonation.ErrZeroAddress)
 	}
 	a.mu.Lock()
 	a.impersonated[addr] = true

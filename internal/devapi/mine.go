@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
 )
@@ -21,7 +22,7 @@ func (a *API) evmMine(ctx context.Context, p rpc.Params) (any, error) {
 	var ts *big.Int
 	blocks := uint64(1)
 	switch raw := p.At(0); {
-	case !present(p, 0):
+	case !param.Present(p, 0):
 	case len(raw) > 0 && raw[0] == '{':
 		var opts struct {
 			Timestamp json.RawMessage `json:"timestamp"`
@@ -33,7 +34,7 @@ func (a *API) evmMine(ctx context.Context, p rpc.Params) (any, error) {
 		var err error
 		if len(opts.Timestamp) > 0 && string(opts.Timestamp) != "null" {
 			if ts, err = parseQuantity(opts.Timestamp, 63); err != nil {
-				return nil, paramError(0, "options.timestamp", err)
+				return nil, param.NamedArgError(0, "options.timestamp", err)
 			}
 		}
 		if len(opts.Blocks) > 0 && string(opts.Blocks) != "null" {
@@ -42,7 +43,7 @@ func (a *API) evmMine(ctx context.Context, p rpc.Params) (any, error) {
 				if err == nil {
 					err = fmt.Errorf("at most %d blocks at once", sequencer.MaxMine)
 				}
-				return nil, paramError(0, "options.blocks", err)
+				return nil, param.NamedArgError(0, "options.blocks", err)
 			}
 			blocks = b.Uint64()
 		}
@@ -70,16 +71,16 @@ func (a *API) mine(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	count, interval := uint64(1), uint64(0)
-	if present(p, 0) {
+	if param.Present(p, 0) {
 		v, err := decodeUintParam(p, 0, "count", 64)
 		if err != nil {
 			return nil, err
 		}
 		if count = v.Uint64(); count > sequencer.MaxMine {
-			return nil, paramError(0, "count", fmt.Errorf("at most %d blocks at once", sequencer.MaxMine))
+			return nil, param.NamedArgError(0, "count", fmt.Errorf("at most %d blocks at once", sequencer.MaxMine))
 		}
 	}
-	if present(p, 1) {
+	if param.Present(p, 1) {
 		v, err := decodeUintParam(p, 1, "interval", 32)
 		if err != nil {
 			return nil, err

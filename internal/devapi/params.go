@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -26,19 +27,13 @@ func wantParams(p rpc.Params, min, max int) error {
 	return nil
 }
 
-// present reports whether parameter i is given and not null.
-func present(p rpc.Params, i int) bool {
-	raw := p.At(i)
-	return raw != nil && string(raw) != "null"
-}
-
 // decodeParam decodes parameter i, called name, into v.
 func decodeParam(p rpc.Params, i int, name string, v any) error {
-	if !present(p, i) {
-		return paramError(i, name, fmt.Errorf("missing value"))
+	if !param.Present(p, i) {
+		return param.NamedArgError(i, name, fmt.Errorf("missing value"))
 	}
 	if err := json.Unmarshal(p.At(i), v); err != nil {
-		return paramError(i, name, jsonError(err))
+		return param.NamedArgError(i, name, ethjson.DecodeError(err))
 	}
 	return nil
 }
@@ -50,7 +45,7 @@ func decodeAddressParam(p rpc.Params, i int, name string) (common.Address, error
 		return common.Address{}, err
 	}
 	if !common.IsHexAddress(s) || !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
-		return common.Address{}, paramError(i, name, fmt.Errorf("%q is not a 20-byte hex address", s))
+		return common.Address{}, param.NamedArgError(i, name, fmt.Errorf("%q is not a 20-byte hex address", s))
 	}
 	return common.HexToAddress(s), nil
 }
@@ -67,19 +62,15 @@ func decodeBytesParam(p rpc.Params, i int, name string) ([]byte, error) {
 // decodeUintParam decodes parameter i, called name: a JSON number or a hex (or decimal)
 // quantity string, as anvil and Hardhat accept them. A negative value is refused.
 func decodeUintParam(p rpc.Params, i int, name string, bits int) (*big.Int, error) {
-	if !present(p, i) {
-		return nil, paramError(i, name, fmt.Errorf("missing value"))
+	if !param.Present(p, i) {
+		return nil, param.NamedArgError(i, name, fmt.Errorf("missing value"))
 	}
 	v, err := parseQuantity(p.At(i), bits)
 	if err != nil {
-		return nil, paramError(i, name, err)
+		return nil, param.NamedArgError(i, name, err)
 	}
 	return v, nil
 }
-
-// jsonError says what was wrong with a parameter in the JSON-RPC vocabulary, without Go's
-// type names, as internal/api's decoders do (ethjson.DecodeError).
-func jsonError(err error) error { return ethjson.DecodeError(err) }
 
 // parseQuantity parses a JSON number or a quantity string ("0x…" hex or decimal digits) of at
 // most bits bits.

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/impersonation"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 	"github.com/flashrpc/flashrpc/internal/txpool"
@@ -114,7 +115,7 @@ func (a *API) prepare(ctx context.Context, p rpc.Params, m map[string]rpc.Method
 		return tx, nil
 	}
 	if tx, err = impersonation.Mark(a.config, tx, from); err != nil {
-		return nil, paramError(0, "transaction", err)
+		return nil, param.NamedArgError(0, "transaction", err)
 	}
 	return tx, nil
 }
@@ -122,11 +123,11 @@ func (a *API) prepare(ctx context.Context, p rpc.Params, m map[string]rpc.Method
 // fill builds the unsigned transaction of args.
 func (a *API) fill(ctx context.Context, args *sendArgs, m map[string]rpc.Method) (*types.Transaction, error) {
 	if args.ChainID != nil && args.ChainID.ToInt().Cmp(a.config.ChainID) != 0 {
-		return nil, paramError(0, "transaction", fmt.Errorf("chainId %d, the chain's is %d", args.ChainID.ToInt(), a.config.ChainID))
+		return nil, param.NamedArgError(0, "transaction", fmt.Errorf("chainId %d, the chain's is %d", args.ChainID.ToInt(), a.config.ChainID))
 	}
 	legacy := args.GasPrice != nil
 	if legacy && (args.MaxFeePerGas != nil || args.MaxPriorityFeePerGas != nil) {
-		return nil, paramError(0, "transaction", fmt.Errorf("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified"))
+		return nil, param.NamedArgError(0, "transaction", fmt.Errorf("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified"))
 	}
 	data, err := a.argsData(args)
 	if err != nil {
@@ -170,7 +171,7 @@ func (a *API) fill(ctx context.Context, args *sendArgs, m map[string]rpc.Method)
 func (a *API) argsData(args *sendArgs) ([]byte, error) {
 	data, err := args.data()
 	if err != nil {
-		return nil, paramError(0, "transaction", err)
+		return nil, param.NamedArgError(0, "transaction", err)
 	}
 	return data, nil
 }
@@ -196,7 +197,7 @@ func (a *API) fees(ctx context.Context, args *sendArgs, m map[string]rpc.Method)
 		feeCap = new(big.Int).Add(tip, new(big.Int).Mul(a.nextBaseFee(), big.NewInt(2)))
 	}
 	if feeCap.Cmp(tip) < 0 {
-		return nil, nil, paramError(0, "transaction", fmt.Errorf("maxFeePerGas (%v) < maxPriorityFeePerGas (%v)", feeCap, tip))
+		return nil, nil, param.NamedArgError(0, "transaction", fmt.Errorf("maxFeePerGas (%v) < maxPriorityFeePerGas (%v)", feeCap, tip))
 	}
 	return tip, feeCap, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
@@ -98,7 +99,7 @@ func (a *API) reset(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	var opts resetOptions
-	if present(p, 0) {
+	if param.Present(p, 0) {
 		if err := decodeParam(p, 0, "options", &opts); err != nil {
 			return nil, err
 		}
@@ -109,7 +110,7 @@ func (a *API) reset(ctx context.Context, p rpc.Params) (any, error) {
 		if len(f.BlockNumber) > 0 && string(f.BlockNumber) != "null" {
 			n, err := decodeForkBlock(f.BlockNumber)
 			if err != nil {
-				return nil, paramError(0, "options", err)
+				return nil, param.NamedArgError(0, "options", err)
 			}
 			block = &n
 		}
@@ -119,7 +120,7 @@ func (a *API) reset(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	if refork {
 		if a.cfg.Refork == nil {
-			return nil, paramError(0, "options", fmt.Errorf("reset to a fork is not supported here: start `flashrpc dev --fork-url` instead"))
+			return nil, param.NamedArgError(0, "options", fmt.Errorf("reset to a fork is not supported here: start `flashrpc dev --fork-url` instead"))
 		}
 		if err := a.cfg.Refork(ctx, url, block); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -27,7 +28,7 @@ func (a *API) increaseTime(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	if v.Uint64() > maxIncrease {
-		return nil, paramError(0, "seconds", fmt.Errorf("%v is more than %d", v, uint64(maxIncrease)))
+		return nil, param.NamedArgError(0, "seconds", fmt.Errorf("%v is more than %d", v, uint64(maxIncrease)))
 	}
 	total, err := a.b.Sequencer.IncreaseTime(ctx, v.Uint64())
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rlp"
 
@@ -67,9 +68,9 @@ func FuzzDecodePostExecTx(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(append([]byte{flashblocks.PostExecTxType}, seed...))
-	f.Add([]byte{flashblocks.PostExecTxType, 0xc0})
-	f.Add([]byte{flashblocks.PostExecTxType, 0xc2, 0x01, 0x02})
+	f.Add(append([]byte{types.PostExecTxType}, seed...))
+	f.Add([]byte{types.PostExecTxType, 0xc0})
+	f.Add([]byte{types.PostExecTxType, 0xc2, 0x01, 0x02})
 	f.Add([]byte{0x02, 0xc0})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, enc []byte) {
@@ -88,7 +89,7 @@ func FuzzDecodePostExecTx(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again := append([]byte{flashblocks.PostExecTxType}, body...); !bytes.Equal(again, enc) {
+		if again := append([]byte{types.PostExecTxType}, body...); !bytes.Equal(again, enc) {
 			t.Fatalf("accepted %x, which encodes back as %x", enc, again)
 		}
 	})

@@ -137,10 +137,6 @@ func newSubblockReceipt(r *types.Receipt) subblockReceipt {
 	return out
 }
 
-// PostExecTxType is the EIP-2718 type of Lagoon's post-execution transaction
-// (ethereum-optimism/specs, specs/protocol/lagoon/post-exec.md).
-const PostExecTxType = 0x7d
-
 // ErrNotPostExec is returned for bytes that are not a post-execution transaction.
 var ErrNotPostExec = errors.New("flashblocks: not a post-execution transaction (type 0x7d)")
 
@@ -159,7 +155,7 @@ type PostExecTx struct {
 // DecodePostExecTx decodes a post-execution transaction's envelope: its type, version and
 // block number, and the schema's fields as RLP items.
 func DecodePostExecTx(enc []byte) (*PostExecTx, error) {
-	if len(enc) == 0 || enc[0] != PostExecTxType {
+	if len(enc) == 0 || enc[0] != types.PostExecTxType {
 		return nil, ErrNotPostExec
 	}
 	var body struct {

@@ -285,7 +285,7 @@ func postExec(p *flashblocks.Payload) error {
 func decodeTxs(p *flashblocks.Payload, signer types.Signer) ([]*types.Transaction, *recovery, error) {
 	txs := make([]*types.Transaction, len(p.Diff.Transactions))
 	for i, enc := range p.Diff.Transactions {
-		if len(enc) > 0 && enc[0] == flashblocks.PostExecTxType {
+		if len(enc) > 0 && enc[0] == types.PostExecTxType {
 			return nil, nil, fmt.Errorf("transaction %d: %w", i, errPostExec)
 		}
 		tx := new(types.Transaction)

@@ -165,8 +165,8 @@ func (d *Dev) Rebuild(ctx context.Context, attrs Attributes) (*Snapshot, []*type
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// The View it publishes on the way has no block in progress: with the parent still being
-	// written it would show Sealing without the Pending built on it (view.go). Its callers
-	// settle first today; settle here too, so it never depends on them.
+	// written it would show Sealing without the Pending built on it (view.go), so it settles
+	// the chain's write first, whatever its callers did.
 	if err := p.settleLocked(true); err != nil {
 		return nil, nil, err
 	}
@@ -205,13 +205,8 @@ func (d *Dev) Rebuild(ctx context.Context, attrs Attributes) (*Snapshot, []*type
 	// progress published first, then the rebuilt block is published from index 0 (it has a
 	// new base), so its logs are sent again as new.
 	old := p.last
-	p.work, p.last = nil, nil
-	p.publishView(nil)
-	if r := dropRetraction(old); r != nil {
-		for _, fn := range p.retracts {
-			fn(r)
-		}
-	}
+	p.discardLocked()
+	p.retractLocked(dropRetraction(old))
 	p.work = fresh
 	snap, err := p.publishLocked(ctx, 0, PublishOptions{})
 	if err != nil {
@@ -252,15 +247,9 @@ func (d *Dev) dropLocked() {
 	p := d.p
 	p.settleLocked(true) // `pending` becomes the sealed head: the last sealed block, written
 	w, last := p.work, p.last
-	p.work, p.last = nil, nil
-	p.publishView(nil)
-	if w == nil {
-		return
-	}
-	if r := dropRetraction(last); r != nil {
-		for _, fn := range p.retracts {
-			fn(r)
-		}
+	p.discardLocked()
+	if w != nil {
+		p.retractLocked(dropRetraction(last))
 	}
 }
 
@@ -308,13 +297,8 @@ func (d *Dev) SealWith(ctx context.Context, txs []*types.Transaction) (*types.Bl
 		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
 	}
 	r := retraction(p.last, block, fresh.receipts)
-	p.work, p.last = nil, nil
-	p.publishView(nil) // the deliberate exception: the block in progress is gone until WriteExecuted
-	if r != nil {
-		for _, fn := range p.retracts {
-			fn(r)
-		}
-	}
+	p.discardLocked() // the deliberate exception: the block in progress is gone until WriteExecuted
+	p.retractLocked(r)
 	if err := p.chain.WriteExecuted(block, fresh.receipts, fresh.state); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}

@@ -157,8 +157,8 @@ func (p *Preconf) Open(ctx context.Context, attrs Attributes, opts PublishOption
 	if err := w.applyOpening(ctx); err != nil {
 		return nil, fmt.Errorf("open block %d: %w", attrs.Number, err)
 	}
-	if u := p.unsealed; u != nil && u.base == parent.Hash() { // a dev chain's restored cheats (dev.go)
-		for _, fn := range u.cheats.fns {
+	if c := p.unsealedOn(parent); c != nil { // a dev chain's restored cheats (dev.go)
+		for _, fn := range c.fns {
 			w.cheat(fn)
 		}
 	}

@@ -47,6 +47,16 @@ func (p *Preconf) discardLocked() {
 	p.publishView(nil)
 }
 
+// retractLocked tells the OnRetract listeners of r; nothing when r is nil. p.mu must be held.
+func (p *Preconf) retractLocked(r *Retraction) {
+	if r == nil {
+		return
+	}
+	for _, fn := range p.retracts {
+		fn(r)
+	}
+}
+
 // ReplaceWith ends the block in progress with block, the sealed block of the same number
 // built elsewhere (a replica's upstream), when it differs from what was pre-confirmed, and
 // inserts it. As Dev.SealWith does, it clears the block in progress, publishes the retraction
@@ -75,11 +85,7 @@ func (p *Preconf) ReplaceWith(ctx context.Context, block *types.Block) (*Mismatc
 		m = firstMismatch(p.last, block, receipts, err)
 	}
 	p.discardLocked()
-	if r != nil {
-		for _, fn := range p.retracts {
-			fn(r)
-		}
-	}
+	p.retractLocked(r)
 	if err := p.chain.Insert(block); err != nil {
 		return m, fmt.Errorf("replace: %w", err)
 	}

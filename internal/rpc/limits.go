@@ -43,14 +43,6 @@ type Config struct {
 	// value removes both bounds.
 	WSReadLimit int64
 
-	// WSSendQueue was the number of outbound messages buffered per WebSocket connection,
-	// past which a subscriber was disconnected. It is ignored: counting messages dropped
-	// healthy subscribers of a block with many logs. WSSendQueueBytes and
-	// WSSlowConsumerTimeout decide who is a slow consumer.
-	//
-	// Deprecated: ignored; kept so that configurations that set it still build.
-	WSSendQueue int
-
 	// WSSendQueueBytes is the byte budget of the outbound messages buffered per WebSocket
 	// connection, written as fast as the client reads. A backlog over it is allowed for
 	// WSSlowConsumerTimeout: a burst of notifications (a block's 10,000 logs, a
@@ -129,7 +121,6 @@ const (
 	DefaultResponseLimit         = 128 << 20
 	DefaultRequestTimeout        = 30 * time.Second
 	DefaultWSReadLimit           = 32 << 20
-	DefaultWSSendQueue           = 1024
 	DefaultWSSendQueueBytes      = 16 << 20
 	DefaultWSSlowConsumerTimeout = 10 * time.Second
 	DefaultVirtualHost           = "localhost"
@@ -186,9 +177,6 @@ func (c Config) withDefaults() Config {
 	c.ReadTimeout = timeout(c.ReadTimeout, defaultReadTimeout)
 	c.WriteTimeout = timeout(c.WriteTimeout, defaultWriteTimeout)
 	c.IdleTimeout = timeout(c.IdleTimeout, defaultIdleTimeout)
-	if c.WSSendQueue <= 0 {
-		c.WSSendQueue = DefaultWSSendQueue
-	}
 	if c.WSSendQueueBytes <= 0 {
 		c.WSSendQueueBytes = DefaultWSSendQueueBytes
 	}

@@ -12,7 +12,7 @@ func TestConfigDefaults(t *testing.T) {
 	d := Config{}.withDefaults()
 	if d.BodyLimit != 5<<20 || d.BatchItemLimit != 1000 || d.BatchResponseLimit != 25_000_000 ||
 		d.ResponseLimit != 128<<20 || d.RequestTimeout != 30*time.Second || d.WSReadLimit != 32<<20 ||
-		d.WSSendQueue != 1024 || d.WSInFlight != 256 || d.ReadHeaderTimeout != 5*time.Second ||
+		d.WSInFlight != 256 || d.ReadHeaderTimeout != 5*time.Second ||
 		d.ReadTimeout != 30*time.Second || d.WriteTimeout != 35*time.Second || d.IdleTimeout != 120*time.Second ||
 		d.Logger == nil {
 		t.Errorf("defaults: %+v", d)
@@ -22,10 +22,10 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	n := Config{
 		BodyLimit: -1, BatchItemLimit: -1, BatchResponseLimit: -1, ResponseLimit: -1, RequestTimeout: -1,
-		WSReadLimit: -1, WSSendQueue: -1, WSInFlight: -1, ReadTimeout: -1, WriteTimeout: -1,
+		WSReadLimit: -1, WSInFlight: -1, ReadTimeout: -1, WriteTimeout: -1,
 	}.withDefaults()
 	if n.BodyLimit != -1 || n.BatchItemLimit != -1 || n.BatchResponseLimit != -1 || n.ResponseLimit != -1 ||
-		n.RequestTimeout != 0 || n.WSReadLimit != -1 || n.WSSendQueue != 1024 || n.WSInFlight != 256 ||
+		n.RequestTimeout != 0 || n.WSReadLimit != -1 || n.WSInFlight != 256 ||
 		n.ReadTimeout != 0 || n.WriteTimeout != 0 {
 		t.Errorf("negative: %+v", n)
 	}

@@ -25,7 +25,6 @@ func testConfig() Config {
 		BatchResponseLimit: 250,
 		ResponseLimit:      100,
 		RequestTimeout:     100 * time.Millisecond,
-		WSSendQueue:        8,
 	}
 }
 

@@ -302,10 +302,11 @@ func (c *wsConn) notify(b *buffer) bool {
 	n := int64(len(b.b))
 	q := &c.q
 	q.mu.Lock()
-	if q.bytes > 0 && q.bytes+n > c.srv.cfg.WSSendQueueBytes*wsSendQueueCeiling {
+	if ceiling := c.srv.cfg.WSSendQueueBytes * wsSendQueueCeiling; q.bytes > 0 && q.bytes+n > ceiling {
+		unread := q.bytes + n // read under q.mu: the writer changes q.bytes
 		q.mu.Unlock()
 		c.srv.putBuf(b)
-		c.stop(reasonSlowConsumer, fmt.Errorf("%d bytes unread, the ceiling is %d", q.bytes+n, c.srv.cfg.WSSendQueueBytes*wsSendQueueCeiling))
+		c.stop(reasonSlowConsumer, fmt.Errorf("%d bytes unread, the ceiling is %d", unread, ceiling))
 		return false
 	}
 	c.push(b, n)

@@ -323,7 +323,7 @@ func ErrTraceBlockHashNotFound(hash common.Hash) error {
 func TraceError(i int, err error) error {
 	var te *exec.TracerError
 	if errors.As(err, &te) {
-		return rpc.InvalidParams("invalid argument %d: %v", i, err)
+		return param.ArgError(i, err)
 	}
 	return RequestError(err)
 }
