@@ -11,6 +11,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/api/core"
+	"github.com/flashrpc/flashrpc/internal/api/param"
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/ethjson"
 	"github.com/flashrpc/flashrpc/internal/logs"
@@ -109,7 +110,7 @@ func (x *API) route(name string, r core.Reads, local rpc.Method, known func(comm
 				return x.upstreamTx(ctx, name, p, hash, local)
 			}
 		case core.ReadsState:
-			if !present(p, r.Param) {
+			if !param.Present(p, r.Param) {
 				break // latest
 			}
 			b, ok := blockNumberOrHash(p, r.Param)
@@ -129,8 +130,7 @@ func (x *API) route(name string, r core.Reads, local rpc.Method, known func(comm
 				}
 				break
 			}
-			hash, _ := b.Hash()
-			if h := x.chain.HeaderByHash(hash); h == nil || h.Number.Uint64() <= last {
+			if hash, _ := b.Hash(); !x.localAbove(hash, last) {
 				return x.upstream(ctx, name, p)
 			}
 		}
@@ -138,37 +138,25 @@ func (x *API) route(name string, r core.Reads, local rpc.Method, known func(comm
 	}
 }
 
-// The parameters a route reads, decoded as internal/api decodes them; a parameter that does
-// not decode is left to the local method, which answers the error.
-
-// present reports whether parameter i is given and not null.
-func present(p rpc.Params, i int) bool {
-	raw := p.At(i)
-	return raw != nil && string(raw) != "null"
-}
+// The parameters a route reads, decoded by internal/api's own decoders; a parameter that
+// does not decode is left to the local method, which answers the error.
 
 func blockNumber(p rpc.Params, i int) (gethrpc.BlockNumber, bool) {
-	var n gethrpc.BlockNumber
-	if !present(p, i) || n.UnmarshalJSON(p.At(i)) != nil {
-		return 0, false
-	}
-	return n, true
+	n, err := param.DecodeBlockNumber(p, i, 0, true)
+	return n, err == nil
 }
 
 func blockNumberOrHash(p rpc.Params, i int) (gethrpc.BlockNumberOrHash, bool) {
-	var b gethrpc.BlockNumberOrHash
-	if !present(p, i) || b.UnmarshalJSON(p.At(i)) != nil {
-		return b, false
-	}
-	return b, true
+	b, err := param.DecodeBlockNumberOrHash(p, i, true)
+	return b, err == nil
 }
 
 func blockHash(p rpc.Params, i int) (common.Hash, bool) {
-	var h common.Hash
-	if !present(p, i) || h.UnmarshalJSON(p.At(i)) != nil {
-		return h, false
+	if !param.Present(p, i) {
+		return common.Hash{}, false
 	}
-	return h, true
+	h, err := param.DecodeHash(p, i)
+	return h, err == nil
 }
 
 // isUpTo reports whether a block number or tag names a block at most n: a number, or
