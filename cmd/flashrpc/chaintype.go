@@ -7,7 +7,6 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/networks"
-	"github.com/flashrpc/flashrpc/internal/node"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -16,9 +15,6 @@ const (
 	chainTypeOP = string(networks.OPStack)  // an OP Stack chain (the default)
 	chainTypeL1 = string(networks.Ethereum) // a plain Ethereum chain
 )
-
-// genesisFileName is where the dev command writes its chain's genesis in the data directory.
-const genesisFileName = node.GenesisFileName
 
 // chainFlags are the dev command's flags that shape a new chain or its L1.
 type chainFlags struct {

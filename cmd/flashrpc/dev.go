@@ -146,7 +146,7 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 		default:
 			fmt.Fprintf(&b, "  plain Ethereum chain (--chain-type l1)\n")
 		}
-		fmt.Fprintf(&b, "  genesis: %s\n\n", filepath.Join(c.DataDir(), genesisFileName))
+		fmt.Fprintf(&b, "  genesis: %s\n\n", filepath.Join(c.DataDir(), node.GenesisFileName))
 	}
 	for _, ep := range eps {
 		fmt.Fprintf(&b, "  %-14s %s  (WebSocket: ws://%s)\n", ep.Name, ep.URL(), ep.Addr())

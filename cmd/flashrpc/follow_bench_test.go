@@ -22,6 +22,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/node"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -57,7 +58,7 @@ func benchReplicaLag(b *testing.B, state string) {
 	ro.DataDir = b.TempDir()
 	ro.HTTPPort, ro.PreconfPort, ro.feed.Port = 0, 0, -1
 	ro.upstream, ro.feedURL = primary.Endpoints()[0].URL(), primary.Feed().URL
-	ro.genesis = filepath.Join(primary.Chain().DataDir(), genesisFileName)
+	ro.genesis = filepath.Join(primary.Chain().DataDir(), node.GenesisFileName)
 	if ro.state = state; state == "remote" {
 		ro.genesis = ""
 	}
@@ -196,7 +197,7 @@ func BenchmarkCatchUp(b *testing.B) {
 	if gas < blocks*perBlock*params.TxGas {
 		b.Fatalf("the chain has %d gas, want %d", gas, blocks*perBlock*params.TxGas)
 	}
-	genesis := filepath.Join(primary.Chain().DataDir(), genesisFileName)
+	genesis := filepath.Join(primary.Chain().DataDir(), node.GenesisFileName)
 	b.Run("replica", func(b *testing.B) {
 		var took time.Duration
 		for b.Loop() {

@@ -18,6 +18,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
+	"github.com/flashrpc/flashrpc/internal/node"
 )
 
 // TestFollowOPMainnetSubblocks runs a replica (--network op-mainnet) of a `dev --network
@@ -186,7 +187,7 @@ func subscribePreconfLogs(t *testing.T, httpURL string) (<-chan types.Log, <-cha
 func TestFollowNetworkGenesisAndRemote(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, networkOptions(t, t.TempDir(), true, "--network", "op-mainnet"))
-	data, err := os.ReadFile(filepath.Join(tn.Chain().DataDir(), genesisFileName))
+	data, err := os.ReadFile(filepath.Join(tn.Chain().DataDir(), node.GenesisFileName))
 	if err != nil {
 		t.Fatal(err)
 	}

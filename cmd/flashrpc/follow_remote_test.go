@@ -21,6 +21,7 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/fork"
+	"github.com/flashrpc/flashrpc/internal/node"
 )
 
 // storeInit is hand-assembled init code that stores 42 in slot 0 and whose runtime returns
@@ -194,7 +195,7 @@ func TestFollowStateFlags(t *testing.T) {
 	r.stop()
 	l := startTestReplica(t, replicaOptions(tn, localDir))
 	l.stop()
-	genesis := filepath.Join(tn.Chain().DataDir(), genesisFileName)
+	genesis := filepath.Join(tn.Chain().DataDir(), node.GenesisFileName)
 	tests := []struct {
 		name    string
 		args    []string

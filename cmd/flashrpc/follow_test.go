@@ -44,7 +44,7 @@ func replicaOptions(tn *testNode, dataDir string) *followOptions {
 	if tn.Feed() != nil {
 		o.feedURL = tn.Feed().URL
 	}
-	o.genesis = filepath.Join(tn.Chain().DataDir(), genesisFileName)
+	o.genesis = filepath.Join(tn.Chain().DataDir(), node.GenesisFileName)
 	o.poll = 20 * time.Millisecond
 	return o
 }

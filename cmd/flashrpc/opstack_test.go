@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flashrpc/flashrpc/internal/node"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -454,7 +455,7 @@ func TestGenesisFile(t *testing.T) {
 			tn := startTestNode(t, testOptionsOf(dir, chainType))
 			want := tn.Chain().Genesis().Hash()
 			tn.stop()
-			data, err := os.ReadFile(filepath.Join(dir, genesisFileName))
+			data, err := os.ReadFile(filepath.Join(dir, node.GenesisFileName))
 			if err != nil {
 				t.Fatal(err)
 			}

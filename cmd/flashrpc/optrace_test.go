@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rlp"
 
+	"github.com/flashrpc/flashrpc/internal/node"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -86,7 +87,7 @@ func TestOPStackTraceMatchesOpGeth(t *testing.T) {
 
 	// op-geth imports flashrpc's blocks on the genesis flashrpc wrote.
 	genesis := new(core.Genesis)
-	if err := readJSON(filepath.Join(dir, genesisFileName), genesis); err != nil {
+	if err := readJSON(filepath.Join(dir, node.GenesisFileName), genesis); err != nil {
 		t.Fatal(err)
 	}
 	var blocks types.Blocks

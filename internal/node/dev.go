@@ -90,11 +90,9 @@ func StartDev(cfg DevConfig) (_ *Dev, err error) {
 		return nil, err
 	}
 	n.stack.push(n.ops.close)
-	if cfg.Fork.URL != "" {
-		n.upstream = n.ops.upstream()
-	}
 	var c *chain.Chain
 	if cfg.Fork.URL != "" {
+		n.upstream = n.ops.upstream()
 		n.spec = n.forkSpec(cfg.DataDir, n.forkConfig(cfg.Fork))
 		c, err = n.spec.open(context.Background())
 	} else {
@@ -187,11 +185,8 @@ func (n *Dev) forkSpec(dataDir string, fc *fork.Config) chainSpec {
 	return chainSpec{chain: chain.Config{DataDir: dataDir, CacheMB: n.cfg.DBCacheMB, Logger: n.log, NoCodeSizeLimit: n.cfg.NoCodeSizeLimit}, fork: fc}
 }
 
-// forkConfig returns the chain's fork configuration of f, nil without a URL.
+// forkConfig returns the chain's fork configuration of f, which names an upstream.
 func (n *Dev) forkConfig(f Fork) *fork.Config {
-	if f.URL == "" {
-		return nil
-	}
 	fc := &fork.Config{
 		URL:             f.URL,
 		Block:           f.Block,
