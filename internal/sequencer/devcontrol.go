@@ -249,11 +249,7 @@ func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.I
 		attrs.BaseFee = eip1559.CalcBaseFee(config, head, ts)
 	}
 	if s.cfg.L1 != nil && len(attrs.Transactions) > 0 {
-		var parentTxs types.Transactions
-		if parent := s.chain.BlockByHash(head.Hash()); parent != nil {
-			parentTxs = parent.Transactions()
-		}
-		info := s.cfg.L1.Info(parentTxs, ts)
+		info := s.cfg.L1.Info(s.parentTxs(head), ts)
 		attrs.Transactions = slices.Clone(attrs.Transactions)
 		attrs.Transactions[0] = info.DepositTx()
 		if !s.denimAt(ts) { // a Denim block keeps its gas parameters (denim.go)
