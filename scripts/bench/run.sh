@@ -52,8 +52,9 @@ BYTECODE=0x600c80600b6000396000f336600060003733366000a100
 # BODIES is the table of request bodies, by name. To add one, add its name
 # here and a function body_<name> that prints the JSON request on one line.
 # The functions may use $CONTRACT (the deployed contract on the server being
-# checked or measured), $TXHASH (a sealed call of it there) and $DEV0 (dev account 0).
-BODIES=(getBlockByNumber getCode estimateGas simulateV1_1x1 simulateV1_1x100 getProof traceTransaction_callTracer)
+# checked or measured), $TXHASH (a sealed call of it there), $DEV0 (dev account 0) and
+# $TOKEN_A, $TOKEN_B, $POOL (the realistic mix's contracts there, deploy_mix).
+BODIES=(getBlockByNumber getCode estimateGas simulateV1_1x1 simulateV1_1x100 simulateV1_3x10_mix getProof traceTransaction_callTracer)
 
 DEV0=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
 CONTRACT=
@@ -73,6 +74,37 @@ simulate_body() {
 }
 body_simulateV1_1x1() { simulate_body 1; }
 body_simulateV1_1x100() { simulate_body 100; }
+# The realistic body of issue 30: three blocks of ten calls, each block eight ERC-20 transfers
+# of dev account 0 to fresh holders (tokens A and B in turn), a swap on the pool and an ether
+# transfer from MIX_FUNDED, an account without ether that the first block's state override
+# (balance) funds; traceTransfers adds the transfer logs. Same calls, same gas on both servers.
+body_simulateV1_3x10_mix() {
+	local blocks="" b i calls
+	for b in 0 1 2; do
+		calls=""
+		for i in 0 1 2 3 4 5 6 7; do
+			calls+=$(printf '{"from":"%s","to":"%s","data":"%s"},' "$DEV0" "$( ((i % 2)) && echo "$TOKEN_B" || echo "$TOKEN_A")" \
+				"$(transfer_data $((b * 10 + i)))")
+		done
+		calls+=$(printf '{"from":"%s","to":"%s","data":"%s"},' "$DEV0" "$POOL" "${SWAP_DATA[b % 2]}")
+		calls+=$(printf '{"from":"%s","to":"%s","value":"0x2386f26fc10000"}' "$MIX_FUNDED" "$(mix_receiver $((b * 10 + 9)))")
+		((b == 0)) && blocks+="{\"stateOverrides\":{\"$MIX_FUNDED\":{\"balance\":\"0xde0b6b3a7640000\"}},\"calls\":[$calls]}" ||
+			blocks+=",{\"calls\":[$calls]}"
+	done
+	rpc eth_simulateV1 "[{\"traceTransfers\":true,\"blockStateCalls\":[$blocks]},\"latest\"]"
+}
+# An account of no one, with no ether until the state override funds it.
+MIX_FUNDED=0x00000000000000000000000000000000000f00d5
+# mix_receiver N is the N-th receiver of the mix's transfers: addresses without state.
+mix_receiver() { printf '0x%040x' $((0xbe000 + $1)); }
+# transfer_data N is the call data of Token.transfer(mix_receiver N, 1000 + N), ABI-encoded.
+transfer_data() { printf '0xa9059cbb%064x%064x' $((0xbe000 + $1)) $((1000 + $1)); }
+# Pool.swap(1e15, zeroForOne, 1) for zeroForOne = true (index 0) and false (index 1).
+SWAP_DATA=(
+	"0x$(printf '4312ae31%064x%064x%064x' 1000000000000000 1 1)"
+	"0x$(printf '4312ae31%064x%064x%064x' 1000000000000000 0 1)"
+)
+TOKEN_A= TOKEN_B= POOL=
 # The Merkle proof of dev account 0 in the latest state (EIP-1186).
 body_getProof() { rpc eth_getProof "[\"$DEV0\",[],\"latest\"]"; }
 # The call tree of a sealed transaction: its block is replayed up to it, then it runs with
@@ -138,6 +170,7 @@ install_tools() {
 			die "wrk is missing; install it with: sudo apt-get install -y wrk"
 		fi
 	fi
+	command -v jq >/dev/null || die "jq is missing (the mix's set-up reads the contracts with it); install it with: apt-get install -y jq"
 	command -v taskset >/dev/null || { [[ -z $PIN ]] || die "taskset (util-linux) is missing; install it or pass --no-pin"; }
 	local pkgs=()
 	[[ -x $ANVIL ]] || pkgs+=(@foundry-rs/anvil-linux-amd64@1.7.1)
@@ -214,13 +247,55 @@ call_tx() {
 	local tx
 	tx=$("$CAST" send --async --rpc-url "$1" --private-key "$DEV0_KEY" "$2" 0x01)
 	"$CAST" receipt --rpc-url "$1" "$tx" >/dev/null
+	sealed "$1" "$tx" && echo "$tx"
+}
+
+# deploy_mix URL deploys the realistic mix's contracts (internal/benchmix: two ERC-20 tokens and
+# a constant-product pool) with dev account 0, seeds the pool, gives dev account 0 both tokens
+# and approves the pool for them, and prints "tokenA tokenB pool" once all of it is in the
+# latest block. The same ten transactions, from the same nonce, on both servers.
+deploy_mix() {
+	local url=$1 nonce art=internal/benchmix/contracts/BenchMix.json token pool maxu txs=() i tx
+	nonce=$("$CAST" nonce --rpc-url "$url" "$DEV0")
+	token=$(jq -r .Token.bytecode "$art")
+	pool=$(jq -r .Pool.bytecode "$art")
+	TOKEN_A=$("$CAST" compute-address --nonce "$nonce" "$DEV0" | awk '{print $NF}')
+	TOKEN_B=$("$CAST" compute-address --nonce $((nonce + 1)) "$DEV0" | awk '{print $NF}')
+	POOL=$("$CAST" compute-address --nonce $((nonce + 2)) "$DEV0" | awk '{print $NF}')
+	maxu=0x$(printf 'f%.0s' {1..64})
+	local -a steps=(
+		"--create $token$("$CAST" abi-encode 'c(string,string)' 'Bench A' BA | cut -c3-)"
+		"--create $token$("$CAST" abi-encode 'c(string,string)' 'Bench B' BB | cut -c3-)"
+		"--create $pool$("$CAST" abi-encode 'c(address,address)' "$TOKEN_A" "$TOKEN_B" | cut -c3-)"
+		"$TOKEN_A $("$CAST" calldata 'mint(address,uint256)' "$POOL" 1000000000000000000000000000)"
+		"$TOKEN_B $("$CAST" calldata 'mint(address,uint256)' "$POOL" 1000000000000000000000000000)"
+		"$POOL $("$CAST" calldata 'sync()')"
+		"$TOKEN_A $("$CAST" calldata 'mint(address,uint256)' "$DEV0" 1000000000000000000000000000)"
+		"$TOKEN_B $("$CAST" calldata 'mint(address,uint256)' "$DEV0" 1000000000000000000000000000)"
+		"$TOKEN_A $("$CAST" calldata 'approve(address,uint256)' "$POOL" "$maxu")"
+		"$TOKEN_B $("$CAST" calldata 'approve(address,uint256)' "$POOL" "$maxu")"
+	)
+	for i in "${!steps[@]}"; do
+		# shellcheck disable=SC2086 # a step is "--create CODE" or "TO DATA"
+		tx=$("$CAST" send --async --rpc-url "$url" --private-key "$DEV0_KEY" --nonce $((nonce + i)) --gas-limit 1500000 ${steps[i]})
+		txs+=("$tx")
+	done
+	for tx in "${txs[@]}"; do
+		[[ $("$CAST" receipt --rpc-url "$url" "$tx" status) =~ ^(true|1) ]] || { echo "mix set-up transaction $tx failed" >&2; return 1; }
+	done
+	sealed "$url" "${txs[-1]}" || return 1
+	echo "$TOKEN_A $TOKEN_B $POOL"
+}
+
+# sealed URL TX waits until the block of transaction TX is the latest block or below it.
+sealed() {
 	for _ in $(seq 300); do
-		[[ $("$CAST" block-number --rpc-url "$1") -ge $("$CAST" receipt --rpc-url "$1" "$tx" blockNumber) ]] &&
-			[[ $("$CAST" receipt --rpc-url "$1" "$tx" blockHash) != 0x0000000000000000000000000000000000000000000000000000000000000000 ]] &&
-			{ echo "$tx"; return; }
+		[[ $("$CAST" block-number --rpc-url "$1") -ge $("$CAST" receipt --rpc-url "$1" "$2" blockNumber) ]] &&
+			[[ $("$CAST" receipt --rpc-url "$1" "$2" blockHash) != 0x0000000000000000000000000000000000000000000000000000000000000000 ]] &&
+			return
 		sleep 0.1
 	done
-	echo "call $tx not sealed after 30 s" >&2
+	echo "transaction $2 not sealed after 30 s" >&2
 	return 1
 }
 
@@ -444,12 +519,16 @@ main() {
 	fi
 
 	local i
-	declare -A contract txhash
+	declare -A contract txhash mix
 	for i in "${!SERVERS[@]}"; do
 		contract[${SERVERS[i]}]=$(deploy "${URLS[i]}") || die "deploy on ${SERVERS[i]} failed"
 		echo "contract on ${SERVERS[i]}: ${contract[${SERVERS[i]}]}"
 		txhash[${SERVERS[i]}]=$(call_tx "${URLS[i]}" "${contract[${SERVERS[i]}]}") || die "call on ${SERVERS[i]} failed"
 		echo "traced call on ${SERVERS[i]}: ${txhash[${SERVERS[i]}]}"
+		if [[ " ${SELECTED[*]} " == *" simulateV1_3x10_mix "* ]]; then
+			mix[${SERVERS[i]}]=$(deploy_mix "${URLS[i]}") || die "mix set-up on ${SERVERS[i]} failed"
+			echo "mix contracts (token A, token B, pool) on ${SERVERS[i]}: ${mix[${SERVERS[i]}]}"
+		fi
 	done
 
 	echo "response sizes (curl):"
@@ -457,6 +536,7 @@ main() {
 	for name in "${SELECTED[@]}"; do
 		for i in "${!SERVERS[@]}"; do
 			CONTRACT=${contract[${SERVERS[i]}]} TXHASH=${txhash[${SERVERS[i]}]}
+			read -r TOKEN_A TOKEN_B POOL <<<"${mix[${SERVERS[i]}]:-}"
 			check_body "${SERVERS[i]}" "${URLS[i]}" "$name"
 		done
 	done
@@ -466,6 +546,7 @@ main() {
 		for round in $(seq "$ROUNDS"); do
 			for i in "${!SERVERS[@]}"; do
 				CONTRACT=${contract[${SERVERS[i]}]} TXHASH=${txhash[${SERVERS[i]}]}
+				read -r TOKEN_A TOKEN_B POOL <<<"${mix[${SERVERS[i]}]:-}"
 				sleep "$GAP"
 				run_wrk "${SERVERS[i]}" "${URLS[i]}" "$name" "$round"
 			done
