@@ -272,7 +272,7 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 	res := Block{Calls: run.calls, Senders: run.senders, TxHashes: run.txHashes}
 	// The engine's FinalizeAndAssemble, with the encodings at hand.
 	header.Root = sim.env.State.IntermediateRoot(cfg.IsEIP158(header.Number))
-	withdrawalsRoot, err := sim.opFinalize(header, run.txs)
+	withdrawalsRoot, err := sim.opFinalize(header, run.txEncodings)
 	if err != nil {
 		return Block{}, nil, err
 	}

@@ -1,6 +1,8 @@
 package simulate
 
 import (
+	"errors"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
@@ -25,13 +27,13 @@ func opExtra(cfg *params.ChainConfig, prev *types.Header) []byte {
 // with the base block's L1-attributes deposit in front of txs, as op-geth's simulator does)
 // and returns its withdrawals root (Isthmus: L2ToL1MessagePasser's storage root, read after
 // the state root was computed), nil before Isthmus.
-func (sim *simulator) opFinalize(header *types.Header, txs []*types.Transaction) (*common.Hash, error) {
+func (sim *simulator) opFinalize(header *types.Header, txs encodedTxs) (*common.Hash, error) {
 	cfg := sim.env.Config
 	if cfg.IsJovian(header.Time) {
 		var footprint uint64
 		if info := sim.env.L1Info; info != nil {
 			var err error
-			footprint, err = types.CalcDAFootprint(append([]*types.Transaction{info}, txs...))
+			footprint, err = daFootprint(info, txs)
 			if err != nil {
 				return nil, simErrorf(Internal, "DA footprint: %v", err)
 			}
@@ -43,4 +45,28 @@ func (sim *simulator) opFinalize(header *types.Header, txs []*types.Transaction)
 	}
 	root := sim.env.State.GetStorageRoot(params.OptimismL2ToL1MessagePasser)
 	return &root, nil
+}
+
+// daFootprint is types.CalcDAFootprint of a block that opens with the L1-attributes deposit
+// info, followed by transactions that are not deposits (a simulated block's), given as their
+// encodings. CalcDAFootprint encodes every transaction again (MarshalBinary, the encoding the
+// transaction trie holds) through reflection: a twentieth of a one-call request.
+func daFootprint(info *types.Transaction, txs encodedTxs) (uint64, error) {
+	data := info.Data()
+	if len(data) == types.IsthmusL1AttributesLen {
+		// The first Jovian block has no DA footprint scalar yet, and no user transactions.
+		if len(txs) > 0 {
+			return 0, errors.New("unexpected non-deposit transactions in Jovian activation block")
+		}
+		return 0, nil
+	}
+	scalar, err := types.ExtractDAFootprintGasScalar(data)
+	if err != nil {
+		return 0, err
+	}
+	var footprint uint64
+	for _, enc := range txs {
+		footprint += types.NewRollupCostData(enc).EstimatedDASize().Uint64() * uint64(scalar)
+	}
+	return footprint, nil
 }
