@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
@@ -333,5 +334,22 @@ func TestSimulateStops(t *testing.T) {
 				t.Fatalf("error = %v, want the run cut short", err)
 			}
 		})
+	}
+}
+
+// TestJumpDestCache: analyses come back by code hash, and the cache never holds more than
+// jumpDestsKept of them.
+func TestJumpDestCache(t *testing.T) {
+	t.Parallel()
+	c := &jumpDestCache{m: make(map[common.Hash]vm.BitVec)}
+	for i := range jumpDestsKept + 10 {
+		hash := common.Hash{byte(i), byte(i >> 8), 1}
+		c.Store(hash, vm.BitVec{byte(i)})
+		if vec, ok := c.Load(hash); !ok || vec[0] != byte(i) {
+			t.Fatalf("analysis %d: %v, %v", i, vec, ok)
+		}
+		if len(c.m) > jumpDestsKept {
+			t.Fatalf("%d analyses kept, at most %d wanted", len(c.m), jumpDestsKept)
+		}
 	}
 }
