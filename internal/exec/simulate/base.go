@@ -62,6 +62,11 @@ type Base struct {
 	// reads nothing but its own storage, the caller and the call data. A first block whose
 	// calls do not touch those accounts then gets the same from them, and skips them.
 	postNoop bool
+
+	// passerRoot is, on an OP Stack chain from Isthmus on, the L2-to-L1 message passer's
+	// storage root on warm: a first block that neither accessed the passer nor overrode it
+	// has it as its withdrawals root. nil otherwise.
+	passerRoot *common.Hash
 }
 
 // NewBase prepares env for simulations; env.State becomes the Base's and must not be
@@ -92,6 +97,10 @@ func NewBase(ctx context.Context, env Env) *Base {
 		return b
 	}
 	b.first, b.warm = header, warm
+	if cfg.IsOptimismIsthmus(header.Time) {
+		root := warm.GetStorageRoot(params.OptimismL2ToL1MessagePasser)
+		b.passerRoot = &root
+	}
 	b.postNoop = postExecutionNoop(ctx, env, header, warm)
 	b.layer = prepareLayer(ctx, env, header)
 	return b

@@ -34,15 +34,18 @@ type blockRun struct {
 	// touchedSystem is set once a call of the block accessed an account of the system calls
 	// (base.go): the post-block system calls cannot be skipped then.
 	touchedSystem bool
-	txs           []*types.Transaction
-	txEncodings   encodedTxs    // the transactions' trie encodings
-	txHashes      []common.Hash // their hashes
-	senders       []common.Address
-	calls         []CallResult
-	receipts      []*types.Receipt
-	allLogs       []*types.Log // logs of successful calls, for deposit requests
-	blooms        bloomMemo
-	blobGasUsed   uint64
+	// passerUntouched: no call of the block accessed the L2-to-L1 message passer and no state
+	// override names it, so its storage is the base's (opstack.go).
+	passerUntouched bool
+	txs             []*types.Transaction
+	txEncodings     encodedTxs    // the transactions' trie encodings
+	txHashes        []common.Hash // their hashes
+	senders         []common.Address
+	calls           []CallResult
+	receipts        []*types.Receipt
+	allLogs         []*types.Log // logs of successful calls, for deposit requests
+	blooms          bloomMemo
+	blobGasUsed     uint64
 }
 
 // processBlock executes one simulated block on sim's state, like geth's processBlock: it
@@ -78,17 +81,19 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 	n := len(block.Calls)
 	// After Amsterdam the protocol's EIP-7708 logs report transfers.
 	traceTransfers := sim.traceTransfers && !cfg.IsAmsterdam(header.Number, header.Time)
+	_, passerOverridden := block.StateOverrides[params.OptimismL2ToL1MessagePasser]
 	run := &blockRun{
-		header:      header,
-		gp:          core.NewGasPool(blockCtx.GasLimit),
-		prepared:    prepared,
-		hooked:      sim.env.State,
-		txs:         make([]*types.Transaction, n),
-		txEncodings: make(encodedTxs, n),
-		txHashes:    make([]common.Hash, n),
-		senders:     make([]common.Address, n),
-		calls:       make([]CallResult, n),
-		receipts:    make([]*types.Receipt, n),
+		header:          header,
+		gp:              core.NewGasPool(blockCtx.GasLimit),
+		prepared:        prepared,
+		passerUntouched: !passerOverridden,
+		hooked:          sim.env.State,
+		txs:             make([]*types.Transaction, n),
+		txEncodings:     make(encodedTxs, n),
+		txHashes:        make([]common.Hash, n),
+		senders:         make([]common.Address, n),
+		calls:           make([]CallResult, n),
+		receipts:        make([]*types.Receipt, n),
 	}
 	// Only the synthetic transfer logs need a tracer: the state records the calls' logs
 	// itself, and any tracer makes go-ethereum interpret with its slower table loop.
@@ -100,6 +105,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 	}
 	run.hooked = exec.WithWarmPrecompiles(run.hooked)
 	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, oprollup.VMConfig(cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks}))
+	run.evm.SetJumpDestCache(sharedJumpDests)
 	// The request's end cancels this EVM (Run), where go-ethereum registers a hook per call.
 	sim.stop.run(run.evm)
 	defer sim.stop.run(nil)
@@ -183,6 +189,7 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 		return &Error{Kind: txErrorKind(err), Err: err}
 	}
 	run.touchedSystem = run.touchedSystem || accessedSystemAccount(statedb)
+	run.passerUntouched = run.passerUntouched && !statedb.AddressInAccessList(params.OptimismL2ToL1MessagePasser)
 	var root []byte
 	if cfg.IsByzantium(header.Number) {
 		run.hooked.Finalise(true)
@@ -272,7 +279,7 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 	res := Block{Calls: run.calls, Senders: run.senders, TxHashes: run.txHashes}
 	// The engine's FinalizeAndAssemble, with the encodings at hand.
 	header.Root = sim.env.State.IntermediateRoot(cfg.IsEIP158(header.Number))
-	withdrawalsRoot, err := sim.opFinalize(header, run.txEncodings)
+	withdrawalsRoot, err := sim.opFinalize(run)
 	if err != nil {
 		return Block{}, nil, err
 	}

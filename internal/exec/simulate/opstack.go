@@ -24,11 +24,11 @@ func opExtra(cfg *params.ChainConfig, prev *types.Header) []byte {
 }
 
 // opFinalize sets a simulated OP Stack block's DA footprint (Jovian: blobGasUsed, computed
-// with the base block's L1-attributes deposit in front of txs, as op-geth's simulator does)
-// and returns its withdrawals root (Isthmus: L2ToL1MessagePasser's storage root, read after
-// the state root was computed), nil before Isthmus.
-func (sim *simulator) opFinalize(header *types.Header, txs encodedTxs) (*common.Hash, error) {
-	cfg := sim.env.Config
+// with the base block's L1-attributes deposit in front of the block's transactions, as
+// op-geth's simulator does) and returns its withdrawals root (Isthmus: L2ToL1MessagePasser's
+// storage root, read after the state root was computed), nil before Isthmus.
+func (sim *simulator) opFinalize(run *blockRun) (*common.Hash, error) {
+	cfg, header, txs := sim.env.Config, run.header, run.txEncodings
 	if cfg.IsJovian(header.Time) {
 		var footprint uint64
 		if info := sim.env.L1Info; info != nil {
@@ -42,6 +42,11 @@ func (sim *simulator) opFinalize(header *types.Header, txs encodedTxs) (*common.
 	}
 	if !cfg.IsOptimismIsthmus(header.Time) {
 		return nil, nil
+	}
+	// On a prepared base the passer's storage is the base's unless the block went near it:
+	// reading its account again was a fiftieth of a one-call request.
+	if b := sim.env.Base; run.prepared && run.passerUntouched && b.passerRoot != nil {
+		return b.passerRoot, nil
 	}
 	root := sim.env.State.GetStorageRoot(params.OptimismL2ToL1MessagePasser)
 	return &root, nil
