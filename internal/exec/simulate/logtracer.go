@@ -42,7 +42,7 @@ func (t *logTracer) hooks() *tracing.Hooks {
 }
 
 func (t *logTracer) onEnter(depth int, typ byte, from, to common.Address, input []byte, gas uint64, value *big.Int) {
-	t.logs = append(t.logs, make([]*types.Log, 0))
+	t.logs = append(t.logs, nil) // a frame's logs, allocated at its first
 	if op := vm.OpCode(typ); op != vm.DELEGATECALL && op != vm.CALLCODE && value != nil && value.Sign() > 0 {
 		t.captureTransfer(from, to, value)
 	}
@@ -90,8 +90,11 @@ func (t *logTracer) captureLog(address common.Address, topics []common.Hash, dat
 }
 
 func (t *logTracer) captureTransfer(from, to common.Address, value *big.Int) {
-	topics := []common.Hash{transferTopic, common.BytesToHash(from.Bytes()), common.BytesToHash(to.Bytes())}
-	t.captureLog(TransferLogAddress, topics, common.BigToHash(value).Bytes())
+	var fromTopic, toTopic common.Hash
+	copy(fromTopic[common.HashLength-common.AddressLength:], from[:])
+	copy(toTopic[common.HashLength-common.AddressLength:], to[:])
+	amount := common.BigToHash(value)
+	t.captureLog(TransferLogAddress, []common.Hash{transferTopic, fromTopic, toTopic}, amount[:])
 }
 
 // reset prepares the tracer for the next call.
