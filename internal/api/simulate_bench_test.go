@@ -115,24 +115,27 @@ func newSimBenchNode(b *testing.B) *simBenchNode {
 	})
 	n := &simBenchNode{addr: ln.Addr().String(), dev0: dev0, logAddr: crypto.CreateAddress(dev0, 0)}
 
-	// The contracts of run.sh, deployed by dev account 0 from nonce 0: the LOG1 contract, then
-	// benchmix's tokens and pool, with dev account 0 as the one sender that gets tokens and
-	// approves the pool.
-	mix := benchmix.New(c.Config().ChainID, dev0, 1, big.NewInt(params.GWei), big.NewInt(1))
+	// What run.sh sends, from dev account 0, in its order, so that the contracts have the same
+	// addresses and the bodies are the same bytes: the LOG1 contract (nonce 0), a call of it
+	// (the one debug_traceTransaction traces), then benchmix's tokens and pool from nonce 2,
+	// with dev account 0 as the one sender that gets tokens and approves the pool.
+	mix := benchmix.New(c.Config().ChainID, dev0, 2, big.NewInt(params.GWei), big.NewInt(1))
 	n.tokenA, n.tokenB, n.pool = mix.Addresses()
-	setup, err := mix.Setup(testKey, 1, []*ecdsa.PrivateKey{testKey}, []uint64{1 + benchmix.SetupDeployer})
+	setup, err := mix.Setup(testKey, 2, []*ecdsa.PrivateKey{testKey}, []uint64{2 + benchmix.SetupDeployer})
 	if err != nil {
 		b.Fatal(err)
 	}
-	deploy, err := types.SignNewTx(testKey, types.LatestSigner(c.Config()), &types.DynamicFeeTx{
-		ChainID: c.Config().ChainID, Nonce: 0, Gas: 100_000, Data: logContract,
-		GasFeeCap: big.NewInt(params.GWei), GasTipCap: big.NewInt(1),
-	})
-	if err != nil {
-		b.Fatal(err)
+	var txs []*types.Transaction
+	for nonce, tx := range []types.DynamicFeeTx{{Data: logContract}, {To: &n.logAddr, Data: []byte{1}}} {
+		tx.ChainID, tx.Nonce, tx.Gas, tx.GasFeeCap, tx.GasTipCap = c.Config().ChainID, uint64(nonce), 100_000, big.NewInt(params.GWei), big.NewInt(1)
+		signed, err := types.SignNewTx(testKey, types.LatestSigner(c.Config()), &tx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		txs = append(txs, signed)
 	}
 	conn := n.dial(b)
-	for _, tx := range append([]*types.Transaction{deploy}, setup...) {
+	for _, tx := range append(txs, setup...) {
 		raw, _ := tx.MarshalBinary()
 		resp := conn.roundTrip(b, httpPost(`{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["`+hexutil.Encode(raw)+`"]}`))
 		if !bytes.Contains(resp, []byte(`"result"`)) {
@@ -147,8 +150,8 @@ func newSimBenchNode(b *testing.B) *simBenchNode {
 		b.Fatal(err)
 	}
 	receipts := c.Receipts(block.Hash())
-	if len(receipts) != 2+len(setup) { // the L1-attributes deposit, the LOG1 contract, the set-up
-		b.Fatalf("sealed %d transactions, want %d", len(receipts), 2+len(setup))
+	if len(receipts) != 3+len(setup) { // the L1-attributes deposit, the LOG1 contract and its call, the set-up
+		b.Fatalf("sealed %d transactions, want %d", len(receipts), 3+len(setup))
 	}
 	for i, r := range receipts {
 		if r.Status != types.ReceiptStatusSuccessful {
