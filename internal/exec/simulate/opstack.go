@@ -46,7 +46,8 @@ func (sim *simulator) opFinalize(run *blockRun) (*common.Hash, error) {
 	// On a prepared base the passer's storage is the base's unless the block went near it:
 	// reading its account again was a fiftieth of a one-call request.
 	if b := sim.env.Base; run.prepared && run.passerUntouched && b.passerRoot != nil {
-		return b.passerRoot, nil
+		root := *b.passerRoot // the header's own: the Base is shared
+		return &root, nil
 	}
 	root := sim.env.State.GetStorageRoot(params.OptimismL2ToL1MessagePasser)
 	return &root, nil
