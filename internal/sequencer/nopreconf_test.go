@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/sequencer"
@@ -160,5 +162,69 @@ func TestNoPreconfirmationsDenimTimer(t *testing.T) {
 			t.Fatalf("block %d at %d ms (%v), parent at %d", i, ms, ok, prev)
 		}
 		prev = ms
+	}
+}
+
+// TestNoPreconfirmationsFeed wires a flashblocks feed to a chain without pre-confirmations as
+// a node does (an OnSnapshot listener publishing FeedPayload) and connects a consumer: the
+// connection is accepted, and while blocks with transactions are sealed the consumer gets
+// nothing (the first message it reads is one the test published itself afterwards).
+func TestNoPreconfirmationsFeed(t *testing.T) {
+	ctx := context.Background()
+	n := newOPNode(t, 0, 2, func(c *sequencer.Config) { c.NoPreconfirmations = true })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := flashblocks.NewPublisher(flashblocks.PublisherConfig{})
+	go pub.Serve(ln)
+	defer pub.Shutdown(ctx)
+	n.pre.OnSnapshot(func(snap *preconf.Snapshot) {
+		p, err := sequencer.FeedPayload(snap, flashblocks.FormatBase)
+		if err == nil {
+			err = pub.Publish(p)
+		}
+		if err != nil {
+			t.Errorf("publish: %v", err)
+		}
+	})
+	consumer, err := flashblocks.Dial(ctx, "ws://"+ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer consumer.Close()
+	for deadline := time.Now().Add(10 * time.Second); pub.Consumers() != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) { // a hang guard, not a measurement
+			t.Fatalf("%d consumers, want the one connected", pub.Consumers())
+		}
+	}
+	for i := range 3 {
+		cfg := n.chain.Config()
+		tx, err := types.SignNewTx(n.keys[0], types.LatestSigner(cfg), &types.DynamicFeeTx{
+			ChainID: cfg.ChainID, Nonce: uint64(i), To: &common.Address{0x77}, Value: big.NewInt(1), Gas: params.TxGas,
+			GasFeeCap: big.NewInt(params.GWei), GasTipCap: big.NewInt(1),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.pool.Add(tx, hiddenPoolView(t, n.chain, n.pre)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.seq.Mine(ctx, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sentinel := &flashblocks.Payload{PayloadID: flashblocks.PayloadID{0xff}, Base: &flashblocks.Base{}, Metadata: flashblocks.Metadata{BlockNumber: 999}}
+	if err := pub.Publish(sentinel); err != nil {
+		t.Fatal(err)
+	}
+	readCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	got, err := consumer.Next(readCtx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Metadata.BlockNumber != 999 {
+		t.Fatalf("the consumer got a flashblock of block %d index %d, want nothing before the test's own", got.Metadata.BlockNumber, got.Index)
 	}
 }
