@@ -354,8 +354,11 @@ func testNoPreconfirmations(t *testing.T, denim bool) {
 	if n.call(t, n.prc, &pool, "txpool_content"); len(pool.Pending[n.from.Hex()]) != 3 {
 		t.Fatalf("txpool_content: %d of the sender's transactions pending, want 3", len(pool.Pending[n.from.Hex()]))
 	}
-	if err := n.prc.Call(nil, "dev_preconfirm"); err == nil || !strings.Contains(err.Error(), "no pre-confirmations") {
-		t.Fatalf("dev_preconfirm: %v, want a refusal naming the chain's lack of pre-confirmations", err)
+	for _, q := range [][]any{{"dev_preconfirm"}, {"dev_seal", map[string]any{"transactions": []common.Hash{sent[0].Hash()}}}} {
+		var rerr gethrpc.Error
+		if err := n.prc.Call(nil, q[0].(string), q[1:]...); !errors.As(err, &rerr) || rerr.ErrorCode() != -32000 || !strings.Contains(err.Error(), "no pre-confirmations") {
+			t.Fatalf("%s: %v, want -32000 naming the chain's lack of pre-confirmations", q[0], err)
+		}
 	}
 
 	// The seal: each sealed block reaches newHeads, logs and newPendingTransactions; the
