@@ -168,7 +168,8 @@ func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
 
 // loop drives the timers until stop is closed, then closes done. A block lasts blockTime
 // (Config.BlockTime, or what interval mining set: mining.go); pre-confirmations come every
-// PreconfInterval inside it, and the last one before sealing coincides with the seal. When the
+// PreconfInterval inside it (on a chain without pre-confirmations one build a block, hidden:
+// nopreconf.go), and the last one before sealing coincides with the seal. When the
 // block time is a whole number of intervals (or zero), one schedule drives both (cadenceLoop):
 // pre-confirmations are published on fixed deadlines, and the first pre-confirmation of the
 // next block comes one interval after the seal, not at the same instant, waiting for it.
