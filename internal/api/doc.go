@@ -3,9 +3,11 @@
 // are two configurations of one API: on the pre-confirmed endpoint the `pending` tag means
 // the block in progress (the newest preconf snapshot), on the standard endpoint the next
 // block as forecast: the sealed head's state in the context of the block after it, without
-// transactions (decisions.md; core's forecast.go). The dev chain's own methods (dev_, anvil_, hardhat_, evm_, txpool_,
-// the dev accounts) are internal/devapi's, added to an endpoint's method table through
-// Config.Extend.
+// transactions (decisions.md; core's forecast.go). On a chain without pre-confirmations
+// (preconf's View.Hidden) the pre-confirmed endpoint answers as the standard one (core's
+// view.go, ShowsPreconfirmations). The dev chain's own methods (dev_, anvil_, hardhat_,
+// evm_, txpool_, the dev accounts) are internal/devapi's, added to an endpoint's method table
+// through Config.Extend.
 //
 // # Where things live
 //

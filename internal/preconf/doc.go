@@ -19,7 +19,9 @@
 // assemble, discards the whole block in progress, so `pending` falls back to the sealed head
 // until the next Open. A replica on the upstream's state also sets Roots: the partial block
 // takes the published state (and withdrawals) root and computes the rest, which the check's
-// comparison of block hashes still verifies.
+// comparison of block hashes still verifies. A chain without pre-confirmations (Base since
+// Denim) opens its blocks with Hidden: its writer builds them here as any other, but nothing
+// of a block reaches a reader or a listener before it is sealed (hidden.go).
 //
 // Every Commit publishes an immutable Snapshot: the partial block as if it were sealed now
 // (cumulative gas used, state root, receipts root, bloom, requests hash, hence a block hash

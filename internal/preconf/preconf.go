@@ -82,6 +82,10 @@ type Preconf struct {
 	// sealed block they were made on (dev.go); nil on every other chain. Changed under mu
 	// and viewMu, read under either.
 	unsealed *unsealedCheats
+	// hidden is set while the writer keeps its blocks in progress from readers (a chain
+	// without pre-confirmations, hidden.go): the PublishOptions.Hidden of the last Open.
+	// Changed under mu and viewMu, read under either.
+	hidden bool
 
 	mu        sync.Mutex // serialises writers; guards the fields below
 	work      *work      // the mutable block in progress; nil between blocks
@@ -101,9 +105,15 @@ func New(c *chain.Chain) *Preconf {
 }
 
 // Current returns the newest published snapshot, or nil when no block is in progress (then
-// `pending` means the sealed head): the Pending of the newest View. A reader that also needs
-// the sealed head loads the View instead, once.
-func (p *Preconf) Current() *Snapshot { return p.view.Load().Pending }
+// `pending` means the sealed head) or the writer hides it (View.Hidden): the Pending of the
+// newest View that readers may show. A reader that also needs the sealed head loads the View
+// instead, once.
+func (p *Preconf) Current() *Snapshot {
+	if v := p.view.Load(); !v.Hidden {
+		return v.Pending
+	}
+	return nil
+}
 
 // OnSnapshot registers fn to run after every published snapshot, on the writer's goroutine. fn
 // must return quickly.
@@ -135,6 +145,11 @@ type PublishOptions struct {
 	// sequencer's deadlines) assembles ahead and waits there for the publication time. The
 	// writer lock stays held while it runs; readers do not wait for it. Nil publishes at once.
 	PublishAfter func()
+	// Hidden, given to Open, keeps the block in progress from readers until it is sealed: a
+	// chain without pre-confirmations (hidden.go). Open decides for the whole block: its
+	// later publications (Batch.Commit, the Dev's cheats and rebuilds) and its seal are
+	// hidden or not as it was opened, whatever their own options say.
+	Hidden bool
 }
 
 // Open starts a block with attrs on top of the sealed head and publishes pre-confirmation 0, as
@@ -163,6 +178,7 @@ func (p *Preconf) Open(ctx context.Context, attrs Attributes, opts PublishOption
 		}
 	}
 	p.work = w
+	p.setHidden(opts.Hidden)
 	return p.publishLocked(ctx, 0, opts)
 }
 
@@ -318,8 +334,10 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	w.index++
 	p.last = snap
 	p.publishView(snap)
-	for _, fn := range p.listeners {
-		fn(snap)
+	if !p.hidden { // nothing hidden reaches the feed, the subscriptions or the metrics
+		for _, fn := range p.listeners {
+			fn(snap)
+		}
 	}
 	return snap, nil
 }

@@ -47,9 +47,10 @@ func (p *Preconf) discardLocked() {
 	p.publishView(nil)
 }
 
-// retractLocked tells the OnRetract listeners of r; nothing when r is nil. p.mu must be held.
+// retractLocked tells the OnRetract listeners of r; nothing when r is nil or the block in
+// progress was hidden. p.mu must be held.
 func (p *Preconf) retractLocked(r *Retraction) {
-	if r == nil {
+	if r == nil || p.hidden { // what no reader saw is not retracted (hidden.go)
 		return
 	}
 	for _, fn := range p.retracts {

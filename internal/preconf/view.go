@@ -58,10 +58,16 @@ type View struct {
 	// becomes Latest in the same View that drops them. Empty on every other chain. Unlike
 	// Pending, the standard endpoint keeps them.
 	Cheats *Cheats
+	// Hidden says that the writer keeps Pending and Sealing from readers: a chain without
+	// pre-confirmations (PublishOptions.Hidden, hidden.go). They are there for what a new
+	// transaction is validated against and lands in (its nonce, its fees); every endpoint
+	// shows such a View as the standard endpoint shows any: sealed blocks only, `pending` the
+	// next block as forecast (Forecast).
+	Hidden bool
 	// Forecast marks a view without a block in progress whose `pending` is the next block as
-	// forecast (decisions.md): internal/api's standard endpoint sets it, and so does a chain
-	// without pre-confirmations. Next is then the block the writer builds on Latest (Sealing,
-	// else Pending), whose number, time, base fee and the rest of the header the forecast
+	// forecast (decisions.md): internal/api sets it on the standard endpoint's views, on
+	// every Hidden view and in serve mode. Next is then the block the writer builds on
+	// Latest (Sealing, else Pending), whose number, time, base fee and the rest of the header the forecast
 	// takes, without its transactions and on Latest's state; nil when the view does not know
 	// it (the forecast is then made from Latest alone).
 	Forecast bool
@@ -125,7 +131,7 @@ func (p *Preconf) publishViewLocked(snap *Snapshot) {
 			p.sealing = nil // written (the Heads name it), or the write failed
 		case snap == s:
 			v.Pending = s // the next block has not opened yet
-			v.Cheats = p.unsealedOn(heads.Latest)
+			v.Cheats, v.Hidden = p.unsealedOn(heads.Latest), p.hidden
 			p.view.Store(&v)
 			return
 		default:
@@ -135,7 +141,7 @@ func (p *Preconf) publishViewLocked(snap *Snapshot) {
 	if buildsOn(snap, base) {
 		v.Pending = snap
 	}
-	v.Cheats = p.unsealedOn(heads.Latest)
+	v.Cheats, v.Hidden = p.unsealedOn(heads.Latest), p.hidden
 	p.view.Store(&v)
 }
 

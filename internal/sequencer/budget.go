@@ -23,6 +23,9 @@ func (c Config) flashblocks() int { return c.flashblocksAt(c.BlockTime) }
 
 // flashblocksAt is flashblocks with this block time (the one interval mining set, mining.go).
 func (c Config) flashblocksAt(blockTime time.Duration) int {
+	if c.NoPreconfirmations { // one build per block, at its seal: the whole gas limit
+		return 0
+	}
 	if c.Flashblocks != 0 || c.L1 == nil {
 		return max(c.Flashblocks, 0)
 	}

@@ -24,6 +24,12 @@
 // scales the gas limit and EIP-1559 denominator by 10, and later blocks keep them. The clock
 // controls are refused while a Denim block is in progress (ErrDenimTime).
 //
+// A chain without pre-confirmations (Config.NoPreconfirmations, nopreconf.go; Base since
+// Denim) builds each block at its seal: the timer's one build per block time takes the pool's
+// executable transactions on the cadence's deadlines and seals at once, with the block time as
+// its interval, and the block in progress is opened hidden (preconf.PublishOptions.Hidden), so
+// nothing of it reaches readers, the feed or the subscriptions before it is sealed and written.
+//
 // # The cadence
 //
 // When the block time is a whole number of intervals (the default 2 s / 200 ms) or zero, the

@@ -21,8 +21,12 @@ var ErrNotPreconfirmed = errors.New("transaction not pre-confirmed in the block 
 // dropped for good, and when the list differs from what was pre-confirmed, the pre-confirmed
 // logs the sealed block does not carry are retracted (preconf.Dev.SealWith). This is the dev
 // chain's way to exercise retraction (dev_seal with a transaction list); the timers always
-// seal what was pre-confirmed.
+// seal what was pre-confirmed. A chain without pre-confirmations refuses it
+// (ErrNoPreconfirmations).
 func (s *Sequencer) SealSelected(ctx context.Context, hashes []common.Hash) (*types.Block, error) {
+	if s.cfg.NoPreconfirmations {
+		return nil, ErrNoPreconfirmations
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	snap := s.preconf.Current()

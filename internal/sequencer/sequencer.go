@@ -26,7 +26,16 @@ type Config struct {
 	// BlockTime is how often a block is sealed; zero seals only on request (Seal).
 	BlockTime time.Duration
 	// PreconfInterval is how often a pre-confirmation is built; zero builds only on request.
+	// Ignored when NoPreconfirmations is set.
 	PreconfInterval time.Duration
+	// NoPreconfirmations makes a chain without pre-confirmations, as Base runs since Denim
+	// (nopreconf.go): blocks are sealed every BlockTime or on request (Seal, Mine, automine),
+	// each taking the pool's executable transactions at its seal, and the block in progress
+	// is never published (preconf.PublishOptions.Hidden): no flashblock on the feed, nothing
+	// for the pre-confirmation subscriptions, `pending` the next block as forecast on both
+	// endpoints. Preconfirm and SealSelected are refused (ErrNoPreconfirmations). False
+	// pre-confirms every PreconfInterval.
+	NoPreconfirmations bool
 	// FeeRecipient receives the priority fees (the blocks' miner field).
 	FeeRecipient common.Address
 	// ExtraData is written into every block header.
@@ -132,36 +141,49 @@ func (s *Sequencer) Close() {
 	s.loopMu.Unlock()
 }
 
-// Preconfirm builds the next pre-confirmation now from the pool's executable transactions.
+// Preconfirm builds the next pre-confirmation now from the pool's executable transactions. A
+// chain without pre-confirmations refuses it (ErrNoPreconfirmations).
 func (s *Sequencer) Preconfirm(ctx context.Context) (*preconf.Snapshot, error) {
+	if s.cfg.NoPreconfirmations {
+		return nil, ErrNoPreconfirmations
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.preconfirmLocked(ctx, nil)
 }
 
 // Seal seals the block in progress now, with what it has pre-confirmed, and opens the next one.
+// On a chain without pre-confirmations the block first takes the pool's executable
+// transactions, as every seal there does.
 func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.cfg.NoPreconfirmations {
+		if _, err := s.preconfirmLocked(ctx, nil); err != nil {
+			return nil, err
+		}
+	}
 	return s.sealLocked(ctx, false)
 }
 
 // loop drives the timers until stop is closed, then closes done. A block lasts blockTime
 // (Config.BlockTime, or what interval mining set: mining.go); pre-confirmations come every
-// PreconfInterval inside it, and the last one before sealing coincides with the seal. When the
+// PreconfInterval inside it (on a chain without pre-confirmations one build a block, hidden:
+// nopreconf.go), and the last one before sealing coincides with the seal. When the
 // block time is a whole number of intervals (or zero), one schedule drives both (cadenceLoop):
 // pre-confirmations are published on fixed deadlines, and the first pre-confirmation of the
 // next block comes one interval after the seal, not at the same instant, waiting for it.
 // Otherwise two tickers do, and each pre-confirmation is published when built.
 func (s *Sequencer) loop(blockTime time.Duration, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	if i, b := s.cfg.PreconfInterval, blockTime; i > 0 && b%i == 0 {
-		s.cadenceLoop(int(b/i), stop)
+	interval := s.preconfInterval(blockTime)
+	if i, b := interval, blockTime; i > 0 && b%i == 0 {
+		s.cadenceLoop(interval, int(b/i), stop)
 		return
 	}
 	var preconfTick, sealTick <-chan time.Time
-	if s.cfg.PreconfInterval > 0 {
-		t := time.NewTicker(s.cfg.PreconfInterval)
+	if interval > 0 {
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		preconfTick = t.C
 	}
@@ -182,13 +204,13 @@ func (s *Sequencer) loop(blockTime time.Duration, stop <-chan struct{}, done cha
 	}
 }
 
-// cadenceLoop publishes flashblock k at its deadline, start + k × PreconfInterval, building it
-// ahead by the schedule's lead (schedule.go), and seals on every perBlock-th flashblock built
-// (never when perBlock is 0), right after publishing it. A build done early waits for the
+// cadenceLoop publishes flashblock k at its deadline, start + k × interval, building it ahead
+// by the schedule's lead (schedule.go), and seals on every perBlock-th flashblock built (never
+// when perBlock is 0), right after publishing it. A build done early waits for the
 // deadline; a late one is published at once; deadlines passed by more than an interval are
 // skipped, and the block then lasts longer, as with a ticker.
-func (s *Sequencer) cadenceLoop(perBlock int, stop <-chan struct{}) {
-	sched := newSchedule(s.cfg.PreconfInterval, s.ticks.Now())
+func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-chan struct{}) {
+	sched := newSchedule(interval, s.ticks.Now())
 	var late, skipped int // in the current block, for the debug log
 	for n := 1; ; n++ {
 		free := s.ticks.Now()
@@ -262,7 +284,7 @@ func (s *Sequencer) openLocked(ctx context.Context) error {
 		taken = s.opAttributes(&attrs, head, denim)
 	}
 	s.clock.apply(&attrs) // devcontrol.go
-	snap, err := s.preconf.Open(ctx, attrs, preconf.PublishOptions{})
+	snap, err := s.preconf.Open(ctx, attrs, preconf.PublishOptions{Hidden: s.cfg.NoPreconfirmations})
 	if err != nil {
 		s.putBack(taken)
 		return err

@@ -22,9 +22,10 @@ func isPendingTag(b gethrpc.BlockNumberOrHash) bool {
 // pre-confirmed transaction is final for its sender, and cast and forge read the nonce of their
 // next transaction at `latest` right after they saw the previous one's pre-confirmed receipt,
 // which would otherwise be "nonce too low". Every other method keeps `latest` = the sealed
-// head, and the standard endpoint is unchanged.
+// head, and the standard endpoint is unchanged, as is a chain without pre-confirmations
+// (core.ShowsPreconfirmations), where nothing is final before its block is sealed.
 func (a *API) nonceBlock(b gethrpc.BlockNumberOrHash) gethrpc.BlockNumberOrHash {
-	if n, ok := b.Number(); ok && n == gethrpc.LatestBlockNumber && a.Pending {
+	if n, ok := b.Number(); ok && n == gethrpc.LatestBlockNumber && a.ShowsPreconfirmations() {
 		return gethrpc.BlockNumberOrHashWithNumber(gethrpc.PendingBlockNumber)
 	}
 	return b

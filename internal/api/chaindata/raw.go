@@ -134,7 +134,7 @@ func (a *API) GetRawTransaction(ctx context.Context, p rpc.Params) (any, error) 
 		return nil, err
 	}
 	var pooled *types.Transaction
-	if a.Pending && a.Pool != nil {
+	if a.ShowsPreconfirmations() && a.Pool != nil {
 		pooled = a.Pool.Get(hash)
 	}
 	v := a.View()

@@ -19,6 +19,8 @@ import (
 // progress (pre-confirmed endpoint only), then among the blocks sealed up to the view's head,
 // then (transactions only, pre-confirmed endpoint only) in the pool. The standard endpoint
 // shows sealed data only: a pre-confirmed transaction appears there when its block is sealed.
+// So do both endpoints of a chain without pre-confirmations (core.ShowsPreconfirmations), as
+// Base's node since Denim: a transaction is found once its block is sealed.
 
 // GetTransactionByHash reads the pool before it loads the view. A transaction leaves the pool
 // only after the View that pre-confirms it is published (the sequencer removes it after
@@ -32,7 +34,7 @@ func (a *API) GetTransactionByHash(ctx context.Context, p rpc.Params) (any, erro
 		return nil, err
 	}
 	var pooled *types.Transaction
-	if a.Pending && a.Pool != nil {
+	if a.ShowsPreconfirmations() && a.Pool != nil {
 		pooled = a.Pool.Get(hash)
 	}
 	return a.TransactionByHash(a.View(), hash, pooled), nil

@@ -11,6 +11,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/ethjson"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -24,15 +25,15 @@ import (
 // estimated for the block a transaction lands in; eth_getBlockByNumber and
 // eth_getHeaderByNumber answer its header; state reads at `pending` read Latest's state.
 // What decides is the view (View.Forecast, set where no block in progress is shown), not the
-// endpoint's name: serve mode, which has no pre-confirmations, forecasts on both endpoints, and
-// so will a chain whose pre-confirmed endpoint has none. The pre-confirmed endpoint of a chain
-// with pre-confirmations keeps its `pending`: the block in progress, or the sealed head until
-// the next one opens.
+// endpoint's name: serve mode, which has no pre-confirmations, forecasts on both endpoints,
+// and so does a chain without pre-confirmations (preconf's View.Hidden). The pre-confirmed
+// endpoint of a chain with pre-confirmations keeps its `pending`: the block in progress, or
+// the sealed head until the next one opens.
 //
 // The context comes from View.Next, the block the writer builds on Latest, when the view
 // knows it (the dev chain and a replica with a feed); otherwise it is made from Latest alone
-// (nextHeader): one second later, the protocol's base fee, Latest's gas limit and fee
-// recipient.
+// (nextHeader): one second later (after a Denim block, the next 200 ms slot), the protocol's
+// base fee, Latest's gas limit and fee recipient.
 
 // IsForecast reports whether b names `pending` on a view whose `pending` is the next block as
 // forecast (Forecast).
@@ -80,8 +81,9 @@ func (c *Core) ForecastBlockJSON(v preconf.View, fullTx bool) json.RawMessage {
 	return ethjson.AppendBlock(nil, block, fullTx, c.ChainConfig, ethjson.BlockOptions{Header: h})
 }
 
-// nextHeader is the header of a block after head made from head alone: one second later,
-// the protocol's base fee for that time, head's gas limit and fee recipient.
+// nextHeader is the header of a block after head made from head alone: one second later (the
+// next 200 ms slot after a Denim block), the protocol's base fee for that time, head's gas
+// limit and fee recipient.
 func (c *Core) nextHeader(head *types.Header) *types.Header {
 	h := &types.Header{
 		ParentHash: head.Hash(),
@@ -93,6 +95,9 @@ func (c *Core) nextHeader(head *types.Header) *types.Header {
 		GasLimit:   head.GasLimit,
 		Time:       head.Time + 1,
 		Extra:      head.Extra,
+	}
+	if ms := c.Chain.TimeMs(head); ms != nil { // a Denim block: the next one is 200 ms later
+		h.Time, _ = oprollup.NextDenimTime(*ms/1000, uint16(*ms%1000))
 	}
 	if head.BaseFee != nil {
 		h.BaseFee = eip1559.CalcBaseFee(c.ChainConfig, head, h.Time)

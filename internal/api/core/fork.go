@@ -35,7 +35,8 @@ func (c *Core) LocalAbove(hash common.Hash, n uint64) bool {
 }
 
 // TxLocal reports whether the node knows a transaction as its own: sealed in a local block,
-// pre-confirmed, or in the pool. Clients poll for the receipts of their own transactions;
+// pre-confirmed (or in the hidden block in progress, or the block being written), or in the
+// pool. Clients poll for the receipts of their own transactions;
 // those polls never go upstream (Upstream.Route).
 func (c *Core) TxLocal(hash common.Hash) bool {
 	if _, _, ok := c.Chain.Transaction(hash); ok {
@@ -45,10 +46,9 @@ func (c *Core) TxLocal(hash common.Hash) bool {
 		return true
 	}
 	if c.Pre != nil {
-		if snap := c.Pre.Current(); snap != nil {
-			if _, ok := snap.TxIndex(hash); ok {
-				return true
-			}
+		// The writer's View, hidden or not: the block being built or written holds it.
+		if _, _, ok := c.Pre.View().Preconfirmed(hash); ok {
+			return true
 		}
 	}
 	return false

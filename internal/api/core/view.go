@@ -32,8 +32,9 @@ import (
 // on the standard endpoint the same without the block in progress nor the sealed block the
 // chain is still writing (a block shows once durable), keeping the block after Latest as
 // View.Next (there `pending` is the next block as forecast: forecast.go), and without a
-// Preconf (serve mode) the chain's Heads. One atomic load; the View
-// is copied, not allocated.
+// Preconf (serve mode) the chain's Heads. A chain without pre-confirmations (preconf's
+// View.Hidden) is shown on the pre-confirmed endpoint as on the standard one. One atomic
+// load; the View is copied, not allocated.
 func (c *Core) View() preconf.View {
 	if c.Pre == nil {
 		v := preconf.SealedView(c.Chain.Heads())
@@ -41,7 +42,7 @@ func (c *Core) View() preconf.View {
 		return v
 	}
 	v := *c.Pre.View()
-	if !c.Pending {
+	if !c.Pending || v.Hidden {
 		v.Forecast, v.Next = true, v.Sealing // the block after Latest, whose context `pending` forecasts (forecast.go)
 		if v.Next == nil {
 			v.Next = v.Pending
@@ -51,8 +52,10 @@ func (c *Core) View() preconf.View {
 	return v
 }
 
-// WriterView returns the newest View with the block in progress on both endpoints: what a
-// new transaction is validated against and lands in, whichever endpoint it was sent to.
+// WriterView returns the newest View with the block in progress on both endpoints, hidden or
+// not: what a new transaction is validated against and lands in, whichever endpoint it was
+// sent to. Nothing it shows beyond Latest may reach an answer but through the pool's view
+// (PoolView).
 func (c *Core) WriterView() preconf.View {
 	if c.Pre == nil {
 		return preconf.SealedView(c.Chain.Heads())
@@ -75,4 +78,13 @@ func (c *Core) PoolView(v preconf.View) txpool.View {
 		return txpool.StateView(c.ChainConfig, next, func(func(*state.StateDB)) {})
 	}
 	return txpool.StateView(c.ChainConfig, next, func(fn func(*state.StateDB)) { fn(st) })
+}
+
+// ShowsPreconfirmations reports whether this endpoint shows pre-confirmed data now: it is the
+// pre-confirmed endpoint of a node whose writer publishes its block in progress (not serve
+// mode, nor a chain without pre-confirmations). What does not go through a view (the pool's
+// transactions looked up by hash, `latest` nonces, the subscriptions' choice of events) asks
+// this instead.
+func (c *Core) ShowsPreconfirmations() bool {
+	return c.Pending && c.Pre != nil && !c.Pre.View().Hidden
 }

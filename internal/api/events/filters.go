@@ -203,8 +203,8 @@ func (a *API) NewFilter(ctx context.Context, p rpc.Params) (any, error) {
 
 // filterRange sets a log filter's bounds from its criteria, with go-ethereum's rules: from
 // and to each a number, latest or earliest (0), from at most to. On the pre-confirmed
-// endpoint `pending`, or no toBlock, makes it a filter of pre-confirmed logs; elsewhere
-// pending is latest. A blockHash is ignored for changes, as in go-ethereum (eth_getFilterLogs
+// endpoint of a chain with pre-confirmations `pending`, or no toBlock, makes it a filter of
+// pre-confirmed logs; elsewhere pending is latest. A blockHash is ignored for changes, as in go-ethereum (eth_getFilterLogs
 // uses it).
 func (a *API) filterRange(f *pollFilter) error {
 	bound := func(b *gethrpc.BlockNumber) (n int64, pending, ok bool) {
@@ -232,7 +232,7 @@ func (a *API) filterRange(f *pollFilter) error {
 	f.from, f.to = from, to
 	// Without a toBlock, a filter of the pre-confirmed endpoint reaches pending: clients that
 	// install filters for their users (ethers' contract.on) pass no range at all.
-	f.pending = (pendingFrom || pendingTo || f.crit.ToBlock == nil) && a.Pending && a.Pre != nil
+	f.pending = (pendingFrom || pendingTo || f.crit.ToBlock == nil) && a.ShowsPreconfirmations()
 	return nil
 }
 

@@ -43,7 +43,7 @@ func (s *streams) deliverFilters(ev *event) {
 				ft.addLocked(f, hash)
 			case f.kind == filterLogs && !f.pending:
 				ft.addLogsLocked(f, sealed, logEnc, &sealedMs{c: a.Chain})
-			case f.kind == filterTransactions && !a.Pending:
+			case f.kind == filterTransactions && !a.ShowsPreconfirmations():
 				for i, tx := range block.Transactions() {
 					if announced(tx) {
 						ft.addLocked(f, txs.get(i, f.fullTx))

@@ -22,7 +22,9 @@ import (
 //     removed: true, and on the pre-confirmed endpoint the pre-confirmed logs a sealed block
 //     retracted, with removed: true, before that block's logs.
 //
-// The pre-confirmed endpoint adds, in the shapes of Base's node (reference/flashblocks.md §3):
+// The pre-confirmed endpoint adds, in the shapes of Base's node (reference/flashblocks.md §3),
+// kinds that a chain without pre-confirmations accepts and never feeds (preconf's View.Hidden:
+// its writer publishes no pre-confirmation, as on Base since Denim):
 //
 //   - pendingLogs [filter]: each log added by the newest pre-confirmation that matches the
 //     optional filter, blockHash the zero hash. When a sealed block differs from what was

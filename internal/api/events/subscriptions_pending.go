@@ -14,7 +14,8 @@ import (
 // the pending-transaction filters (filters.go), what is "pending" is what the endpoint shows:
 // on the pre-confirmed endpoint each transaction as it is pre-confirmed (the object as
 // eth_getTransactionByHash answers it then, blockHash null), on the standard endpoint each
-// transaction of a sealed block as the block is sealed. go-ethereum sends transactions as they
+// transaction of a sealed block as the block is sealed, as on both endpoints of a node
+// without pre-confirmations (core.ShowsPreconfirmations). go-ethereum sends transactions as they
 // enter its pool; this node's pool is not visible on either endpoint. ethers' and viem's
 // pending-transaction watchers over WebSocket subscribe to it. Deposits (an OP Stack block's
 // L1-attributes deposit, dev_deposit's) are not announced, here nor to the
@@ -44,7 +45,8 @@ func (s *streams) deliverSurface(ev *event) {
 }
 
 // sendPendingTxsLocked sends the transactions ev makes visible: a pre-confirmation's new ones
-// (pre-confirmed endpoint), a sealed block's (standard endpoint). s.mu must be held.
+// (pre-confirmed endpoint), a sealed block's (standard endpoint, and every endpoint that shows
+// no pre-confirmations). s.mu must be held.
 func (s *streams) sendPendingTxsLocked(ev *event) {
 	subs := s.subs[subPendingTxs]
 	if len(subs) == 0 {
@@ -55,7 +57,7 @@ func (s *streams) sendPendingTxsLocked(ev *event) {
 	switch {
 	case ev.kind == eventSnapshot:
 		enc, first = newTxEncoder(s.api, ev.snap.Block, ev.snap), ev.snap.FirstNew
-	case ev.kind == eventHead && !s.api.Pending:
+	case ev.kind == eventHead && !s.api.ShowsPreconfirmations():
 		enc = newTxEncoder(s.api, ev.head.Block, nil)
 	default:
 		return

@@ -17,7 +17,10 @@ import (
 // SimulateV1 answers eth_simulateV1, on the pre-confirmed endpoint only (the standard endpoint
 // answers -32601 naming it). With `pending` the simulated calls are appended to the block in
 // progress: the first simulated block has its number and timestamp, its parent is the sealed
-// head, and its state includes the pre-confirmed transactions (decisions.md).
+// head, and its state includes the pre-confirmed transactions (decisions.md). Where `pending`
+// is the next block as forecast (a chain without pre-confirmations, serve mode), the first
+// simulated block is that block: its number, timestamp, fee recipient and gas limit, on
+// Latest's state.
 func (a *API) SimulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
@@ -73,6 +76,22 @@ func (a *API) SimulateV1(ctx context.Context, p rpc.Params) (any, error) {
 		})
 	case h == nil:
 		return nil, core.ErrHeaderNotFound
+	case core.IsForecast(v, b):
+		// `pending` without a block in progress (a chain without pre-confirmations, serve
+		// mode): the first simulated block is the next block as forecast (core's forecast.go),
+		// on Latest's state. The forecast's header is new per request: no prepared base.
+		st, err := a.Chain.StateAt(h)
+		if err != nil {
+			return nil, err
+		}
+		v.Cheats.Apply(st)
+		env.Header, env.State, env.Pending = h, st, a.Forecast(v)
+		if a.ChainConfig.IsOptimism() {
+			if block := a.Chain.BlockByHash(h.Hash()); block != nil {
+				env.L1Info = l1InfoOf(block.Transactions())
+			}
+		}
+		base = simulate.NewBase(ctx, env)
 	default:
 		// By header pointer: the chain hands out one *types.Header per cached block, and a
 		// header's hash costs a Keccak-256 of its encoding per request.
