@@ -56,10 +56,11 @@ type Config struct {
 	// new key; the dev chain sets it. A chain opened without it lists only what was written
 	// with it.
 	Preimages bool
-	// Denim is when the chain runs Denim, Base's 200 ms blocks (internal/oprollup), nil when
-	// it does not: a chain configuration has no field for it. From then on a block may carry
-	// its parent's timestamp (oprollup.HeaderRules). The chain does not store it: open the
-	// chain with the same value every time.
+	// Denim is when the chain runs Denim, Base's 200 ms blocks (internal/oprollup): a chain
+	// configuration has no field for it. From then on a block may carry its parent's
+	// timestamp (oprollup.HeaderRules). The chain stores it when it is first opened (nil: the
+	// chain does not run Denim) and reads it back (Chain.Denim): nil then means the stored
+	// time, and another value is an error naming both (ErrDenimConflict).
 	Denim *uint64
 	// NoCodeSizeLimit lifts EIP-170's and EIP-3860's code-size limits from every EVM of the
 	// chain (oprollup.LiftCodeSizeLimits): a dev chain's option (--disable-code-size-limit).
@@ -103,7 +104,7 @@ func Open(cfg Config) (*Chain, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Chain{log: logger, imp: cfg.Impersonation, denim: cfg.Denim, readers: newSharedReaders()}
+	c := &Chain{log: logger, imp: cfg.Impersonation, readers: newSharedReaders()}
 	dir := cfg.DataDir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "flashrpc-")
@@ -139,7 +140,12 @@ func Open(cfg Config) (*Chain, error) {
 	if genesis == nil && rawdb.ReadCanonicalHash(c.db, 0) == (common.Hash{}) {
 		return nil, errors.Join(fmt.Errorf("open chain: %s %w (import one first)", dir, ErrNoChain), c.closeDB())
 	}
-	c.engine = oprollup.HeaderRules(newEngine(), cfg.Denim) // rules.go
+	denim, storeDenim, err := resolveDenim(c.db, cfg.Denim, dir) // denimtime.go
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
+	}
+	c.denim = denim
+	c.engine = oprollup.HeaderRules(newEngine(), denim) // rules.go
 	bcConfig := core.DefaultConfig().WithArchive(true)
 	bcConfig.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash needs it
 	if c.up != nil {
@@ -155,7 +161,14 @@ func Open(cfg Config) (*Chain, error) {
 	if cfg.NoCodeSizeLimit {
 		oprollup.LiftCodeSizeLimits(bc.Config())
 	}
-	applyRules(bc, cfg.Denim) // rules.go: the forks op-geth does not run, before any block executes
+	applyRules(bc, denim) // rules.go: the forks op-geth does not run, before any block executes
+	if storeDenim {
+		// Once the chain is there: a chain that failed to open keeps no Denim time.
+		if err := writeDenim(c.db, denim); err != nil {
+			bc.Stop()
+			return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
+		}
+	}
 	c.bc = bc
 	if c.up != nil {
 		if err := c.up.Start(Store{BlockChain: bc, DB: c.db, Engine: c.engine}); err != nil {

@@ -51,8 +51,9 @@
 //
 // The rules op-geth lacks (rules.go): blocks execute with internal/oprollup's precompile
 // overrides, as every other EVM of flashrpc does, and an OP Stack chain validates block bodies
-// without Osaka's EIP-7934 size limit; a chain opened with a Denim time (Config.Denim, Base's
-// 200 ms blocks) accepts a header with its parent's timestamp from then on
+// without Osaka's EIP-7934 size limit; a chain created with a Denim time (Config.Denim, Base's
+// 200 ms blocks; stored with the chain and read back on open, Denim(), denimtime.go) accepts a
+// header with its parent's timestamp from then on
 // (oprollup.HeaderRules), and gives a Denim block's time in milliseconds (TimeMs, timems.go)
 // for the RPC's timestampMs and blockTimestampMs. Import refuses a block at which a fork flashrpc does not
 // run is active (networks.CheckRules), before executing anything.
