@@ -113,7 +113,8 @@ func (o *devOptions) config(logger *slog.Logger) node.DevConfig {
 		Explicit: node.Explicit{
 			ChainType: o.given["chain-type"], ChainID: o.given["chain-id"], GasLimit: o.given["gas-limit"],
 			L1BaseFee: o.given["l1.base-fee"], L1BlobBaseFee: o.given["l1.blob-base-fee"],
-			Accounts: o.given["accounts"] || o.given["mnemonic"],
+			Accounts:  o.given["accounts"] || o.given["mnemonic"],
+			BlockTime: o.given["block-time"], PreconfInterval: o.given["preconf-interval"],
 		},
 		Accounts: o.accounts, Mnemonic: o.mnemonic,
 		BlockTime: o.blockTime, PreconfInterval: o.preconfInterval,
@@ -141,6 +142,7 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 			if oprollup.IsOP(c.Config()) {
 				fmt.Fprintf(&b, "  dev L1 base fee %s wei, blob base fee %s wei (docs/opstack.md)\n", o.l1BaseFee.String(), o.l1BlobBaseFee.String())
 			}
+			writeOmitted(&b, nw, n.Omitted())
 		case oprollup.IsOP(c.Config()):
 			fmt.Fprintf(&b, "  OP Stack chain with Base's fee settings: forks through Jovian and Azul, Base's fee scalars; dev L1 base fee %s wei, blob base fee %s wei (docs/opstack.md)\n", o.l1BaseFee.String(), o.l1BlobBaseFee.String())
 		default:
@@ -148,11 +150,22 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 		}
 		fmt.Fprintf(&b, "  genesis: %s\n\n", filepath.Join(c.DataDir(), node.GenesisFileName))
 	}
+	if d := c.Denim(); d != nil {
+		from := "from genesis"
+		if *d != 0 {
+			from = fmt.Sprintf("from %d", *d)
+		}
+		fmt.Fprintf(&b, "  Denim (Base's 200 ms blocks) %s: header timestamps in whole seconds (five blocks share one), the BaseTime deposit as every block's transaction 1, timestampMs and blockTimestampMs in the RPC; gas limit %d per block (docs/denim.md)\n\n", from, c.Head().GasLimit)
+	}
 	for _, ep := range eps {
 		fmt.Fprintf(&b, "  %-14s %s  (WebSocket: ws://%s)\n", ep.Name, ep.URL(), ep.Addr())
 	}
 	if f := n.Feed(); f != nil {
-		fmt.Fprintf(&b, "  %-14s %s  (flashblocks, %s format, %s)\n", "feed", f.URL, f.Format, f.Encoding)
+		quiet := ""
+		if c.Denim() != nil {
+			quiet = "; publishes nothing: no pre-confirmations"
+		}
+		fmt.Fprintf(&b, "  %-14s %s  (flashblocks, %s format, %s%s)\n", "feed", f.URL, f.Format, f.Encoding, quiet)
 	}
 	if u := n.MetricsURL(); u != "" {
 		fmt.Fprintf(&b, "  %-14s %s\n", "metrics", u)
@@ -164,7 +177,11 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 		}
 		return "every " + d.String()
 	}
-	fmt.Fprintf(&b, "\n  pre-confirmations %s, blocks sealed %s\n", timing(o.preconfInterval, "on request (dev_preconfirm)"), timing(o.blockTime, "on request (dev_seal)"))
+	if cfg := n.Config(); c.Denim() != nil {
+		fmt.Fprintf(&b, "\n  no pre-confirmations (Base publishes none since Denim), blocks sealed %s\n", timing(cfg.BlockTime, "on request (dev_seal)"))
+	} else {
+		fmt.Fprintf(&b, "\n  pre-confirmations %s, blocks sealed %s\n", timing(o.preconfInterval, "on request (dev_preconfirm)"), timing(o.blockTime, "on request (dev_seal)"))
+	}
 	if o.DataDir == "" {
 		fmt.Fprintf(&b, "  chain data: temporary, removed on exit (use --datadir to keep it)\n")
 	} else {
@@ -182,10 +199,27 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 	fmt.Fprint(w, b.String())
 }
 
-// latestFork names the newest fork of nw active at now: "forks through karst".
+// writeOmitted writes the warning of a chain named after nw that runs without omitted, forks
+// of nw flashrpc does not run (Base's Beryl and Cobalt): each with its activation and what
+// the chain lacks.
+func writeOmitted(b *strings.Builder, nw networks.Network, omitted []networks.Fork) {
+	if len(omitted) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  WARNING: this chain runs without these forks of %s, which flashrpc does not run:\n", nw.Name)
+	for _, f := range omitted {
+		fmt.Fprintf(b, "    %s (active on %s since %d, %s): %s\n", f.Name, nw.ID, *f.Time, time.Unix(int64(*f.Time), 0).UTC().Format("2006-01-02 15:04 UTC"), f.LocalEffect)
+	}
+}
+
+// latestFork names the newest fork of nw flashrpc runs that is active at now: "forks through
+// karst".
 func latestFork(nw networks.Network, now time.Time) string {
 	latest := ""
 	for _, f := range nw.Forks() {
+		if !f.Runs {
+			continue
+		}
 		if f.Block != nil || (f.Time != nil && *f.Time <= uint64(now.Unix())) {
 			latest = f.Name
 		}

@@ -142,12 +142,12 @@ type devOptions struct {
 
 func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	o := new(devOptions)
-	fs := newFlagSet("flashrpc dev", out, "Usage: flashrpc dev [flags]\n\nRuns the embedded dev chain: a sequencer that pre-confirms the pool's transactions every\n--preconf-interval and seals a block every --block-time, and both JSON-RPC endpoints.\n\nFlags:\n")
+	fs := newFlagSet("flashrpc dev", out, "Usage: flashrpc dev [flags]\n\nRuns the embedded dev chain: a sequencer that pre-confirms the pool's transactions every\n--preconf-interval and seals a block every --block-time, and both JSON-RPC endpoints.\n\n--network base-mainnet (or base-sepolia) runs Base as it runs since Denim (docs/denim.md): a block\nevery 200 ms with Base's millisecond time (the BaseTime deposit, timestampMs, blockTimestampMs), no\npre-confirmations, Base's forks through Azul and Denim from genesis. It runs WITHOUT Base's Beryl\n(mainnet 1782410400, Sepolia 1781805600: no B20 native-token precompiles at their addresses) and\nCobalt (mainnet 1790791200: EIP-8130 account-abstraction transactions are refused as an unknown\ntype), which flashrpc does not run; a fork or replica of live Base is refused for them.\n\nFlags:\n")
 	o.register(fs, "directory that keeps the chain across restarts (default: a temporary directory removed on exit)")
 	fs.Uint64Var(&o.chainID, "chain-id", chain.DefaultChainID, "chain id of a new dev chain (with --fork-url: default the upstream's; with --network: still 1337 by default, so nothing signed for it is valid on the real network)")
 	o.chainFlags.registerChain(fs)
-	fs.DurationVar(&o.blockTime, "block-time", 2*time.Second, "how often a block is sealed (0 = only on request: dev_seal) (with --network: the network's block time)")
-	fs.DurationVar(&o.preconfInterval, "preconf-interval", 200*time.Millisecond, "how often the block in progress is pre-confirmed (0 = only on request: dev_preconfirm) (with --network: the network's interval)")
+	fs.DurationVar(&o.blockTime, "block-time", 2*time.Second, "how often a block is sealed (0 = only on request: dev_seal) (with --network: the network's block time, 200ms for base-*)")
+	fs.DurationVar(&o.preconfInterval, "preconf-interval", 200*time.Millisecond, "how often the block in progress is pre-confirmed (0 = only on request: dev_preconfirm) (with --network: the network's interval; a chain that runs Denim, --network base-*, has none, and a value is refused)")
 	fs.IntVar(&o.accounts, "accounts", 10, "number of dev accounts funded with 10,000 ETH at genesis")
 	registerFeed(fs, &o.feed)
 	fs.StringVar(&o.feedFormat, "feed.format", "", "wire format of the feed: \"base\", Base's flashblocks (every diff carries the partial block's state root and hash), or \"subblocks\", OP's (zero roots; metadata carries receipts and balances) (default: the --network's format, OP Mainnet's subblocks, Unichain's base; base without --network)")

@@ -16,7 +16,9 @@ superchain registry. Each row gives the chain id, the kind (l1: Ethereum, op: OP
 time, the pre-confirmation interval ("-": none flashrpc can read), the feed format (base: Base's
 flashblocks with roots; subblocks: OP's, without; none), where the configuration comes from and
 every fork with its activation (name@time or name#block), "(not run)" after the forks whose rules
-flashrpc does not run: a block at which one of those is active is refused.
+flashrpc does not run: a block at which one of those is active is refused. Base's Beryl and Cobalt
+are such forks: a fork or replica of live Base is refused, and a local chain named after Base
+(flashrpc dev --network base-mainnet) runs without them, with a warning (docs/denim.md).
 
 Flags:
 `

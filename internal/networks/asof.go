@@ -15,10 +15,12 @@ import (
 // forks at block 0, time forks at time 0, merged from the start on an Ethereum chain, the DAO
 // fork's state change left out), and every later fork keeps its time. The result is the
 // caller's. It fails with a *NotRunError when a fork flashrpc does not run is active at now
-// (Base's Beryl, Cobalt, Denim; a registry chain's Lagoon): a local chain cannot have the
-// network's rules then.
+// (a registry chain's Lagoon): a local chain cannot have the network's rules then. A fork
+// not run that a local chain may go without (Base's Beryl and Cobalt, their
+// Fork.LocalEffect) is left out instead ([Network.LocalOmits] lists them for the warning).
+// Denim has no configuration field: [Network.LocalDenim] gives the local chain's time.
 func (n Network) RulesAsOf(chainID, now uint64) (*params.ChainConfig, error) {
-	if err := n.CheckRules(0, now); err != nil {
+	if err := n.checkLocal(now); err != nil {
 		return nil, fmt.Errorf("rules of %s as of %d: %w", n.ID, now, err)
 	}
 	cfg := copyConfig(n.Config)
@@ -47,4 +49,35 @@ func (n Network) RulesAsOf(chainID, now uint64) (*params.ChainConfig, error) {
 		return nil, fmt.Errorf("rules of %s as of %d: %w", n.ID, now, err)
 	}
 	return cfg, nil
+}
+
+// checkLocal is [Network.CheckRules] at genesis of a local chain created at now: the forks
+// with a Fork.LocalEffect are left out.
+func (n Network) checkLocal(now uint64) error {
+	if err := checkForks(configForks(n.Config), 0, now); err != nil {
+		return err
+	}
+	if err := checkKarst(n.Config, 0, now); err != nil {
+		return err
+	}
+	var later []Fork
+	for _, f := range n.Later {
+		if f.LocalEffect == "" {
+			later = append(later, f)
+		}
+	}
+	return checkForks(later, 0, now)
+}
+
+// LocalOmits returns the network's forks, active at now, that flashrpc does not run and a
+// local chain with the network's rules as of now runs without (Fork.LocalEffect says what it
+// lacks): `flashrpc dev --network NAME` warns with them. Nil for most networks.
+func (n Network) LocalOmits(now uint64) []Fork {
+	var omits []Fork
+	for _, f := range n.Later {
+		if !f.Runs && f.LocalEffect != "" && f.activeAt(0, now) {
+			omits = append(omits, f)
+		}
+	}
+	return omits
 }

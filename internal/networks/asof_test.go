@@ -41,8 +41,13 @@ func TestRulesAsOf(t *testing.T) {
 	if l1.TerminalTotalDifficulty.Sign() != 0 || !l1.IsOsaka(big.NewInt(0), 0) || l1.DAOForkBlock != nil || l1.LondonBlock.Sign() != 0 {
 		t.Errorf("ethereum mainnet: ttd %v osaka %v dao %v london %v: want merged at genesis with osaka, no dao fork", l1.TerminalTotalDifficulty, l1.OsakaTime, l1.DAOForkBlock, l1.LondonBlock)
 	}
-	if _, err := mustLookup(t, 8453).RulesAsOf(1337, 1790000000); err == nil {
-		t.Error("base mainnet after beryl: no refusal")
+	// Beryl and Cobalt are left out of a local chain (their LocalEffect); Lagoon is not.
+	if _, err := mustLookup(t, 8453).RulesAsOf(1337, 1795000000); err != nil {
+		t.Errorf("base mainnet after denim: %v", err)
+	}
+	lagoon, _ := LookupName("rehearsal-0-bn-0-rehearsal-0-bn")
+	if _, err := lagoon.RulesAsOf(1337, 1790000000); err == nil {
+		t.Error("a registry chain after lagoon: no refusal")
 	}
 	if _, err := mustLookup(t, 8453).RulesAsOf(1337, 1780000000); err != nil {
 		t.Errorf("base mainnet after azul, before beryl: %v", err)

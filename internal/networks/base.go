@@ -1,10 +1,6 @@
 package networks
 
-import (
-	"time"
-
-	"github.com/ethereum/go-ethereum/params"
-)
+import "github.com/ethereum/go-ethereum/params"
 
 // Base is not in op-geth's superchain registry (params.BaseMainnetChainID is only a constant
 // there), so its configuration is carried here as data.
@@ -26,7 +22,8 @@ import (
 //   - Cobalt (not run): mainnet 1790791200 (2026-09-30 18:00 UTC), from third-party
 //     material only (UNCONFIRMED: base/base v1.1.1 still had no cobalt_timestamp); Sepolia
 //     unknown, so not listed.
-//   - Denim, 200 ms blocks with the BaseTime deposit (not run): mainnet 1793901600
+//   - Denim, 200 ms blocks with the BaseTime deposit (runs: internal/oprollup's Denim rules,
+//     with the time beside the configuration, [Network.DenimTime]): mainnet 1793901600
 //     (2026-11-05 18:00 UTC), Sepolia 1792605600 (2026-10-21 18:00 UTC);
 //     docs.base.org, base-chain/specs/upgrades/denim (networks-2026.md §3).
 //
@@ -66,23 +63,32 @@ const (
 )
 
 // Base's forks after Jovian, in order; Azul's rules are the configuration's (OsakaTime).
+// Beryl and Cobalt are not run: a block of live Base after Beryl is refused, and a local
+// chain named after Base (`flashrpc dev --network base-*`) runs without them and says so
+// (their LocalEffect; decisions.md "Networks by name", docs/denim.md).
 var (
 	baseMainnetForks = []Fork{
 		{Name: "azul", Time: at(baseMainnetAzul), Runs: true},
-		{Name: "beryl", Time: at(1782410400)},
-		{Name: "cobalt", Time: at(1790791200)},
-		{Name: "denim", Time: at(1793901600)},
+		{Name: "beryl", Time: at(1782410400), LocalEffect: berylEffect},
+		{Name: "cobalt", Time: at(1790791200), LocalEffect: cobaltEffect},
+		{Name: "denim", Time: at(1793901600), Runs: true},
 	}
 	baseSepoliaForks = []Fork{
 		{Name: "azul", Time: at(baseSepoliaAzul), Runs: true},
-		{Name: "beryl", Time: at(1781805600)},
-		{Name: "denim", Time: at(1792605600)},
+		{Name: "beryl", Time: at(1781805600), LocalEffect: berylEffect},
+		{Name: "denim", Time: at(1792605600), Runs: true},
 	}
+)
+
+// What a local chain named after Base lacks without Beryl and Cobalt.
+const (
+	berylEffect  = "no B20 native-token precompiles at their addresses (a call there finds no code)"
+	cobaltEffect = "EIP-8130 account-abstraction transactions are refused as an unknown transaction type"
 )
 
 // baseBlockTime is Base's block time since Denim (200 ms blocks; decisions.md "Networks by
 // name"). Base publishes no pre-confirmations since then.
-const baseBlockTime = 200 * time.Millisecond
+const baseBlockTime = DenimBlockTime
 
 const baseSepoliaChainID = 84532
 

@@ -111,9 +111,11 @@ func TestListing(t *testing.T) {
 		{"unichain-mainnet", "karst", 1783526401, true},
 		{"base-mainnet", "azul", 1779991200, true},
 		{"base-mainnet", "beryl", 1782410400, false},
-		{"base-mainnet", "denim", 1793901600, false},
+		{"base-mainnet", "cobalt", 1790791200, false},
+		{"base-mainnet", "denim", 1793901600, true},
 		{"base-sepolia", "azul", 1776708000, true},
-		{"base-sepolia", "denim", 1792605600, false},
+		{"base-sepolia", "beryl", 1781805600, false},
+		{"base-sepolia", "denim", 1792605600, true},
 		{"rehearsal-0-bn-0-rehearsal-0-bn", "lagoon", 1749150000, false},
 		{"mainnet", "osaka", osakaOf(t, 1), true},
 	} {
@@ -177,10 +179,13 @@ func TestWriteTable(t *testing.T) {
 			base = l
 		}
 	}
-	for _, want := range []string{"8453", "200ms", "azul@1779991200,", "denim@1793901600 (not run)"} {
+	for _, want := range []string{"8453", "200ms", "azul@1779991200,", "cobalt@1790791200 (not run),", "denim@1793901600"} {
 		if !strings.Contains(base, want) {
 			t.Errorf("base-mainnet row %q lacks %q", base, want)
 		}
+	}
+	if strings.Contains(base, "denim@1793901600 (not run)") {
+		t.Errorf("base-mainnet row %q: denim not run", base)
 	}
 }
 

@@ -22,7 +22,7 @@ func (n Network) LocalRules(chainID, now uint64) (*params.ChainConfig, error) {
 	}
 	var lacks []string
 	for _, f := range n.Forks() {
-		if !f.Runs && f.activeAt(math.MaxUint64, now) {
+		if !f.Runs && f.LocalEffect == "" && f.activeAt(math.MaxUint64, now) {
 			s := f.Name
 			if f.Time != nil {
 				s += " (" + time.Unix(int64(*f.Time), 0).UTC().Format(time.DateOnly) + ")"
@@ -31,9 +31,6 @@ func (n Network) LocalRules(chainID, now uint64) (*params.ChainConfig, error) {
 		}
 	}
 	instead := "`flashrpc networks` lists the forks flashrpc runs on each network"
-	if strings.HasPrefix(n.ID, "base-") {
-		instead = "flashrpc does not run Base's rules after Azul yet: `flashrpc dev` runs an OP Stack chain with Base's fee settings (forks through Jovian and Azul), `flashrpc dev --network op-mainnet` OP Mainnet's rules with Karst"
-	}
 	return nil, fmt.Errorf("--network %s: flashrpc does not run %s's rules as of now: it lacks %s (%w); %s", n.ID, n.Name, strings.Join(lacks, ", "), err, instead)
 }
 

@@ -6,24 +6,47 @@ import (
 	"testing"
 )
 
-// TestLocalRules: Base's networks as of late 2026 are refused naming the forks flashrpc lacks
-// (Beryl first) and what to run instead (the cause a *NotRunError); OP Mainnet's rules as of
-// the same time have Karst from genesis.
+// TestLocalRules: Base's networks as of late 2026 give a local chain its rules through Azul
+// (Osaka from genesis), Denim from genesis, and name Beryl and Cobalt as left out with what
+// the chain lacks; a registry chain with Lagoon, which flashrpc does not run and no local
+// chain goes without, is refused naming it (the cause a *NotRunError); OP Mainnet's rules as
+// of the same time have Karst from genesis.
 func TestLocalRules(t *testing.T) {
 	const now = 1795000000 // 2026-11-18, after Base's Denim and the registry's Karst
 	base, _ := LookupName("base-mainnet")
-	_, err := base.LocalRules(1337, now)
-	var notRun *NotRunError
-	if !errors.As(err, &notRun) {
-		t.Fatalf("base-mainnet: %v, want a refusal wrapping a *NotRunError", err)
+	cfg, err := base.LocalRules(8453, now)
+	if err != nil || cfg.OsakaTime == nil || *cfg.OsakaTime != 0 || cfg.KarstTime != nil || cfg.ChainID.Uint64() != 8453 {
+		t.Fatalf("base-mainnet: %v, config %v", err, cfg)
 	}
-	for _, want := range []string{"beryl (2026-06-25)", "--network op-mainnet", "`flashrpc dev`"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("refusal lacks %q: %v", want, err)
+	if d := base.LocalDenim(now); d == nil || *d != 0 {
+		t.Fatalf("base-mainnet: Denim from %v, want genesis", d)
+	}
+	var omitted []string
+	for _, f := range base.LocalOmits(now) {
+		omitted = append(omitted, f.Name)
+		if f.Runs || f.LocalEffect == "" || f.Time == nil {
+			t.Errorf("omitted fork %+v: want not run, with its effect and time", f)
 		}
 	}
+	if strings.Join(omitted, ",") != "beryl,cobalt" {
+		t.Fatalf("base-mainnet omits %v, want beryl and cobalt", omitted)
+	}
+	sepolia, _ := LookupName("base-sepolia")
+	if omits := sepolia.LocalOmits(now); len(omits) != 1 || omits[0].Name != "beryl" {
+		t.Fatalf("base-sepolia omits %v, want beryl", omits)
+	}
+	if omits := base.LocalOmits(1780000000); len(omits) != 0 {
+		t.Fatalf("base-mainnet before Beryl omits %v", omits)
+	}
+
+	lagoon, _ := LookupName("rehearsal-0-bn-0-rehearsal-0-bn")
+	_, err = lagoon.LocalRules(1337, now)
+	var notRun *NotRunError
+	if !errors.As(err, &notRun) || !strings.Contains(err.Error(), "lagoon (2025-06-05)") || !strings.Contains(err.Error(), "flashrpc networks") {
+		t.Fatalf("a chain with lagoon: %v, want a refusal naming it, wrapping a *NotRunError", err)
+	}
 	op, _ := LookupName("op-mainnet")
-	cfg, err := op.LocalRules(1337, now)
+	cfg, err = op.LocalRules(1337, now)
 	if err != nil || cfg.KarstTime == nil || *cfg.KarstTime != 0 || cfg.OsakaTime == nil || *cfg.OsakaTime != 0 {
 		t.Fatalf("op-mainnet: %v, karst %v", err, cfg)
 	}

@@ -157,8 +157,10 @@ func TestRegistryKarst(t *testing.T) {
 	}
 }
 
-// TestDenimTime checks that Base's Denim times are the schedule's and stay not run, and that
-// a network without Denim has none.
+// TestDenimTime checks that Base's Denim times are the schedule's and run, that a block of
+// live Base at Denim's activation is refused all the same (Beryl, not run, came first), that a
+// local chain as of then runs Denim from genesis and of before then at its time, and that a
+// network without Denim has none.
 func TestDenimTime(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -169,18 +171,25 @@ func TestDenimTime(t *testing.T) {
 			t.Fatalf("%s unknown", c.name)
 		}
 		at, runs := n.DenimTime()
-		if at == nil || *at != c.want || runs {
-			t.Fatalf("%s: Denim at %v, runs %v; want %d, not run", c.name, at, runs, c.want)
+		if at == nil || *at != c.want || !runs {
+			t.Fatalf("%s: Denim at %v, runs %v; want %d, run", c.name, at, runs, c.want)
 		}
-		if err := n.CheckRules(0, c.want); err == nil {
-			t.Fatalf("%s: a block at Denim's activation is not refused", c.name)
+		var notRun *NotRunError
+		if err := n.CheckRules(0, c.want); !errors.As(err, &notRun) || notRun.Fork.Name != "beryl" {
+			t.Fatalf("%s: a block at Denim's activation: %v, want refused for beryl", c.name, err)
+		}
+		if d := n.LocalDenim(c.want); d == nil || *d != 0 {
+			t.Fatalf("%s: a local chain as of Denim runs it from %v, want 0", c.name, d)
+		}
+		if d := n.LocalDenim(c.want - 1); d == nil || *d != c.want {
+			t.Fatalf("%s: a local chain as of before Denim runs it from %v, want %d", c.name, d, c.want)
 		}
 	}
 	op, ok := LookupName("op-mainnet")
 	if !ok {
 		t.Fatal("op-mainnet unknown")
 	}
-	if at, _ := op.DenimTime(); at != nil {
-		t.Fatalf("op-mainnet has Denim at %d", *at)
+	if at, _ := op.DenimTime(); at != nil || op.LocalDenim(1795000000) != nil {
+		t.Fatalf("op-mainnet has Denim at %v", at)
 	}
 }

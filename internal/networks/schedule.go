@@ -22,6 +22,11 @@ type Fork struct {
 	// Runs says whether flashrpc runs the fork's rules. A block at which a fork it does not
 	// run is active is refused ([CheckRules]).
 	Runs bool `json:"runs"`
+	// LocalEffect, on a fork flashrpc does not run, says what a local chain named after the
+	// network (`flashrpc dev --network NAME`) lacks without it: such a chain runs without the
+	// fork and warns with this text, where the live chain's blocks are refused. Empty: a
+	// local chain with the fork active is refused too.
+	LocalEffect string `json:"-"`
 }
 
 // activeAt reports whether f is active at the block with number and time.

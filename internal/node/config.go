@@ -86,6 +86,9 @@ type Fork struct {
 // line): only those can conflict with a chain the data directory holds, or replace a fork's.
 type Explicit struct {
 	ChainType, ChainID, GasLimit, L1BaseFee, L1BlobBaseFee, Accounts bool
+	// BlockTime and PreconfInterval: a chain that runs Denim seals every 200 ms and
+	// pre-confirms nothing unless they were given (an interval given is refused).
+	BlockTime, PreconfInterval bool
 }
 
 // DevConfig configures a dev node: its own sequencer on a new, stored or forked chain.
@@ -115,7 +118,9 @@ type DevConfig struct {
 	// and funded.
 	Accounts int
 	Mnemonic string
-	// BlockTime and PreconfInterval drive the sequencer's timer; 0 means only on request.
+	// BlockTime and PreconfInterval drive the sequencer's timer; 0 means only on request. A
+	// chain that runs Denim (Base's networks) has no pre-confirmations: PreconfInterval must be
+	// 0 there, and BlockTime is 200 ms unless Explicit.BlockTime.
 	BlockTime       time.Duration
 	PreconfInterval time.Duration
 	// Fork, with a URL, makes the chain a fork of that upstream.
@@ -126,6 +131,8 @@ type DevConfig struct {
 
 	network *networks.Network   // Network's, resolved by StartDev
 	rules   *params.ChainConfig // a new chain's rules as of now, with Network
+	denim   *uint64             // a new chain's Denim time (Network's as of now), then the chain's
+	omits   []networks.Fork     // the forks of Network a new chain runs without (networks.Network.LocalOmits)
 }
 
 // FollowConfig configures a replica of another sequencer.

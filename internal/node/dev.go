@@ -103,6 +103,10 @@ func StartDev(cfg DevConfig) (_ *Dev, err error) {
 	}
 	n.stack.push(func() error { return closeChain(n.cur.chain) })
 	n.cur = &devCore{chain: c}
+	if err := denimCadence(&n.cfg, c.Denim()); err != nil {
+		return nil, err
+	}
+	n.warnOmitted()
 	k, err := n.buildCore(c)
 	if err != nil {
 		return nil, err
@@ -156,11 +160,51 @@ func resolveNetwork(cfg *DevConfig, now time.Time) error {
 		return err
 	}
 	cfg.rules = rules
+	cfg.denim, cfg.omits = nw.LocalDenim(uint64(now.Unix())), nw.LocalOmits(uint64(now.Unix()))
+	if err := denimCadence(cfg, cfg.denim); err != nil {
+		return err
+	}
 	if cfg.GasLimit == 0 {
 		cfg.GasLimit = nw.GasLimit
 	}
 	return nil
 }
+
+// denimCadence gives a chain that runs Denim from denim (Base's 200 ms blocks; nil: it does
+// not) Base's cadence since then: a block every 200 ms unless a block time was given, and no
+// pre-confirmations, which an explicit interval contradicts. StartDev calls it for a new
+// chain's network before creating it, and for the chain it opened, whose Denim a datadir
+// keeps (chain.Chain.Denim), with or without --network.
+func denimCadence(cfg *DevConfig, denim *uint64) error {
+	if denim == nil {
+		return nil
+	}
+	if cfg.Explicit.PreconfInterval && cfg.PreconfInterval != 0 {
+		what := "the chain"
+		if cfg.Network != "" {
+			what = "--network " + cfg.Network
+		}
+		return fmt.Errorf("--preconf-interval %s: %s runs Denim, Base's 200 ms blocks, and Base publishes no pre-confirmations since Denim: every block is sealed at once (leave --preconf-interval out; --block-time sets the block time)", cfg.PreconfInterval, what)
+	}
+	cfg.PreconfInterval = 0
+	if !cfg.Explicit.BlockTime {
+		cfg.BlockTime = networks.DenimBlockTime
+	}
+	return nil
+}
+
+// warnOmitted logs, for a chain named after a network, each fork of the network flashrpc
+// does not run and the chain runs without (Base's Beryl and Cobalt), with what it lacks.
+func (n *Dev) warnOmitted() {
+	for _, f := range n.cfg.omits {
+		n.log.Warn("this local chain runs without a fork of "+n.cfg.Network+" that flashrpc does not run", "fork", f.Name, "activation", *f.Time, "effect", f.LocalEffect)
+	}
+}
+
+// Omitted returns the forks of the network the chain is named after (DevConfig.Network) that
+// it runs without, each with its activation time and what the chain lacks (Fork.LocalEffect):
+// Base's Beryl and Cobalt. The slice is shared.
+func (n *Dev) Omitted() []networks.Fork { return n.cfg.omits }
 
 // closeChain closes c, naming the step in its error.
 func closeChain(c *chain.Chain) error {
@@ -256,6 +300,10 @@ func (n *Dev) buildCore(c *chain.Chain) (*devCore, error) {
 		PreconfInterval: cfg.PreconfInterval,
 		ExtraData:       []byte("flashrpc"),
 		Logger:          n.log,
+		// A chain that runs Denim has Base's blocks since then: the BaseTime deposit, the
+		// millisecond schedule, no pre-confirmations.
+		Denim:              c.Denim(),
+		NoPreconfirmations: c.Denim() != nil,
 	}
 	if n.cur != nil && n.cur.seq != nil {
 		// A re-fork replaces the sequencer: the mining controls set at runtime carry over

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,12 +18,12 @@ import (
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
-// GenesisFileName is where a dev node writes its chain's genesis in the data directory, for
-// replicas (`flashrpc follow --genesis`) and other tools.
-const GenesisFileName = "genesis.json"
-
-// devGenesis returns the genesis of a new dev chain as cfg describes it.
-func devGenesis(cfg *DevConfig, funded []common.Address) *core.Genesis {
+// devGenesis returns the genesis of a new dev chain as cfg describes it. A chain that runs
+// Denim (cfg.denim) has BaseTime in its genesis (oprollup.InstallBaseTime); when Denim is
+// active from genesis, its gas parameters are the genesis block's (oprollup.DenimGasParams):
+// the default gas limit, a 2-second block's, divided by 10 (an explicit --gas-limit is each
+// 200 ms block's, as given) and the EIP-1559 denominator multiplied by 10.
+func devGenesis(cfg *DevConfig, funded []common.Address) (*core.Genesis, error) {
 	var g *core.Genesis
 	if cfg.ChainType == networks.Ethereum {
 		g = chain.DevGenesis(cfg.ChainID, funded)
@@ -46,7 +45,26 @@ func devGenesis(cfg *DevConfig, funded []common.Address) *core.Genesis {
 	if cfg.GasLimit != 0 {
 		g.GasLimit = cfg.GasLimit
 	}
-	return g
+	if cfg.denim == nil {
+		return g, nil
+	}
+	if !oprollup.IsOP(g.Config) {
+		return nil, errors.New("Denim runs on an OP Stack chain only")
+	}
+	if err := oprollup.InstallBaseTime(g.Alloc); err != nil {
+		return nil, err
+	}
+	if *cfg.denim == 0 {
+		gasLimit, extra, err := oprollup.DenimGasParams(g.Config, 0, g.GasLimit, g.ExtraData)
+		if err != nil {
+			return nil, fmt.Errorf("Denim's gas parameters at genesis: %w", err)
+		}
+		g.ExtraData = extra
+		if !cfg.Explicit.GasLimit {
+			g.GasLimit = gasLimit
+		}
+	}
+	return g, nil
 }
 
 // openDevChain opens the dev chain. A data directory that holds a chain keeps it: its genesis
@@ -66,8 +84,8 @@ func openDevChain(cfg *DevConfig, funded []common.Address, logger *slog.Logger) 
 			}
 			if _, err := os.Stat(filepath.Join(c.DataDir(), GenesisFileName)); errors.Is(err, os.ErrNotExist) {
 				// A datadir from before genesis files: write one when cfg reproduces it.
-				if g := devGenesis(cfg, funded); g.ToBlock().Hash() == c.Genesis().Hash() {
-					writeGenesisFile(c.DataDir(), g, false, logger)
+				if g, err := devGenesis(cfg, funded); err == nil && g.ToBlock().Hash() == c.Genesis().Hash() {
+					writeGenesisFile(c.DataDir(), g, c.Denim(), false, logger)
 				}
 			}
 			return c, spec, nil
@@ -75,13 +93,16 @@ func openDevChain(cfg *DevConfig, funded []common.Address, logger *slog.Logger) 
 			return nil, spec, err
 		}
 	}
-	g := devGenesis(cfg, funded)
-	spec := chainSpec{chain: chain.Config{DataDir: cfg.DataDir, Genesis: g, CacheMB: cfg.DBCacheMB, Logger: logger, Impersonation: true, Preimages: true, NoCodeSizeLimit: cfg.NoCodeSizeLimit}}
+	g, err := devGenesis(cfg, funded)
+	if err != nil {
+		return nil, chainSpec{}, fmt.Errorf("dev genesis: %w", err)
+	}
+	spec := chainSpec{chain: chain.Config{DataDir: cfg.DataDir, Genesis: g, Denim: cfg.denim, CacheMB: cfg.DBCacheMB, Logger: logger, Impersonation: true, Preimages: true, NoCodeSizeLimit: cfg.NoCodeSizeLimit}}
 	c, err := chain.Open(spec.chain)
 	if err != nil {
 		return nil, spec, err
 	}
-	writeGenesisFile(c.DataDir(), g, true, logger)
+	writeGenesisFile(c.DataDir(), g, c.Denim(), true, logger)
 	return c, spec, nil
 }
 
@@ -121,6 +142,15 @@ func adoptStored(c *chain.Chain, cfg *DevConfig, funded []common.Address) error 
 		if err := nw.Agrees(ccfg); err != nil {
 			return fmt.Errorf("--network %s does not describe %s: %w%s", nw.ID, describe, err, keeps)
 		}
+		if want, have := cfg.denim, c.Denim(); (want == nil) != (have == nil) {
+			runs := func(d *uint64) string {
+				if d == nil {
+					return "does not run Denim"
+				}
+				return fmt.Sprintf("runs Denim from %d", *d)
+			}
+			return fmt.Errorf("--network %s does not describe %s: the network %s, the chain %s%s", nw.ID, describe, runs(want), runs(have), keeps)
+		}
 	}
 	if x.Accounts && fk == nil {
 		st, err := c.StateAt(genesis.Header())
@@ -133,7 +163,7 @@ func adoptStored(c *chain.Chain, cfg *DevConfig, funded []common.Address) error 
 			}
 		}
 	}
-	cfg.ChainType, cfg.ChainID = stored, ccfg.ChainID.Uint64()
+	cfg.ChainType, cfg.ChainID, cfg.denim = stored, ccfg.ChainID.Uint64(), c.Denim()
 	if fk == nil {
 		cfg.GasLimit = genesis.GasLimit()
 	}
@@ -145,27 +175,4 @@ func chainTypeName(k networks.Kind) string {
 		return "an OP Stack chain"
 	}
 	return "a plain Ethereum chain"
-}
-
-// writeGenesisFile writes g to dir/genesis.json, atomically; an existing file is kept. A
-// failure is logged, not fatal: the chain itself is in the database.
-func writeGenesisFile(dir string, g *core.Genesis, created bool, logger *slog.Logger) {
-	path := filepath.Join(dir, GenesisFileName)
-	if _, err := os.Stat(path); err == nil {
-		return
-	}
-	data, err := json.Marshal(g)
-	if err == nil {
-		tmp := path + ".tmp"
-		if err = os.WriteFile(tmp, data, 0o644); err == nil {
-			err = os.Rename(tmp, path)
-		}
-	}
-	if err != nil {
-		logger.Warn("cannot write the chain's genesis file", "path", path, "err", err)
-		return
-	}
-	if !created {
-		logger.Info("wrote the stored chain's genesis file", "path", path)
-	}
 }

@@ -2,11 +2,9 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core"
@@ -122,18 +120,14 @@ func openFollowChain(cfg *FollowConfig, obs remote.Observer, logger *slog.Logger
 		})
 	}
 	var g *core.Genesis
+	var denim *uint64
 	if cfg.Genesis != "" {
-		data, err := os.ReadFile(cfg.Genesis)
-		if err != nil {
+		var err error
+		if g, denim, err = readGenesisFile(cfg.Genesis); err != nil { // genesisfile.go
 			return nil, fmt.Errorf("--genesis: %w", err)
 		}
-		g = new(core.Genesis)
-		if err := json.Unmarshal(data, g); err != nil {
-			return nil, fmt.Errorf("--genesis %s: %w", cfg.Genesis, err)
-		}
-		g.Config = networks.WithKarst(g.Config) // Karst as flashrpc runs it
 	}
-	c, err := fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, Genesis: g, CacheMB: cfg.DBCacheMB, Logger: logger}, nil)
+	c, err := fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, Genesis: g, Denim: denim, CacheMB: cfg.DBCacheMB, Logger: logger}, nil)
 	if errors.Is(err, chain.ErrNoChain) {
 		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json), or --state remote to read the state from the upstream")
 	}

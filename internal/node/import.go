@@ -14,7 +14,6 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/fork"
-	"github.com/flashrpc/flashrpc/internal/networks"
 )
 
 // progressEvery is how often a long import or generation writes a progress line.
@@ -46,12 +45,11 @@ func Import(ctx context.Context, cfg ImportConfig) (err error) {
 		log = io.Discard
 	}
 	var genesis *core.Genesis
+	var denim *uint64
 	if cfg.Genesis != "" {
-		genesis = new(core.Genesis)
-		if err := readJSON(cfg.Genesis, genesis); err != nil {
+		if genesis, denim, err = readGenesisFile(cfg.Genesis); err != nil { // genesisfile.go
 			return fmt.Errorf("genesis: %w", err)
 		}
-		genesis.Config = networks.WithKarst(genesis.Config) // Karst as flashrpc runs it
 	}
 	var fcu *forkchoice
 	if cfg.Forkchoice != "" {
@@ -75,7 +73,7 @@ func Import(ctx context.Context, cfg ImportConfig) (err error) {
 			os.RemoveAll(cfg.DataDir)
 		}
 	}()
-	c, err := fork.Open(ctx, chain.Config{DataDir: cfg.DataDir, Genesis: genesis}, nil)
+	c, err := fork.Open(ctx, chain.Config{DataDir: cfg.DataDir, Genesis: genesis, Denim: denim}, nil)
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,9 @@ type Config struct {
 	// the millisecond schedule. The chain must be opened with the same time
 	// (chain.Config.Denim) and, for blocks every 200 ms, BlockTime 200 ms.
 	Denim *uint64
+	// NoPreconfirmations: the block in progress is never published (a chain without
+	// pre-confirmations, such as Base since Denim).
+	NoPreconfirmations bool
 	// ObserveBuild, when set, is called after each pre-confirmation built (on request or by
 	// the timer) with the time it took, from taking the block in progress to publishing it,
 	// without the wait for its deadline (schedule.go).
