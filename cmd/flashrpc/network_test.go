@@ -57,7 +57,7 @@ func TestNetworksCommand(t *testing.T) {
 	for name, want := range map[string][]string{
 		"op-mainnet":       {" 10 ", " op ", " 2s ", " 250ms ", " subblocks ", "karst@1783526401"},
 		"unichain-mainnet": {" 130 ", " 1s ", " 200ms ", " base ", "karst@"},
-		"base-mainnet":     {" 8453 ", " 200ms ", "azul@1779991200", "beryl@1782410400 (not run)"},
+		"base-mainnet":     {" 8453 ", " 200ms ", "azul@1779991200", "beryl@1782410400 (not run)", "cobalt@1790791200 (not run)", "denim@1793901600"},
 		"mainnet":          {" 1 ", " l1 ", " 12s ", " none ", "osaka@"},
 	} {
 		for _, w := range want {
@@ -132,6 +132,12 @@ func TestNetworksCommand(t *testing.T) {
 	if r, _ := runs(byName["base-mainnet"], "beryl"); r {
 		t.Fatal("base-mainnet's beryl listed as run")
 	}
+	if r, _ := runs(byName["base-mainnet"], "cobalt"); r {
+		t.Fatal("base-mainnet's cobalt listed as run")
+	}
+	if r, _ := runs(byName["base-mainnet"], "denim"); !r {
+		t.Fatal("base-mainnet's denim listed as not run")
+	}
 	if u := byName["unichain-mainnet"]; u.BlockTime != "1s" || u.PreconfInterval != "200ms" || u.FeedFormat != "base" {
 		t.Fatalf("unichain-mainnet: %+v", u)
 	}
@@ -155,17 +161,17 @@ func TestNetworksCommand(t *testing.T) {
 	}
 }
 
-// TestDevNetworkRefusals: Base's networks (whose forks after Azul flashrpc does not run), an
-// unknown name and a --chain-type that contradicts the network are refused before anything
-// starts, each saying why.
+// TestDevNetworkRefusals: a pre-confirmation interval on Base's networks (no
+// pre-confirmations since Denim), an unknown name and a --chain-type that contradicts the
+// network are refused before anything starts, each saying why.
 func TestDevNetworkRefusals(t *testing.T) {
 	ports := []string{"--http.port", "0", "--preconf.port", "0", "--feed.port", "0", "--datadir", t.TempDir()}
 	for _, tc := range []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"--network", "base-mainnet"}, []string{"beryl", "Azul", "--network op-mainnet", "`flashrpc dev`"}},
-		{[]string{"--network", "base-sepolia"}, []string{"beryl", "--network op-mainnet"}},
+		{[]string{"--network", "base-mainnet", "--preconf-interval", "200ms"}, []string{"--preconf-interval 200ms", "base-mainnet", "no pre-confirmations"}},
+		{[]string{"--network", "base-sepolia", "--preconf-interval", "1s"}, []string{"--preconf-interval 1s", "base-sepolia"}},
 		{[]string{"--network", "no-such-chain"}, []string{"no such network", "op-mainnet", "unichain-mainnet", "flashrpc networks"}},
 		{[]string{"--network", "op-mainnet", "--chain-type", "l1"}, []string{"--chain-type l1", "op-mainnet"}},
 		{[]string{"--network", "mainnet", "--chain-type", "op"}, []string{"--chain-type op", "mainnet"}},

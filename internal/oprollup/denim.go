@@ -234,6 +234,9 @@ func InstallBaseTime(alloc types.GenesisAlloc) error {
 	alloc[BaseTime] = proxy
 	impl := alloc[BaseTimeImplementation]
 	impl.Code = BaseTimeCode()
+	if impl.Balance == nil {
+		impl.Balance = new(big.Int) // a genesis file's account needs one to be read back
+	}
 	alloc[BaseTimeImplementation] = impl
 	return nil
 }

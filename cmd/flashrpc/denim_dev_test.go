@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math/big"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/params"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
+)
+
+// TestDevBaseBanner: `dev --network base-mainnet` starts, and its banner and --help say what
+// the chain is: Denim from genesis, 200 ms blocks without pre-confirmations, and a warning
+// naming Beryl and Cobalt with their activations and what the chain lacks without them.
+func TestDevBaseBanner(t *testing.T) {
+	o := networkOptions(t, t.TempDir(), false, "--network", "base-mainnet", "--chain-id", "8453")
+	tn := startTestNode(t, o)
+	if id := tn.Chain().Config().ChainID.Uint64(); id != 8453 {
+		t.Fatalf("chain id %d, want 8453", id)
+	}
+	var b bytes.Buffer
+	printDevBanner(&b, o, tn.Dev)
+	for _, want := range []string{
+		"WARNING", "beryl (active on base-mainnet since 1782410400, 2026-06-25 18:00 UTC): no B20",
+		"cobalt (active on base-mainnet since 1790791200, 2026-09-30 18:00 UTC): EIP-8130",
+		"Denim (Base's 200 ms blocks) from genesis", "gas limit 18750000 per block",
+		"no pre-confirmations (Base publishes none since Denim), blocks sealed every 200ms",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("banner lacks %q:\n%s", want, b.String())
+		}
+	}
+	code, out, _ := runCommand("dev", "--help")
+	for _, want := range []string{"Beryl", "Cobalt", "EIP-8130", "B20", "base-mainnet", "Denim"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("dev --help lacks %q (exit %d)", want, code)
+		}
+	}
+}
+
+// TestDenimKillAt5Hz runs `dev --network base-mainnet` (a block every 200 ms) in a separate
+// process under a stream of transfers, records every block a client saw sealed on the
+// standard endpoint, kills the process with SIGKILL mid-stream, and checks that a node
+// restarted on the same data directory has each of those blocks with the same hash, and runs
+// Denim from the chain it finds.
+func TestDenimKillAt5Hz(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the flashrpc binary; skipped with -short")
+	}
+	ctx := context.Background()
+	bin := stampedBinary(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "dev", "--network", "base-mainnet", "--datadir", dir, "--http.port", "0", "--preconf.port", "0", "--feed.port", "-1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	url := endpointURL(t, stdout, "standard")
+	raw, err := gethrpc.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	client := ethclient.NewClient(raw)
+
+	// The load: transfers from two dev accounts, signed beforehand, sent as fast as the
+	// endpoint takes them until the process is killed.
+	const perAccount = 2000
+	keys := testOptionsAccounts(t)[:2]
+	recipient := common.HexToAddress("0x000000000000000000000000000000000000dead")
+	txs := make([][]*types.Transaction, len(keys))
+	for i, key := range keys {
+		for nonce := range uint64(perAccount) {
+			txs[i] = append(txs[i], signTx(t, key, big.NewInt(1337), nonce, &recipient, big.NewInt(1), params.TxGas, nil))
+		}
+	}
+	var killed atomic.Bool
+	loadErr := make(chan error, len(keys))
+	var load sync.WaitGroup
+	for i := range keys {
+		load.Add(1)
+		go func(txs []*types.Transaction) {
+			defer load.Done()
+			for _, tx := range txs {
+				if err := client.SendTransaction(ctx, tx); err != nil {
+					if !killed.Load() {
+						loadErr <- err
+					}
+					return
+				}
+			}
+		}(txs[i])
+	}
+
+	// The watcher: every sealed block the standard endpoint serves, by number.
+	seen := map[uint64]common.Hash{}
+	var next uint64 = 1
+	deadline := time.Now().Add(60 * time.Second)
+	for next <= 25 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the node sealed %d blocks in 60 s, want 25", next-1)
+		}
+		select {
+		case err := <-loadErr:
+			t.Fatalf("load: %v", err)
+		default:
+		}
+		for {
+			h, err := client.HeaderByNumber(ctx, new(big.Int).SetUint64(next))
+			if err != nil {
+				break // not sealed yet
+			}
+			seen[next] = h.Hash()
+			next++
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	killed.Store(true)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	load.Wait()
+	close(loadErr)
+	for err := range loadErr {
+		t.Fatalf("load: %v", err)
+	}
+
+	tn := startTestNode(t, testOptions(dir))
+	if d := tn.Chain().Denim(); d == nil || *d != 0 {
+		t.Fatalf("restarted: Denim %v, want the chain's (0)", d)
+	}
+	var withTxs int
+	for n, hash := range seen {
+		h, err := tn.std.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
+		if err != nil {
+			t.Fatalf("after kill -9: block %d: %v", n, err)
+		}
+		if h.Hash() != hash {
+			t.Fatalf("after kill -9: block %d is %s, the client saw %s", n, h.Hash(), hash)
+		}
+		b, err := tn.std.BlockByHash(ctx, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Transactions()) > 2 {
+			withTxs++
+		}
+	}
+	if withTxs == 0 {
+		t.Fatal("no block the client saw carried a transfer: the node was not under load")
+	}
+	// The restarted node seals Denim blocks on its own (200 ms, from the chain's Denim).
+	var last struct {
+		TimestampMs *hexutil.Uint64 `json:"timestampMs"`
+		Number      hexutil.Uint64  `json:"number"`
+	}
+	if err := tn.stdRaw.Call(&last, "eth_getBlockByNumber", hexutil.EncodeUint64(next-1), false); err != nil || last.TimestampMs == nil {
+		t.Fatalf("block %d after restart: timestampMs %v (%v)", next-1, last.TimestampMs, err)
+	}
+}
