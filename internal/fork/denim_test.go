@@ -112,7 +112,7 @@ func checkDenimBlock(t *testing.T, c *chain.Chain, b *types.Block, ms uint64) {
 // taken for Base (whose Beryl flashrpc does not run) but run with Base's rules as of now, it
 // runs Denim, its first block continues the upstream's millisecond time (Tms(N) + 200, the
 // BaseTime deposit, N's gas parameters), and a block its sequencer seals on it too; reopened,
-// the chain keeps its Denim time.
+// the chain keeps its Denim time. A remote-state replica of the chain runs Denim as well.
 func TestForkDenim(t *testing.T) {
 	t.Parallel()
 	zero := uint64(0)
@@ -154,6 +154,19 @@ func TestForkDenim(t *testing.T) {
 	defer c.Close()
 	if d := c.Denim(); d == nil || *d != 0 || c.Head().Hash() != next.Hash() {
 		t.Fatalf("reopened: Denim %v, head %d", d, c.Head().Number)
+	}
+
+	// A remote-state replica of the same chain (follow --state remote) runs Denim too: the
+	// upstream's blocks share timestamps and carry their millisecond time.
+	fc := forkConfig(url, 3)
+	fc.Replica, fc.Funded, fc.Balance = true, nil, nil
+	r, err := fork.Open(context.Background(), chain.Config{DataDir: t.TempDir()}, fc)
+	if err != nil {
+		t.Fatalf("remote-state replica of a local chain with Base's chain id: %v", err)
+	}
+	defer r.Close()
+	if d := r.Denim(); d == nil || *d != 0 || r.Head().Hash() != bN.Hash() {
+		t.Fatalf("replica: Denim %v, head %d", d, r.Head().Number)
 	}
 }
 
