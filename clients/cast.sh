@@ -60,6 +60,7 @@ start_node() {
 	local args=(dev --http.port 0 --preconf.port 0 --feed.port 0)
 	[[ $timing == manual ]] && args+=(--block-time 0 --preconf-interval 0)
 	[[ -n ${FLASHRPC_CHAIN_TYPE:-} ]] && args+=(--chain-type "$FLASHRPC_CHAIN_TYPE")
+	[[ -n ${FLASHRPC_NETWORK:-} ]] && args+=(--network "$FLASHRPC_NETWORK")
 	setsid "$BIN" "${args[@]}" >"$log" 2>&1 &
 	NODE_PID=$!
 	local deadline=$(($(now_ms) + 30000))
@@ -467,6 +468,61 @@ sc_default_timing() {
 	echo "receipts: ${times[*]}"
 }
 
+# sc_denim: on `dev --network base-mainnet` (a block every 200 ms, no pre-confirmations; run
+# alone, `cast.sh denim` with FLASHRPC_NETWORK=base-mainnet): deploy and send, each waiting
+# for its receipt; the logs, decoded by cast and raw; eth_sendRawTransactionSync of a
+# transaction made with cast mktx, answered with a receipt whose block is sealed; and Base's
+# millisecond fields: timestampMs on blocks, 200 after the parent's and within the header's
+# second, blockTimestampMs on the transaction and its logs (eth_getLogs and the receipt).
+sc_denim() {
+	local url r addr n hex prev ms b t tx logs signed synced deadline
+	for url in "$STD" "$PRE"; do
+		r=$(cast send --json --private-key "$K0" --rpc-url "$url" --create "$BYTECODE" "constructor(uint256)" 7)
+		expect_eq "$(jq -r .status <<<"$r")" 0x1 "$url deployment"
+		addr=$(jq -r .contractAddress <<<"$r")
+		r=$(cast send --json --private-key "$K0" --rpc-url "$url" "$addr" "transfer(address,uint256)" "$SINK" 5)
+		expect_eq "$(jq -r .status <<<"$r")" 0x1 "$url transfer"
+		tx=$(jq -r .transactionHash <<<"$r")
+		n=$(cast to-dec "$(jq -r .blockNumber <<<"$r")")
+		logs=$(cast logs --json --rpc-url "$url" --from-block "$n" --to-block "$n" --address "$addr" "$TRANSFER" "$DEV0" "$SINK")
+		expect_eq "$(jq length <<<"$logs")" 1 "$url cast logs"
+		cast block "$n" --json --rpc-url "$url" >/dev/null || fail "$url: cast block $n does not parse"
+		# Wait for block n+1, then check blocks n-1, n, n+1.
+		deadline=$(($(now_ms) + 10000))
+		until [[ $(cast rpc --rpc-url "$url" eth_getBlockByNumber "$(cast to-hex $((n + 1)))" false) != null ]]; do
+			(($(now_ms) < deadline)) || fail "$url: block $((n + 1)) not sealed within 10 s"
+			sleep 0.05
+		done
+		prev=
+		for b in $((n - 1)) "$n" $((n + 1)); do
+			r=$(cast rpc --rpc-url "$url" eth_getBlockByNumber "$(cast to-hex "$b")" false)
+			ms=$(jq -r .timestampMs <<<"$r")
+			[[ $ms =~ ^0x[0-9a-f]+$ ]] || fail "$url block $b: timestampMs '$ms'"
+			ms=$(cast to-dec "$ms")
+			t=$(cast to-dec "$(jq -r .timestamp <<<"$r")")
+			expect_eq $((ms / 1000)) "$t" "$url block $b: timestampMs / 1000"
+			[[ -z $prev ]] || expect_eq $((ms - prev)) 200 "$url block $b: timestampMs minus its parent's"
+			prev=$ms
+			[[ $b != "$n" ]] || hex=$(jq -r .timestampMs <<<"$r")
+		done
+		expect_eq "$(cast rpc --rpc-url "$url" eth_getTransactionByHash "$tx" | jq -r .blockTimestampMs)" "$hex" "$url transaction blockTimestampMs"
+		expect_eq "$(cast rpc --rpc-url "$url" eth_getTransactionReceipt "$tx" | jq -r '.logs[0].blockTimestampMs')" "$hex" "$url receipt log blockTimestampMs"
+		logs=$(cast rpc --rpc-url "$url" eth_getLogs "{\"fromBlock\":\"$(cast to-hex "$n")\",\"toBlock\":\"$(cast to-hex "$n")\",\"address\":\"$addr\"}")
+		expect_eq "$(jq -r '.[0].blockTimestampMs' <<<"$logs")" "$hex" "$url eth_getLogs blockTimestampMs"
+
+		signed=$(cast mktx --private-key "$K1" --rpc-url "$url" "$SINK" --value 1)
+		synced=$(cast rpc --rpc-url "$url" eth_sendRawTransactionSync "$signed")
+		expect_eq "$(jq -r .status <<<"$synced")" 0x1 "$url eth_sendRawTransactionSync status"
+		b=$(jq -r .blockHash <<<"$synced")
+		deadline=$(($(now_ms) + 5000))
+		until [[ $(cast rpc --rpc-url "$STD" eth_getBlockByHash "$b" false) != null ]]; do
+			(($(now_ms) < deadline)) || fail "$url eth_sendRawTransactionSync: its block $b is not sealed on the standard endpoint within 5 s"
+			sleep 0.05
+		done
+		expect_eq "$(cast rpc --rpc-url "$STD" eth_getBlockByHash "$b" false | jq --arg h "$(jq -r .transactionHash <<<"$synced")" '[.transactions[] | select(. == $h)] | length')" 1 "$url synced transaction in its sealed block"
+	done
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 PASSED=0 FAILED=0
@@ -501,6 +557,15 @@ main() {
 	local all=(chain-id blocks-by-tag send-and-receipt nonce-pending send-back-to-back dev-accounts forge-script deploy-and-call estimate-gas-revert
 		pending-code get-logs ws-watch-blocks ws-watch-events simulate fee-data)
 	local selected=("${@:-${all[@]} default-timing}")
+	if [[ " ${selected[*]} " == " denim " ]]; then
+		# Base since Denim: blocks every 200 ms on their own, nothing to pre-confirm or seal.
+		start_node cast-denim default || exit 2
+		scenario denim
+		stop_node
+		echo "cast: $PASSED passed, $FAILED failed"
+		((FAILED == 0))
+		return
+	fi
 	start_node cast manual || exit 2
 	for s in ${selected[*]}; do
 		[[ $s == default-timing ]] || scenario "$s"

@@ -8,7 +8,9 @@
 //
 // FLASHRPC_NETWORK=op-mainnet runs the nodes with `dev --network op-mainnet` (lib/node.mjs);
 // FLASHRPC_OP_ONLY=1 runs only the OP Stack scenarios (op-fees, op-deposits, op-gas-cap) of
-// viem and ethers, as CI does on each network.
+// viem and ethers, as CI does on each network. FLASHRPC_DENIM_ONLY=1 (with
+// FLASHRPC_NETWORK=base-mainnet or base-sepolia) runs only the denim scenario of viem, ethers
+// and cast (denim.mjs, cast.sh): Base since Denim, 200 ms blocks without pre-confirmations.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +24,7 @@ import { runViemOPStack } from './viem-opstack.mjs';
 import { runViemTestClient } from './viem-testclient.mjs';
 import { runEthers } from './ethers.mjs';
 import { runEthersOPStack } from './ethers-opstack.mjs';
+import { runEthersDenim, runViemDenim } from './denim.mjs';
 
 const here = join(repoRoot, 'clients');
 const all = ['viem', 'ethers', 'cast', 'ethclient'];
@@ -40,6 +43,11 @@ if (opOnlyRun && (!op || selected.some((c) => c !== 'viem' && c !== 'ethers'))) 
   console.error('FLASHRPC_OP_ONLY=1 runs the OP Stack scenarios of viem and ethers on an OP Stack chain only');
   process.exit(2);
 }
+const denimRun = process.env.FLASHRPC_DENIM_ONLY === '1';
+if (denimRun && (!network.startsWith('base-') || selected.includes('ethclient'))) {
+  console.error('FLASHRPC_DENIM_ONLY=1 runs the denim scenario of viem, ethers and cast with FLASHRPC_NETWORK=base-mainnet or base-sepolia only');
+  process.exit(2);
+}
 const t0 = Date.now();
 
 // The committed artifact is what the Go scenarios deploy; it must match the source.
@@ -49,26 +57,28 @@ if (readFileSync(join(here, 'contracts', 'ClientSuite.json'), 'utf8') !== artifa
   process.exit(1);
 }
 const kind = network ? `--network ${network}` : op ? 'OP Stack' : 'plain Ethereum (--chain-type l1)';
-console.log(`client suite: ${fresh.compiler}; ${kind} dev chains${opOnlyRun ? ', OP Stack scenarios only' : ''}; building ./cmd/flashrpc`);
+console.log(`client suite: ${fresh.compiler}; ${kind} dev chains${opOnlyRun ? ', OP Stack scenarios only' : ''}${denimRun ? ', the denim scenario only' : ''}; building ./cmd/flashrpc`);
 build();
 const ctx = { start, artifact: fresh };
 
 // A client whose setup fails (a node that does not start, say) counts as a failed scenario.
-for (const [client, runClient, opOnly] of [
+for (const [client, runClient, opOnly, denim] of [
   ['viem', runViem],
   ['viem', runViemOPStack, true],
   ['viem', runViemTestClient],
+  ['viem', runViemDenim, false, true],
   ['ethers', runEthers],
   ['ethers', runEthersOPStack, true],
+  ['ethers', runEthersDenim, false, true],
 ]) {
-  if (!selected.includes(client) || (opOnly && !op) || (opOnlyRun && !opOnly)) continue;
+  if (!selected.includes(client) || (opOnly && !op) || (opOnlyRun && !opOnly) || Boolean(denim) !== denimRun) continue;
   try {
     await runClient(report, ctx);
   } catch (err) {
     report.add(client, 'setup', false, 0, err);
   }
 }
-if (selected.includes('cast')) await runScript('cast', 'bash', [join(here, 'cast.sh')], { FLASHRPC_BIN: binary });
+if (selected.includes('cast')) await runScript('cast', 'bash', [join(here, 'cast.sh'), ...(denimRun ? ['denim'] : [])], { FLASHRPC_BIN: binary });
 if (selected.includes('ethclient')) {
   await runScript('ethclient', 'go', ['test', '-count=1', '-run', '^TestClientSuite', '-v', './cmd/flashrpc/'], {});
 }
@@ -81,7 +91,10 @@ for (const client of ['viem', 'ethers']) {
 if (opOnlyRun) {
   for (const client of ['viem', 'ethers']) perClient[client] = opScenarios;
 }
-const failed = report.summary(selected, Date.now() - t0, opOnlyRun ? [] : scenarioNames, perClient);
+if (denimRun) {
+  for (const client of ['viem', 'ethers', 'cast']) perClient[client] = ['denim'];
+}
+const failed = report.summary(selected, Date.now() - t0, opOnlyRun || denimRun ? [] : scenarioNames, perClient);
 process.exit(failed > 0 ? 1 : 0);
 
 // runScript runs a command whose output reports scenarios as lines `PASS name (N ms)` /

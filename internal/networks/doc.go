@@ -25,19 +25,21 @@
 //     [Network.Forks]); listing.go writes every network ([All]) as `flashrpc networks` prints
 //     it, a table ([WriteTable]) or JSON ([Network.MarshalJSON]).
 //   - asof.go gives a new local chain a network's rules as of a time ([Network.RulesAsOf],
-//     `flashrpc dev --network NAME`); local.go does it for a network named on the command line,
+//     `flashrpc dev --network NAME`), leaving out the forks not run that a local chain may go
+//     without (Base's Beryl and Cobalt, [Fork.LocalEffect], [Network.LocalOmits]); local.go does it for a network named on the command line,
 //     the refusal naming every fork it lacks and what to run instead ([Network.LocalRules]),
 //     refuses an unknown name ([UnknownNameError]) and tells whether a genesis has a network's
 //     rules ([Network.Agrees], follow --network).
-//   - denim.go gives a network's Denim activation ([Network.DenimTime]): Denim, Base's 200 ms
-//     blocks, has no configuration field, so a chain that runs it is opened with the time
-//     beside its configuration. Base's Denim is listed and not run.
+//   - denim.go gives a network's Denim activation ([Network.DenimTime]) and a local chain's
+//     ([Network.LocalDenim]): Denim, Base's 200 ms blocks ([DenimBlockTime]), has no
+//     configuration field, so a chain that runs it keeps the time beside its configuration.
+//     Base's Denim is run.
 //   - live.go tells a local chain that took a live network's chain id (`flashrpc dev --network
 //     base-mainnet --chain-id 8453`) from the network, by its genesis hash ([IsLocalChain]): a
 //     fork or replica of it runs the rules --network names, as for a chain id no network has.
 //   - refuse.go refuses to execute a block at which a fork flashrpc does not run is active
 //     ([CheckRules], [Network.CheckRules], [NotRunError]): a fork field such as lagoonTime,
-//     Base's Beryl, Cobalt and Denim, Karst without Osaka. Fork, follow and import call it.
+//     Base's Beryl and Cobalt, Karst without Osaka. Fork, follow and import call it.
 //
 // The rules op-geth does not run itself (Azul's and Karst's precompiles, deposits, the
 // L1-attributes transaction) are internal/oprollup's; which fork is on when is decided here.

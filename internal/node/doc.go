@@ -4,6 +4,13 @@
 // configuration value (DevConfig, Server, FollowConfig); command-line flags are
 // cmd/flashrpc's. It is the only place that wires the packages together.
 //
+// A dev chain named after a network (DevConfig.Network) runs its rules as of now; one that runs
+// Denim (Base's networks: devchain.go, dev.go's denimCadence) has Base's cadence since then, a
+// block every 200 ms without pre-confirmations, and the forks of the network it runs without
+// are logged and listed (Dev.Omitted). A chain's genesis file (genesisfile.go) carries its
+// Denim time as base/base's genesis does, config.base.denim; follow --genesis and import read
+// it with the genesis.
+//
 // Two offline modes prepare a data directory without serving it: Import (an RLP chain file,
 // every block executed) and Generate (a large generated chain for benchmarks, then its log
 // index).
