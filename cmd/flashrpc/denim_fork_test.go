@@ -138,7 +138,8 @@ func TestForkDenim(t *testing.T) {
 // base-mainnet`, a block every 200 ms) that learns of new blocks only by its newHeads
 // subscription: /health reports it within 2 blocks of the primary as the primary seals (each
 // checked with a deadline), and once the primary stops it has the primary's blocks, their
-// millisecond times and receipts byte for byte.
+// millisecond times and receipts byte for byte. A remote-state replica started on a Denim block
+// runs Denim and reaches the primary's head too.
 func TestFollowDenim(t *testing.T) {
 	tn := startTestNode(t, baseUpstreamOptions(t.TempDir(), 8453, true))
 	o := replicaOptions(tn, t.TempDir())
@@ -149,6 +150,12 @@ func TestFollowDenim(t *testing.T) {
 		t.Fatalf("the replica runs Denim from %v, want 0 (the genesis file's)", d)
 	}
 	waitFor(t, "the replica subscribed", r.Follower().Subscribed)
+	// A remote-state replica of the same primary, started on one of its Denim blocks.
+	waitFor(t, "a Denim block on the primary", func() bool { return tn.Chain().Heads().Latest.Number.Uint64() >= 2 })
+	remote := startTestReplica(t, remoteReplicaOptions(tn, t.TempDir(), ""))
+	if d := remote.Chain().Denim(); d == nil || *d != 0 {
+		t.Fatalf("the remote-state replica runs Denim from %v, want 0", d)
+	}
 	for range 5 {
 		target := tn.Chain().Heads().Latest.Number.Uint64() + 5
 		waitFor(t, "the primary sealing", func() bool { return tn.Chain().Heads().Latest.Number.Uint64() >= target })
@@ -162,6 +169,8 @@ func TestFollowDenim(t *testing.T) {
 	}
 	head := tn.Chain().Heads().Latest.Number.Uint64()
 	waitFor(t, "the replica at the primary's head", func() bool { return r.head() == head })
+	waitFor(t, "the remote-state replica at the primary's head", func() bool { return remote.head() == head })
+	sameJSON(t, tn.stdRaw, remote.stdRaw, "eth_getBlockByNumber", hexutil.Uint64(head), true)
 	if code, s := getHealth(t, r.stdURL); code != 200 || s.Lag == nil || *s.Lag != 0 || s.Head != head {
 		t.Fatalf("/health at the primary's head: %d %+v", code, s)
 	}
