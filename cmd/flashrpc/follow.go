@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flashrpc/flashrpc/internal/follow"
+	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/node"
 )
@@ -84,6 +85,12 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 	c := n.Chain()
 	fmt.Fprintf(stdout, "flashrpc replica of %s (chain id %d, head block %d)\n", o.upstream, c.Config().ChainID, c.Head().Number)
 	switch nw, known := networks.Lookup(c.Config().ChainID.Uint64()); {
+	case known && networks.IsLocalChain(nw.ChainID, c.Genesis().Hash()):
+		what := "its genesis file's"
+		if f := fork.Of(c); f != nil {
+			what = f.Info().Network
+		}
+		fmt.Fprintf(stdout, "  rules: %s (a local chain with %s's chain id: its genesis hash is not %s's)\n", what, nw.Name, nw.Name)
 	case known:
 		fmt.Fprintf(stdout, "  rules: %s's (%s)\n", nw.Name, nw.Source)
 	case o.network != "":

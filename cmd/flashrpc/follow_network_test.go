@@ -183,7 +183,8 @@ func subscribePreconfLogs(t *testing.T, httpURL string) (<-chan types.Log, <-cha
 // (as a registry chain's genesis does) runs Karst as flashrpc does, Osaka's EVM from Karst's
 // time, and stays in step with a `dev --network op-mainnet` primary; a remote-state replica of
 // the same primary with --network op-mainnet runs Karst's rules, and one with --network
-// base-mainnet is refused, naming Base's forks flashrpc does not run.
+// base-mainnet runs Base's rules as of now (as `dev --network base-mainnet` does, without
+// Beryl and Cobalt), without the Denim its upstream does not run.
 func TestFollowNetworkGenesisAndRemote(t *testing.T) {
 	ctx := context.Background()
 	tn := startTestNode(t, networkOptions(t, t.TempDir(), true, "--network", "op-mainnet"))
@@ -224,13 +225,17 @@ func TestFollowNetworkGenesisAndRemote(t *testing.T) {
 	waitFor(t, "block 1 on the replica", func() bool { return r.head() == 1 })
 	sameJSON(t, tn.stdRaw, r.stdRaw, "eth_getBlockByNumber", "0x1", true)
 
-	bad := remoteReplicaOptions(tn, t.TempDir(), tn.Feed().URL)
-	bad.network = "base-mainnet"
-	if n, err := startFollow(bad, nil); err == nil {
-		n.Close()
-		t.Fatal("a remote-state replica with --network base-mainnet started")
-	} else if !strings.Contains(err.Error(), "beryl") {
-		t.Fatalf("refusal does not name Beryl: %v", err)
+	base := remoteReplicaOptions(tn, t.TempDir(), tn.Feed().URL)
+	base.network = "base-mainnet"
+	bn, err := startFollow(base, nil)
+	if err != nil {
+		t.Fatalf("a remote-state replica with --network base-mainnet, Base's rules as of now as dev --network runs them: %v", err)
+	}
+	if c := bn.Chain().Config(); c.OsakaTime == nil || *c.OsakaTime != 0 || c.KarstTime != nil || bn.Chain().Denim() != nil {
+		t.Fatalf("remote-state replica with Base's rules: osaka %v, karst %v, denim %v; want Azul from genesis, no Karst, and no Denim the upstream does not run", c.OsakaTime, c.KarstTime, bn.Chain().Denim())
+	}
+	if err := bn.Close(); err != nil {
+		t.Fatal(err)
 	}
 	ro := remoteReplicaOptions(tn, t.TempDir(), tn.Feed().URL)
 	ro.network = "op-mainnet"

@@ -171,7 +171,7 @@ func Open(cfg Config) (*Chain, error) {
 	}
 	c.bc = bc
 	if c.up != nil {
-		if err := c.up.Start(Store{BlockChain: bc, DB: c.db, Engine: c.engine}); err != nil {
+		if err := c.up.Start(Store{BlockChain: bc, DB: c.db, Engine: c.engine, Denim: c.Denim()}); err != nil {
 			bc.Stop()
 			return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 		}

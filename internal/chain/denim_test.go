@@ -168,8 +168,13 @@ func TestDenimBodyRules(t *testing.T) {
 		})
 	}
 	t.Run("failed BaseTime deposit", func(t *testing.T) {
-		// Without BaseTime in the genesis the proxy reverts the deposit.
+		// BaseTime's proxy pointing at an implementation that reverts every call: the chain
+		// installs none over it (the slot is set), and the deposit fails.
 		g := oprollup.DevGenesis(chain.DefaultChainID, nil, nil)
+		if err := oprollup.InstallBaseTime(g.Alloc); err != nil {
+			t.Fatal(err)
+		}
+		g.Alloc[oprollup.BaseTimeImplementation] = types.Account{Code: []byte{0x60, 0x00, 0x60, 0x00, 0xfd}} // REVERT(0, 0)
 		src, dst := openDenim(t, g, &act), openDenim(t, g, &act)
 		blocks := sealDenimChecked(t, src, [][2]int{{t0, 0}}, false)
 		if r := src.Receipts(blocks[0].Hash()); r[1].Status != types.ReceiptStatusFailed {
@@ -179,4 +184,34 @@ func TestDenimBodyRules(t *testing.T) {
 			t.Fatalf("insert: %v, want the failed deposit refused", err)
 		}
 	})
+}
+
+// TestDenimInstallsBaseTime inserts into a chain that runs Denim, whose genesis has BaseTime's
+// proxy without its implementation (a chain created before Denim), the blocks of another that
+// crossed Denim: the chain's processor installs the implementation before the first Denim
+// block's transactions, as Base's node does, so its BaseTime deposit succeeds as it did where
+// the block was built, and the state roots agree.
+func TestDenimInstallsBaseTime(t *testing.T) {
+	const t0 = 1_800_000_000
+	act := uint64(t0)
+	g := oprollup.DevGenesis(chain.DefaultChainID, nil, nil)
+	src, dst := openDenim(t, g, &act), openDenim(t, g, &act)
+	blocks := sealDenim(t, src, [][2]int{{t0 - 2, -1}, {t0, 0}, {t0, 200}})
+	if err := dst.InsertBlocks(blocks); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	if head := dst.Head(); head.Hash() != blocks[2].Hash() {
+		t.Fatalf("head %d, want %d", head.Number, blocks[2].NumberU64())
+	}
+	before, err := dst.StateAt(blocks[0].Header())
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := dst.StateAt(blocks[1].Header())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before.GetCode(oprollup.BaseTimeImplementation)) != 0 || string(after.GetCode(oprollup.BaseTimeImplementation)) != string(oprollup.BaseTimeCode()) {
+		t.Fatal("BaseTime's implementation is not installed at the first Denim block, and only there")
+	}
 }

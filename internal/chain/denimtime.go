@@ -68,6 +68,11 @@ func writeDenim(db ethdb.KeyValueWriter, denim *uint64) error {
 	return nil
 }
 
+// StoreDenim stores denim as the Denim time of the chain a database is being created with,
+// before Open opens it: a fork (Config.OpenUpstream) that writes the chain's block 0 itself
+// decides its Denim time from the upstream it continues, and Open then reads it back.
+func StoreDenim(db ethdb.KeyValueWriter, denim *uint64) error { return writeDenim(db, denim) }
+
 // Denim returns when the chain runs Denim, Base's 200 ms blocks, nil when it does not: the
 // time it was created with (Config.Denim), as stored in its database. The result is the
 // caller's.

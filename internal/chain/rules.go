@@ -22,12 +22,15 @@ import (
 //     limit, which neither Azul nor Karst has (oprollup.BodyRules): go-ethereum's validator
 //     is replaced by one that checks bodies with that configuration. BlockChain offers no
 //     other way to set its validator than SetBlockValidatorAndProcessorForTesting, which is
-//     safe before the first insert, as here; the processor stays go-ethereum's;
+//     safe before the first insert, as here; the processor stays go-ethereum's, wrapped on
+//     a chain that runs Denim (below);
 //   - on a chain that runs Denim (Config.Denim), headers are verified by an engine that
 //     accepts a timestamp equal to the parent's from Denim's activation on and only there
 //     (oprollup.HeaderRules); Open wraps the engine with it. Bodies are checked against
 //     Denim's rules too (oprollup.CheckDenimBody: the BaseTime deposit as transaction 1 and
-//     the millisecond time 200 after the parent's), and the BaseTime deposit must succeed.
+//     the millisecond time 200 after the parent's), and the BaseTime deposit must succeed;
+//     before a Denim block's transactions the processor installs BaseTime's implementation
+//     when the state lacks it, as Base's node does (basetime.go).
 func applyRules(bc *core.BlockChain, denim *uint64) {
 	config := bc.Config()
 	vmc := bc.GetVMConfig()
@@ -40,7 +43,11 @@ func applyRules(bc *core.BlockChain, denim *uint64) {
 	if config.IsOptimism() {
 		v.denim, v.bc = denim, bc
 	}
-	bc.SetBlockValidatorAndProcessorForTesting(v, bc.Processor())
+	processor := bc.Processor()
+	if v.denim != nil {
+		processor = denimProcessor{Processor: processor, denim: denim} // basetime.go
+	}
+	bc.SetBlockValidatorAndProcessorForTesting(v, processor)
 }
 
 // opValidator is an OP Stack chain's block validator: go-ethereum's, with body checks run by

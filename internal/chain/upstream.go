@@ -62,6 +62,8 @@ type Store struct {
 	BlockChain *core.BlockChain
 	DB         ethdb.Database
 	Engine     consensus.Engine
+	// Denim is the chain's Denim time (Chain.Denim), nil when it does not run Denim.
+	Denim *uint64
 }
 
 // OpenUpstream opens the Upstream of a chain database before the chain opens its BlockChain

@@ -24,9 +24,18 @@
 //
 // No silent divergence: creating a fork (dev or replica) refuses a fork block at which the
 // upstream's network runs a fork flashrpc does not (networks.Network.CheckRules: Lagoon,
-// Base's Beryl, Cobalt and Denim, …), and resuming one refuses stored rules that would
+// Base's Beryl and Cobalt, …), and resuming one refuses stored rules that would
 // (networks.CheckRules). A dev fork's later local blocks run the fork block's rules, as
-// networks.ForkRules makes them; a replica's blocks are checked by internal/follow.
+// networks.ForkRules makes them; a replica's blocks are checked by internal/follow. An
+// upstream whose chain id is no network's, or a local chain that took a live network's chain
+// id (networks.IsLocalChain: Base's, told apart by the genesis hash), runs the rules
+// Config.Network names as of now instead.
+//
+// Denim (denim.go): a fork of a Denim block runs Denim and its first block continues the
+// block's millisecond time with the BaseTime deposit; a fork run with rules that have Denim
+// where its fork block did not crosses it at its first block. The Denim time is stored with
+// the chain (chain.StoreDenim) and every block the fork executes installs BaseTime's
+// implementation first when its state lacks it (chain.EnsureBaseTime).
 //
 // The keys flashrpc writes for a fork are documented in docs/format/fork.md.
 //

@@ -112,6 +112,7 @@ type Upstream struct {
 	rec     records
 	db      ethdb.Database
 	log     *slog.Logger
+	denim   *uint64 // the chain's Denim time (denim.go); set by createFork, then by Start
 
 	// Set by Start, when the chain has opened its BlockChain (before it, writeFirstBlock sets
 	// sdb and readers over its own trie database).
@@ -152,7 +153,7 @@ func Of(c *chain.Chain) *Upstream {
 // open: its state database, and the records of blocks above the head dropped (a crash between
 // a block's write and its becoming the head leaves them).
 func (f *Upstream) Start(s chain.Store) error {
-	f.bc, f.engine = s.BlockChain, s.Engine
+	f.bc, f.engine, f.denim = s.BlockChain, s.Engine, s.Denim
 	f.sdb = &stateDB{CachingDB: state.NewDatabase(s.BlockChain.TrieDB(), s.BlockChain.CodeDB()), f: f}
 	f.readers = newForkReaders()
 	f.setRoot(types.EmptyRootHash, f.info.Number)

@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/triedb"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
@@ -64,6 +65,11 @@ func (f *Upstream) forkInsert(block *types.Block) error {
 			wiped = append(wiped, addr)
 		}
 	}}
+	// BaseTime's implementation, before a Denim block's transactions, when the state lacks
+	// it (as the chain's own processor does).
+	if err := chain.EnsureBaseTime(f.denim, block.Time(), st); err != nil {
+		return fmt.Errorf("block %d: %w", block.NumberU64(), err)
+	}
 	// The fork's blocks execute with the precompiles every other EVM of the chain runs.
 	res, err := core.NewStateProcessor(ctx).Process(context.Background(), block, st, oprollup.VMConfig(f.bc.Config(), vm.Config{Tracer: hooks}))
 	// An upstream read that failed left zeros in the state: the result says nothing about

@@ -2,7 +2,6 @@ package fork
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/big"
 
@@ -100,22 +99,36 @@ func opFirstBlockReads() ([]common.Address, []remote.SlotKey) {
 	return accounts, slots
 }
 
-// applyL1Info executes the L1-attributes deposit of the first forked block of an OP Stack
-// fork, the block's only transaction, and returns its receipt.
-func applyL1Info(config *params.ChainConfig, header *types.Header, st *state.StateDB, evm *vm.EVM, tx *types.Transaction) (*types.Receipt, error) {
-	msg, err := core.TransactionToMessage(tx, types.MakeSigner(config, header.Number, header.Time), header.BaseFee)
-	if err != nil {
-		return nil, err
-	}
-	st.SetTxContext(tx.Hash(), 0)
+// applyOpening executes the deposits of the first forked block of an OP Stack fork, its only
+// transactions (the L1-attributes deposit, and on a Denim block the BaseTime deposit), and
+// returns their receipts. Each must succeed.
+func applyOpening(config *params.ChainConfig, header *types.Header, st *state.StateDB, evm *vm.EVM, txs types.Transactions) (types.Receipts, error) {
+	signer := types.MakeSigner(config, header.Number, header.Time)
 	gp := core.NewGasPool(header.GasLimit)
-	receipt, err := core.ApplyTransactionWithEVM(msg, gp, st, header.Number, common.Hash{}, header.Time, tx, evm)
-	if err != nil {
-		return nil, fmt.Errorf("L1-attributes deposit: %w", err)
+	receipts := make(types.Receipts, 0, len(txs))
+	for i, tx := range txs {
+		msg, err := core.TransactionToMessage(tx, signer, header.BaseFee)
+		if err != nil {
+			return nil, err
+		}
+		st.SetTxContext(tx.Hash(), i)
+		receipt, err := core.ApplyTransactionWithEVM(msg, gp, st, header.Number, common.Hash{}, header.Time, tx, evm)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", depositName(i), err)
+		}
+		if receipt.Status != types.ReceiptStatusSuccessful {
+			return nil, fmt.Errorf("%s: reverted", depositName(i))
+		}
+		header.GasUsed = receipt.CumulativeGasUsed
+		receipts = append(receipts, receipt)
 	}
-	if receipt.Status != types.ReceiptStatusSuccessful {
-		return nil, errors.New("L1-attributes deposit: reverted")
+	return receipts, nil
+}
+
+// depositName names the deposit at position i of the first forked block.
+func depositName(i int) string {
+	if i == 0 {
+		return "L1-attributes deposit"
 	}
-	header.GasUsed = receipt.CumulativeGasUsed
-	return receipt, nil
+	return "BaseTime deposit"
 }

@@ -140,10 +140,25 @@ func checkResume(fc *Config, info *Info) error {
 	return nil
 }
 
-// namedNetwork returns the network fc.Network names for an upstream with chain id upID, and
-// whether its rules replace the upstream's kind's (the upstream's chain id is no network's). A
-// name that disagrees with a known upstream, or contradicts --chain-type, is refused.
-func namedNetwork(fc *Config, upID uint64) (networks.Network, bool, error) {
+// namedNetwork returns the network fc.Network names for an upstream with chain id upID and
+// block 0 hash genesis, and whether its rules as of now replace the upstream's kind's: the
+// upstream's chain id is no network's, or it is a local chain that took a live network's
+// chain id (networks.IsLocalChain), whose default network is the one of that chain id. A name
+// that disagrees with a known upstream, or contradicts --chain-type, is refused.
+func namedNetwork(fc *Config, upID uint64, genesis common.Hash) (networks.Network, bool, error) {
+	if networks.IsLocalChain(upID, genesis) {
+		n, _ := networks.Lookup(upID)
+		if fc.Network != "" {
+			var ok bool
+			if n, ok = networks.LookupName(fc.Network); !ok {
+				return n, false, fmt.Errorf("fork: %w", networks.UnknownNameError(fc.Network))
+			}
+		}
+		if fc.Kind != "" && fc.Kind != n.Kind {
+			return n, false, fmt.Errorf("fork: --chain-type %s contradicts --network %s, an %s chain", fc.Kind, n.ID, kindName(string(n.Kind)))
+		}
+		return n, true, nil
+	}
 	if fc.Network == "" {
 		return networks.Network{}, false, nil
 	}
@@ -205,7 +220,7 @@ func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, 
 		chainID = upID
 	}
 	kind := fc.Kind
-	named, namesRules, err := namedNetwork(fc, upID)
+	named, namesRules, err := namedNetwork(fc, upID, h0.Hash())
 	if err != nil {
 		return nil, err
 	}
@@ -238,17 +253,26 @@ func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, 
 		}
 		network = named
 		network.Name = fmt.Sprintf("%s's rules as of %s", named.Name, now.UTC().Format(time.DateOnly))
+		if networks.IsLocalChain(upID, h0.Hash()) {
+			network.Name += fmt.Sprintf(" (a local chain with %s's chain id %d)", named.Name, upID)
+		}
 	}
 	// No silent divergence: a fork (or replica) of a block at which the network runs a fork
-	// flashrpc does not is refused, before anything is written.
-	if err := network.CheckRules(number, bN.Time()); err != nil {
+	// flashrpc does not is refused, before anything is written. Rules as of now were checked
+	// by LocalRules: their configuration says the rest.
+	check := network.CheckRules
+	if namesRules {
+		check = func(number, time uint64) error { return networks.CheckRules(config, number, time) }
+	}
+	if err := check(number, bN.Time()); err != nil {
 		return nil, fmt.Errorf("fork: %s: %w", network.Name, err)
 	}
-	check := checkForkBlock
+	denim := forkDenim(network, namesRules, uint64(time.Now().Unix()), fc.Replica, bN) // denim.go
+	checkBlock := checkForkBlock
 	if fc.Replica {
-		check = checkReplicaBlock // replica.go: no local block continues N
+		checkBlock = checkReplicaBlock // replica.go: no local block continues N
 	}
-	if err := check(config, network, bN); err != nil {
+	if err := checkBlock(config, network, bN); err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
 	}
 	info := Info{
@@ -257,6 +281,7 @@ func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, 
 		Replica: fc.Replica,
 	}
 	f := newFork(db, info, fc, logger)
+	f.denim = denim
 	if prev != nil {
 		// An earlier creation was cut short: drop what it recorded for block N+1.
 		if err := f.rec.dropAbove(number); err != nil {
@@ -310,6 +335,9 @@ func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, 
 	// tells go-ethereum's indexer that there is nothing below to index (it would otherwise
 	// walk every number down to 0).
 	rawdb.WriteTxIndexTail(batch, 0)
+	if err := chain.StoreDenim(batch, denim); err != nil {
+		return nil, err
+	}
 	if err := f.putInfo(batch); err != nil {
 		return nil, err
 	}
@@ -319,7 +347,7 @@ func createFork(ctx context.Context, db ethdb.Database, fc *Config, prev *Info, 
 	if err := db.SyncKeyValue(); err != nil {
 		return nil, err
 	}
-	logger.Info("fork created", "url", fc.URL, "chain", upID, "block", number, "hash", bN.Hash(), "rules", info.Network, "requests", probe.Stats().Requests)
+	logger.Info("fork created", "url", fc.URL, "chain", upID, "block", number, "hash", bN.Hash(), "rules", info.Network, "denim", denimString(denim), "requests", probe.Stats().Requests)
 	return f, nil
 }
 
@@ -418,8 +446,12 @@ func (f *Upstream) writeFirstBlock(ctx context.Context, bN *types.Block, config 
 	f.setRoot(types.EmptyRootHash, parent.Number.Uint64())
 	cc := &creationContext{config: config, engine: chain.NewEngine(), parent: parent, fork: f}
 	number := new(big.Int).Add(parent.Number, common.Big1)
-	t := max(uint64(time.Now().Unix()), parent.Time+1)
 	op := config.IsOptimism()
+	var denim *uint64
+	if op {
+		denim = f.denim
+	}
+	t, part, denimOn := denimSlot(denim, parent, bN.Transactions(), max(uint64(time.Now().Unix()), parent.Time+1)) // denim.go
 	header := &types.Header{
 		ParentHash: parent.Hash(),
 		Number:     number,
@@ -438,18 +470,25 @@ func (f *Upstream) writeFirstBlock(ctx context.Context, bN *types.Block, config 
 			slots = append(slots, remote.SlotKey{Addr: q, Slot: common.BigToHash(big.NewInt(i))})
 		}
 	}
-	var l1Info *types.Transaction
+	var opening types.Transactions // an OP Stack block's deposits
 	if op {
 		l1, err := forkL1(bN)
 		if err != nil {
 			return nil, err
 		}
 		info := l1.Info(bN.Transactions(), t)
-		l1Info = info.DepositTx()
+		opening = types.Transactions{info.DepositTx()}
 		header.Coinbase, header.MixDigest = parent.Coinbase, info.Hash
 		header.Extra = l1.ExtraData(config, t)
 		accounts, slots = opFirstBlockReads()
 		accounts = append(append(accounts, parent.Coinbase), fc.Funded...)
+		if denimOn {
+			if err := denimGas(config, denim, header, parent); err != nil {
+				return nil, err
+			}
+			opening = append(opening, oprollup.BaseTimeDeposit(number.Uint64(), part))
+			accounts, slots = append(accounts, baseTimeReads()...), append(slots, baseTimeSlots()...)
+		}
 	}
 	if err := f.up.Fetch(ctx, accounts, slots); err != nil {
 		return nil, err
@@ -470,14 +509,16 @@ func (f *Upstream) writeFirstBlock(ctx context.Context, bN *types.Block, config 
 	if config.IsPrague(number, t) {
 		core.ProcessParentBlockHash(parent.Hash(), evm)
 	}
+	if err := chain.EnsureBaseTime(denim, t, st); err != nil {
+		return nil, err
+	}
 	body := &types.Body{}
 	var receipts types.Receipts
-	if l1Info != nil {
-		receipt, err := applyL1Info(config, header, st, evm, l1Info)
-		if err != nil {
+	if len(opening) > 0 {
+		if receipts, err = applyOpening(config, header, st, evm, opening); err != nil {
 			return nil, err
 		}
-		body.Transactions, receipts = types.Transactions{l1Info}, types.Receipts{receipt}
+		body.Transactions = opening
 	}
 	switch {
 	case config.IsIsthmus(t): // OP Stack chains have no execution layer requests

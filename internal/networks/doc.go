@@ -34,6 +34,9 @@
 //     ([Network.LocalDenim]): Denim, Base's 200 ms blocks ([DenimBlockTime]), has no
 //     configuration field, so a chain that runs it keeps the time beside its configuration.
 //     Base's Denim is run.
+//   - live.go tells a local chain that took a live network's chain id (`flashrpc dev --network
+//     base-mainnet --chain-id 8453`) from the network, by its genesis hash ([IsLocalChain]): a
+//     fork or replica of it runs the rules --network names, as for a chain id no network has.
 //   - refuse.go refuses to execute a block at which a fork flashrpc does not run is active
 //     ([CheckRules], [Network.CheckRules], [NotRunError]): a fork field such as lagoonTime,
 //     Base's Beryl and Cobalt, Karst without Osaka. Fork, follow and import call it.
@@ -45,6 +48,6 @@
 // and returns configurations the caller owns, except [Network.Config] and [Network.Later], which
 // are shared. The registry's networks are loaded once, on first use.
 //
-// Imports: go-ethereum's params and op-geth's superchain registry only; every other flashrpc
+// Imports: go-ethereum's params and common and op-geth's superchain registry only; every other flashrpc
 // package may import it.
 package networks

@@ -422,6 +422,11 @@ func openWork(ctx context.Context, c *chain.Chain, parent *types.Header, attrs A
 	if config.IsPrague(header.Number, header.Time) {
 		core.ProcessParentBlockHash(parent.Hash(), w.evm)
 	}
+	// A Denim block's BaseTime deposit needs BaseTime's implementation, which Base's node
+	// installs before the block's transactions when the state lacks it.
+	if err := chain.EnsureBaseTime(c.Denim(), header.Time, st); err != nil {
+		return nil, err
+	}
 	if err := st.Error(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStateUnavailable, err)
 	}
