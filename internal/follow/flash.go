@@ -14,7 +14,6 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/metrics"
-	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -95,7 +94,7 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 	}
 	// A block at which a fork flashrpc does not run is active is never pre-confirmed here:
 	// its pre-confirmations would be executed under older rules.
-	if err := networks.CheckRules(f.chain.Config(), number, uint64(base.Timestamp)); err != nil {
+	if err := f.rules.Check(number, uint64(base.Timestamp)); err != nil {
 		return err
 	}
 	head := f.chain.Head()

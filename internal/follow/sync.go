@@ -199,10 +199,9 @@ func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
 // active (networks.CheckRules on the chain's configuration), and that block's refusal (nil
 // when every block runs): a replica never executes a block with rules older than the chain's.
 func (f *Follower) runnable(blocks []*types.Block) ([]*types.Block, *networks.NotRunError) {
-	config := f.chain.Config()
 	for i, b := range blocks {
 		var nr *networks.NotRunError
-		if err := networks.CheckRules(config, b.NumberU64(), b.Time()); errors.As(err, &nr) {
+		if err := f.rules.Check(b.NumberU64(), b.Time()); errors.As(err, &nr) {
 			return blocks[:i], nr
 		}
 	}
