@@ -110,20 +110,23 @@ func (f *Follower) prefetch(ctx context.Context, from, to uint64) *prefetch {
 // fetchBatch fetches blocks from..to and recovers their senders.
 func (f *Follower) fetchBatch(ctx context.Context, from, to uint64) ([]*types.Block, error) {
 	blocks, err := f.up.blocksByNumber(ctx, from, to)
-	recoverBlockSenders(f.chain.Config(), blocks)
+	prepareBlocks(f.chain.Config(), blocks)
 	return blocks, err
 }
 
-// recoverBlockSenders recovers the senders of blocks' transactions on every core, caching
-// each in its transaction for its block's signer, where inserting the block finds it. An
-// invalid signature is left for the insert to refuse, with its error.
-func recoverBlockSenders(config *params.ChainConfig, blocks []*types.Block) {
+// prepareBlocks prepares blocks' transactions (prepareTx: sender, hash, rollup cost
+// data) on every core, each cached in its transaction, where inserting the block finds it;
+// and computes each block's hash. An invalid signature is left for the insert to refuse, with
+// its error.
+func prepareBlocks(config *params.ChainConfig, blocks []*types.Block) {
+	opStack := config.IsOptimism()
 	type job struct {
 		tx     *types.Transaction
 		signer types.Signer
 	}
 	var jobs []job
 	for _, b := range blocks {
+		b.Hash()
 		signer := types.MakeSigner(config, new(big.Int).SetUint64(b.NumberU64()), b.Time())
 		for _, tx := range b.Transactions() {
 			if !tx.IsDepositTx() { // a deposit names its sender
@@ -134,7 +137,7 @@ func recoverBlockSenders(config *params.ChainConfig, blocks []*types.Block) {
 	workers := min(runtime.GOMAXPROCS(0), len(jobs)/recoverPerWorker)
 	if workers < 2 {
 		for _, j := range jobs {
-			types.Sender(j.signer, j.tx)
+			prepareTx(j.signer, j.tx, opStack)
 		}
 		return
 	}
@@ -142,7 +145,7 @@ func recoverBlockSenders(config *params.ChainConfig, blocks []*types.Block) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(jobs); i += workers {
-				types.Sender(jobs[i].signer, jobs[i].tx)
+				prepareTx(jobs[i].signer, jobs[i].tx, opStack)
 			}
 		})
 	}

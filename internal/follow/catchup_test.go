@@ -179,9 +179,9 @@ func TestCatchUpPipeline(t *testing.T) {
 	}
 }
 
-// TestRecoverBlockSenders checks that the pipeline's recovery gives each transaction the
+// TestPrepareBlocks checks that the pipeline's recovery gives each transaction the
 // sender it was signed by, whichever worker took it.
-func TestRecoverBlockSenders(t *testing.T) {
+func TestPrepareBlocks(t *testing.T) {
 	g := l1Genesis(t)
 	src, err := chain.Open(*g())
 	if err != nil {
@@ -200,7 +200,7 @@ func TestRecoverBlockSenders(t *testing.T) {
 	if err := rlp.DecodeBytes(enc, &b); err != nil {
 		t.Fatal(err)
 	}
-	recoverBlockSenders(src.Config(), []*types.Block{&b, src.BlockByNumber(2)})
+	prepareBlocks(src.Config(), []*types.Block{&b, src.BlockByNumber(2)})
 	want := crypto.PubkeyToAddress(benchKey.PublicKey)
 	signer := types.MakeSigner(src.Config(), b.Number(), b.Time())
 	if len(b.Transactions()) != 3*recoverPerWorker {

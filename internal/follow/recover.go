@@ -18,8 +18,10 @@ import (
 // their senders recovered on a pool of GOMAXPROCS workers, as its frame arrives (the feed
 // reader's arrivals), in the order frames arrive: by the flashblock's turn on the writer, while
 // the writer executes the flashblocks before it, its senders are known or being recovered.
-// Each sender is cached in its transaction for the block's signer, where execution finds it;
-// the writer executes transaction i as soon as its sender is known.
+// Each sender is cached in its transaction for the block's signer, where execution finds it,
+// with the other values a transaction caches that execution would otherwise compute on the
+// writer (its hash, and on the OP Stack its compressed size for the L1 fee: prepareTx); the
+// writer executes transaction i as soon as it is prepared.
 
 // decoded is a flashblock's transactions, decoded, with their senders being recovered.
 type decoded struct {
@@ -48,25 +50,37 @@ func decodeTxs(p *flashblocks.Payload) ([]*types.Transaction, error) {
 // decodeNow decodes p's transactions on the writer, at its turn, and starts recovering their
 // senders on goroutines of their own (recoverSenders): a flashblock that did not come through
 // the feed reader (tests, benchmarks).
-func decodeNow(p *flashblocks.Payload, signer types.Signer) *decoded {
+func decodeNow(p *flashblocks.Payload, signer types.Signer, opStack bool) *decoded {
 	txs, err := decodeTxs(p)
 	if err != nil {
 		return &decoded{err: err}
 	}
-	return &decoded{txs: txs, senders: recoverSenders(txs, signer)}
+	return &decoded{txs: txs, senders: recoverSenders(txs, signer, opStack)}
 }
 
-// recovery is the recovery of a list of transactions' senders, in the transactions' order,
-// by any number of workers, while the writer executes them one by one.
+// prepareTx recovers tx's sender for signer and computes its hash and, on the OP Stack
+// (opStack), its rollup cost data, each cached in the transaction. An invalid signature is
+// left for execution to refuse, with its error.
+func prepareTx(signer types.Signer, tx *types.Transaction, opStack bool) {
+	types.Sender(signer, tx)
+	tx.Hash()
+	if opStack {
+		tx.RollupCostData()
+	}
+}
+
+// recovery is the recovery of a list of transactions' senders (prepareTx), in the
+// transactions' order, by any number of workers, while the writer executes them one by one.
 type recovery struct {
-	txs    []*types.Transaction
-	signer types.Signer
-	next   atomic.Int64    // the next transaction a worker takes
-	done   []chan struct{} // closed once transaction i's sender is known
+	txs     []*types.Transaction
+	signer  types.Signer
+	opStack bool
+	next    atomic.Int64    // the next transaction a worker takes
+	done    []chan struct{} // closed once transaction i is prepared
 }
 
-func newRecovery(txs []*types.Transaction, signer types.Signer) *recovery {
-	r := &recovery{txs: txs, signer: signer, done: make([]chan struct{}, len(txs))}
+func newRecovery(txs []*types.Transaction, signer types.Signer, opStack bool) *recovery {
+	r := &recovery{txs: txs, signer: signer, opStack: opStack, done: make([]chan struct{}, len(txs))}
 	for i := range r.done {
 		r.done[i] = make(chan struct{})
 	}
@@ -81,7 +95,7 @@ func (r *recovery) work() {
 		if i >= len(r.txs) {
 			return
 		}
-		types.Sender(r.signer, r.txs[i]) // an invalid signature fails again, with its error, in execution
+		prepareTx(r.signer, r.txs[i], r.opStack)
 		close(r.done[i])
 	}
 }
@@ -91,12 +105,12 @@ const recoverPerWorker = 16
 
 // recoverSenders starts recovering the senders of txs on goroutines of its own; nil when
 // there are too few to be worth it.
-func recoverSenders(txs []*types.Transaction, signer types.Signer) *recovery {
+func recoverSenders(txs []*types.Transaction, signer types.Signer, opStack bool) *recovery {
 	workers := min(runtime.GOMAXPROCS(0), len(txs)/recoverPerWorker)
 	if workers < 2 {
 		return nil
 	}
-	r := newRecovery(txs, signer)
+	r := newRecovery(txs, signer, opStack)
 	for range workers {
 		go r.work()
 	}
@@ -148,11 +162,11 @@ func newSenderPool() *senderPool {
 
 // submit queues the recovery of txs' senders; nil when the queue is full or there is nothing
 // to recover (execution recovers them then).
-func (sp *senderPool) submit(txs []*types.Transaction, signer types.Signer) *recovery {
+func (sp *senderPool) submit(txs []*types.Transaction, signer types.Signer, opStack bool) *recovery {
 	if len(txs) == 0 {
 		return nil
 	}
-	r := newRecovery(txs, signer)
+	r := newRecovery(txs, signer, opStack)
 	queued := 0
 	for range min(sp.workers, (len(txs)+recoverPerWorker-1)/recoverPerWorker) {
 		select {
@@ -202,5 +216,5 @@ func (a *arrivals) decode(p *flashblocks.Payload) *decoded {
 	if err != nil {
 		return &decoded{err: err}
 	}
-	return &decoded{txs: txs, senders: a.pool.submit(txs, a.signer)}
+	return &decoded{txs: txs, senders: a.pool.submit(txs, a.signer, a.config.IsOptimism())}
 }
