@@ -226,7 +226,8 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload, d *decoded
 	}
 	for i, tx := range txs {
 		senders.wait(i)
-		if err := batch.Add(ctx, tx); err != nil {
+		// The feed's bytes are the transaction's encoding: the transactions root takes them.
+		if err := batch.AddEncoded(ctx, tx, p.Diff.Transactions[i]); err != nil {
 			batch.Abort()
 			return fmt.Errorf("transaction %d (%s) does not apply: %w", i, tx.Hash().TerminalString(), err)
 		}
