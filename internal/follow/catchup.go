@@ -55,8 +55,11 @@ func (la *lookahead) take(ctx context.Context, from, to, target uint64) ([]*type
 		blocks, err = r.blocks, r.err
 		la.inFlight = la.inFlight[1:]
 	} else {
-		la.inFlight = nil // another range: what was in flight is abandoned
-		blocks, err = la.f.fetchBatch(ctx, from, to)
+		// Another range: what was in flight is abandoned. The writer waits for this batch
+		// anyway; the insert recovers its senders beside execution (go-ethereum's sender
+		// cacher), sooner than recovering them all first here would.
+		la.inFlight = nil
+		blocks, err = la.f.up.blocksByNumber(ctx, from, to)
 	}
 	if err == nil && len(blocks) == int(to-from+1) {
 		la.fill(ctx, to, target)
@@ -107,7 +110,7 @@ func (f *Follower) prefetch(ctx context.Context, from, to uint64) *prefetch {
 	return p
 }
 
-// fetchBatch fetches blocks from..to and recovers their senders.
+// fetchBatch fetches blocks from..to and prepares their transactions (prepareBlocks).
 func (f *Follower) fetchBatch(ctx context.Context, from, to uint64) ([]*types.Block, error) {
 	blocks, err := f.up.blocksByNumber(ctx, from, to)
 	prepareBlocks(f.chain.Config(), blocks)
