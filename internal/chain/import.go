@@ -68,8 +68,9 @@ func lastNumber(blocks types.Blocks) string {
 // the error names the failing block and the reason. A block at which a fork flashrpc does not
 // run is active (networks.CheckRules) is refused before any block is executed.
 func (c *Chain) Import(ctx context.Context, blocks types.Blocks, progress func(ImportProgress)) error {
+	rules := networks.NewRuleCheck(c.Config())
 	for _, b := range blocks {
-		if err := networks.CheckRules(c.Config(), b.NumberU64(), b.Time()); err != nil {
+		if err := rules.Check(b.NumberU64(), b.Time()); err != nil {
 			return fmt.Errorf("import: block %d (%s): %w", b.NumberU64(), b.Hash().TerminalString(), err)
 		}
 	}

@@ -14,14 +14,19 @@
 // bloom and gas used. A block whose parent is not the local head is a reorg: the replica finds
 // the newest block it shares with the upstream, rewinds to it (the chain tells its
 // subscribers that the dropped blocks' logs are removed) and goes on from there. Catch-up
-// from genesis logs its progress (blocks/s, Mgas/s, ETA) every few seconds.
+// is a pipeline (catchup.go): while one batch is inserted, the next few are fetched, decoded
+// and their senders recovered on every core, and the batches that are ready by then are
+// inserted together. Catch-up from genesis logs its progress (blocks/s, Mgas/s, ETA) every
+// few seconds.
 //
 // # Pre-confirmations
 //
-// Flashblocks (FlashblocksPayloadV1, JSON text or brotli binary frames) are re-executed on the
-// block in progress and published only when the partial block has the hash, state root,
-// receipts root and gas used the sequencer published (preconf.PublishOptions.Check on Open and
-// Batch.Commit, flash.go). A flashblock without roots (OP's subblocks publish a zero state
+// Flashblocks (FlashblocksPayloadV1, JSON text or brotli binary frames) are decoded as they
+// arrive, their senders recovered on a pool of GOMAXPROCS workers before their turn
+// (recover.go: the feed carries no senders, and recovering them costs more than executing a
+// transfer), then re-executed on the block in progress and published only when the partial
+// block has the hash, state root, receipts root and gas used the sequencer published
+// (preconf.PublishOptions.Check on Open and Batch.Commit, flash.go). A flashblock without roots (OP's subblocks publish a zero state
 // root and block hash; flashblocks.Diff.HasRoots, read per flashblock) is published when its
 // receipts root and gas used match, and its block is verified when sealed: the upstream's
 // block must begin with the pre-confirmed transactions, in order, with the same receipts
@@ -63,8 +68,10 @@
 // retries: the sync loop asks again at its own pace (upstream.go).
 //
 // Concurrency: one writer goroutine (run) changes the chain and the block in progress; a heads
-// watcher and a feed reader hand it work over channels. The exported methods are safe for concurrent
-// use.
+// watcher and a feed reader hand it work over channels. The feed reader's sender-recovery
+// workers and a catch-up's fetches only decode and recover senders, caching each in its
+// transaction; they end with the reader and the sync that started them. The exported methods
+// are safe for concurrent use.
 //
 // No silent divergence: a sealed block at which a fork flashrpc does not run is active
 // (networks.CheckRules on the chain's configuration) is refused before it executes, and

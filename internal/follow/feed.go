@@ -18,13 +18,18 @@ const (
 // received is one flashblock and when it arrived.
 type received struct {
 	p       *flashblocks.Payload
-	text    []byte // the message's JSON text, as the feed sent it
+	text    []byte   // the message's JSON text, as the feed sent it
+	txs     *decoded // its transactions, decoded on arrival; nil: the writer decodes them
 	arrived time.Time
 }
 
 // readFeed reads the feed until ctx ends, redialling with backoff when it drops. Messages that
-// do not decode are logged and skipped; the connection stays up.
+// do not decode are logged and skipped; the connection stays up. Each flashblock's senders are
+// recovered on a pool of workers from its arrival (recover.go); the pool ends with the reader.
 func (f *Follower) readFeed(ctx context.Context) {
+	pool := newSenderPool()
+	defer pool.close()
+	arr := &arrivals{config: f.chain.Config(), pool: pool}
 	backoff := feedBackoffMin
 	for ctx.Err() == nil {
 		c, err := flashblocks.Dial(ctx, f.cfg.Feed)
@@ -38,7 +43,7 @@ func (f *Follower) readFeed(ctx context.Context) {
 		}
 		f.setFeed(true)
 		f.log.Info("flashblocks feed connected", "feed", f.cfg.Feed)
-		got, err := f.readConn(ctx, c)
+		got, err := f.readConn(ctx, c, arr)
 		c.Close()
 		f.setFeed(false)
 		if ctx.Err() != nil {
@@ -60,7 +65,7 @@ func (f *Follower) readFeed(ctx context.Context) {
 }
 
 // readConn reads one connection until it fails; got reports whether a message came.
-func (f *Follower) readConn(ctx context.Context, c *flashblocks.Client) (got bool, err error) {
+func (f *Follower) readConn(ctx context.Context, c *flashblocks.Client, arr *arrivals) (got bool, err error) {
 	for {
 		msg, err := c.NextRaw(ctx)
 		if err != nil {
@@ -77,7 +82,7 @@ func (f *Follower) readConn(ctx context.Context, c *flashblocks.Client) (got boo
 			f.lost.Store(true) // the sequence cannot go on
 			continue
 		}
-		f.post(received{p: p, text: text, arrived: arrived})
+		f.post(received{p: p, text: text, txs: arr.decode(p), arrived: arrived})
 	}
 }
 

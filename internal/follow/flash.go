@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/metrics"
-	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -61,9 +58,9 @@ func (f *Follower) onPayload(ctx context.Context, r received) {
 	p := r.p
 	err := postExec(p)
 	if err == nil && p.Index == 0 {
-		err = f.open(ctx, p)
+		err = f.open(ctx, p, r.txs)
 	} else if err == nil {
-		err = f.apply(ctx, p)
+		err = f.apply(ctx, p, r.txs)
 	}
 	if err != nil {
 		f.breakSequence(p, err)
@@ -83,8 +80,9 @@ func (f *Follower) onPayload(ctx context.Context, r received) {
 // open starts a block from its index 0: on the sealed head when that is its parent; on the
 // block the replica pre-confirmed to its end when that is the parent (sealed here at once,
 // and checked against the upstream's later); else after fetching the parent from the
-// upstream, for up to ParentWait.
-func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
+// upstream, for up to ParentWait. d is p's transactions as the feed reader decoded them, nil
+// to decode them here.
+func (f *Follower) open(ctx context.Context, p *flashblocks.Payload, d *decoded) error {
 	base := p.Base
 	number := uint64(base.BlockNumber)
 	if number != p.Metadata.BlockNumber {
@@ -95,7 +93,7 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 	}
 	// A block at which a fork flashrpc does not run is active is never pre-confirmed here:
 	// its pre-confirmations would be executed under older rules.
-	if err := networks.CheckRules(f.chain.Config(), number, uint64(base.Timestamp)); err != nil {
+	if err := f.rules.Check(number, uint64(base.Timestamp)); err != nil {
 		return err
 	}
 	head := f.chain.Head()
@@ -124,9 +122,12 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload) error {
 		}
 	}
 	f.discard()
-	txs, senders, err := decodeTxs(p, f.signerFor(number, uint64(base.Timestamp)))
-	if err != nil {
-		return err
+	if d == nil {
+		d = decodeNow(p, f.signerFor(number, uint64(base.Timestamp)), f.chain.Config().IsOptimism())
+	}
+	txs, senders := d.txs, d.senders
+	if d.err != nil {
+		return d.err
 	}
 	senders.waitAll() // index 0 is executed in one go
 	if f.remote {
@@ -193,8 +194,9 @@ func (f *Follower) waitParent(ctx context.Context, p *flashblocks.Payload) error
 // waited for (the upstream's RPC lags its sequencer's feed by about a block).
 const parentAhead = 2
 
-// apply re-executes a flashblock after index 0 on the block in progress.
-func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
+// apply re-executes a flashblock after index 0 on the block in progress. d is p's
+// transactions as the feed reader decoded them, nil to decode them here.
+func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload, d *decoded) error {
 	c := f.cur
 	if c == nil {
 		f.log.Debug("flashblock skipped: waiting for the next index 0", "block", p.Metadata.BlockNumber, "index", p.Index)
@@ -207,9 +209,12 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
 	if last == nil {
 		return errors.New("no block in progress")
 	}
-	txs, senders, err := decodeTxs(p, f.signerFor(c.number, last.Block.Time()))
-	if err != nil {
-		return err
+	if d == nil {
+		d = decodeNow(p, f.signerFor(c.number, last.Block.Time()), f.chain.Config().IsOptimism())
+	}
+	txs, senders := d.txs, d.senders
+	if d.err != nil {
+		return d.err
 	}
 	if f.remote {
 		senders.waitAll()
@@ -221,7 +226,8 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload) error {
 	}
 	for i, tx := range txs {
 		senders.wait(i)
-		if err := batch.Add(ctx, tx); err != nil {
+		// The feed's bytes are the transaction's encoding: the transactions root takes them.
+		if err := batch.AddEncoded(ctx, tx, p.Diff.Transactions[i]); err != nil {
 			batch.Abort()
 			return fmt.Errorf("transaction %d (%s) does not apply: %w", i, tx.Hash().TerminalString(), err)
 		}
@@ -278,79 +284,6 @@ func postExec(p *flashblocks.Payload) error {
 		return fmt.Errorf("diff.post_exec_tx: %w: %w", errPostExec, err)
 	}
 	return fmt.Errorf("diff.post_exec_tx %s (version %d, block %d): %w", pe.Hash.TerminalString(), pe.Version, pe.BlockNumber, errPostExec)
-}
-
-// decodeTxs decodes the transactions a flashblock adds and starts recovering their senders
-// (recoverSenders).
-func decodeTxs(p *flashblocks.Payload, signer types.Signer) ([]*types.Transaction, *recovery, error) {
-	txs := make([]*types.Transaction, len(p.Diff.Transactions))
-	for i, enc := range p.Diff.Transactions {
-		if len(enc) > 0 && enc[0] == types.PostExecTxType {
-			return nil, nil, fmt.Errorf("transaction %d: %w", i, errPostExec)
-		}
-		tx := new(types.Transaction)
-		if err := tx.UnmarshalBinary(enc); err != nil {
-			return nil, nil, fmt.Errorf("decode transaction %d: %w", i, err)
-		}
-		txs[i] = tx
-	}
-	return txs, recoverSenders(txs, signer), nil
-}
-
-// recovery is the recovery of a flashblock's senders on every core, in the transactions'
-// order, while they are executed one by one (the signature check is about as much of a
-// transfer's cost as its execution). Each sender is cached in its transaction for the block's
-// signer, where execution finds it. A nil recovery leaves it to execution.
-type recovery struct {
-	done []chan struct{} // closed once transaction i's sender is known
-}
-
-// recoverPerWorker is the fewest transactions worth a goroutine of sender recovery.
-const recoverPerWorker = 16
-
-// recoverSenders starts recovering the senders of txs; nil when there are too few to be worth
-// it.
-func recoverSenders(txs []*types.Transaction, signer types.Signer) *recovery {
-	workers := min(runtime.GOMAXPROCS(0), len(txs)/recoverPerWorker)
-	if workers < 2 {
-		return nil
-	}
-	r := &recovery{done: make([]chan struct{}, len(txs))}
-	for i := range r.done {
-		r.done[i] = make(chan struct{})
-	}
-	var next atomic.Int64
-	for range workers {
-		// A worker never waits for anyone: abandoned (a flashblock refused half-way), it
-		// finishes the list and ends.
-		go func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(txs) {
-					return
-				}
-				types.Sender(signer, txs[i]) // an invalid signature fails again, with its error, in execution
-				close(r.done[i])
-			}
-		}()
-	}
-	return r
-}
-
-// wait waits until transaction i's sender is recovered.
-func (r *recovery) wait(i int) {
-	if r != nil {
-		<-r.done[i]
-	}
-}
-
-// waitAll waits until every sender is recovered.
-func (r *recovery) waitAll() {
-	if r != nil {
-		for _, d := range r.done {
-			<-d
-		}
-	}
 }
 
 // signerFor returns the signer of block number at time.

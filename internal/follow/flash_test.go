@@ -59,7 +59,7 @@ func TestForeignParentRefusedAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = f.open(context.Background(), p0)
+	err = f.open(context.Background(), p0, nil)
 	if !errors.Is(err, errNotUpstreams) {
 		t.Fatalf("index 0 of another chain: %v, want %v", err, errNotUpstreams)
 	}

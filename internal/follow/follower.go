@@ -16,6 +16,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/metrics"
+	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/remote"
 )
@@ -84,6 +85,9 @@ type Follower struct {
 	// sequencer's state root. fork is the chain's fork, nil when it is none.
 	remote bool
 	fork   *fork.Upstream
+	// rules refuses a block at which a fork flashrpc does not run is active, derived once
+	// from the chain's configuration (it is checked on every block).
+	rules *networks.RuleCheck
 
 	upHead     atomic.Uint64 // the upstream's newest head, valid while upKnown
 	upKnown    atomic.Bool
@@ -133,6 +137,7 @@ func New(cfg Config, c *chain.Chain, p *preconf.Preconf) (*Follower, error) {
 		nudge:    make(chan struct{}, 1),
 	}
 	f.seq = f.up
+	f.rules = networks.NewRuleCheck(c.Config())
 	f.fork = fork.Of(c)
 	f.remote = f.fork != nil && f.fork.Replica()
 	switch cfg.UpstreamWS {

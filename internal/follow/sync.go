@@ -38,8 +38,11 @@ func (f *Follower) sync(ctx context.Context) {
 	if !ok || time.Since(f.refused.at) < refuseBackoff {
 		return
 	}
-	// The next batch is fetched while the current one is inserted.
-	var next *prefetch
+	// The batches after the one being inserted are fetched meanwhile (catchup.go); what is
+	// still in flight when sync returns is cancelled.
+	fetchCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ahead := &lookahead{f: f}
 	for ctx.Err() == nil {
 		if !f.checkOwn(ctx, target) {
 			return
@@ -51,17 +54,16 @@ func (f *Follower) sync(ctx context.Context) {
 		}
 		from := head.Number.Uint64() + 1
 		to := min(target, from+syncBatch-1)
-		var blocks []*types.Block
-		var err error
-		if next != nil && next.from == from && next.to == to {
-			r := <-next.done
-			blocks, err = r.blocks, r.err
-		} else {
-			blocks, err = f.up.blocksByNumber(ctx, from, to)
-		}
-		next = nil
+		blocks, err := ahead.take(fetchCtx, from, to, target)
 		if err != nil {
 			f.refuseBlock(from, err)
+		}
+		for len(blocks) == int(to-from+1) && len(blocks) < syncInsertMax { // inserted together
+			more := ahead.ready(to)
+			if more == nil {
+				break
+			}
+			blocks, to = append(blocks, more...), more[len(more)-1].NumberU64()
 		}
 		blocks = linked(blocks)
 		if len(blocks) == 0 {
@@ -73,8 +75,8 @@ func (f *Follower) sync(ctx context.Context) {
 			}
 			continue
 		}
-		if full := len(blocks) == int(to-from+1); full && to < target {
-			next = f.prefetch(ctx, to+1, min(target, to+syncBatch))
+		if len(blocks) == int(to-from+1) {
+			ahead.fill(fetchCtx, to, target)
 		}
 		if !f.insert(ctx, blocks) {
 			return
@@ -84,28 +86,6 @@ func (f *Follower) sync(ctx context.Context) {
 			return
 		}
 	}
-}
-
-// prefetch is a batch of blocks being fetched in the background.
-type prefetch struct {
-	from, to uint64
-	done     chan fetched // receives once
-}
-
-type fetched struct {
-	blocks []*types.Block
-	err    error
-}
-
-// prefetch starts fetching blocks from..to. Its goroutine never blocks: an abandoned result
-// stays in the buffered channel.
-func (f *Follower) prefetch(ctx context.Context, from, to uint64) *prefetch {
-	p := &prefetch{from: from, to: to, done: make(chan fetched, 1)}
-	go func() {
-		blocks, err := f.up.blocksByNumber(ctx, from, to)
-		p.done <- fetched{blocks, err}
-	}()
-	return p
 }
 
 // checkOwn compares the blocks above checkedTo (sealed from flashblocks, or kept from before a
@@ -199,10 +179,9 @@ func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
 // active (networks.CheckRules on the chain's configuration), and that block's refusal (nil
 // when every block runs): a replica never executes a block with rules older than the chain's.
 func (f *Follower) runnable(blocks []*types.Block) ([]*types.Block, *networks.NotRunError) {
-	config := f.chain.Config()
 	for i, b := range blocks {
 		var nr *networks.NotRunError
-		if err := networks.CheckRules(config, b.NumberU64(), b.Time()); errors.As(err, &nr) {
+		if err := f.rules.Check(b.NumberU64(), b.Time()); errors.As(err, &nr) {
 			return blocks[:i], nr
 		}
 	}

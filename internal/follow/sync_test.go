@@ -109,12 +109,12 @@ func TestFeedRefusesForkNotRun(t *testing.T) {
 			Metadata: flashblocks.Metadata{BlockNumber: head.Number.Uint64() + 1},
 		}
 	}
-	err = f.open(context.Background(), index0(24))
+	err = f.open(context.Background(), index0(24), nil)
 	var nr *networks.NotRunError
 	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "fork lagoon (activation 20) is active at block 1 (time 24)") {
 		t.Fatalf("index 0 after lagoon: %v, want the refusal naming lagoon", err)
 	}
-	if err := f.open(context.Background(), index0(head.Time+1)); errors.As(err, &nr) {
+	if err := f.open(context.Background(), index0(head.Time+1), nil); errors.As(err, &nr) {
 		t.Fatalf("index 0 before lagoon refused for its rules: %v", err)
 	}
 }

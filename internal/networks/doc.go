@@ -39,7 +39,9 @@
 //     fork or replica of it runs the rules --network names, as for a chain id no network has.
 //   - refuse.go refuses to execute a block at which a fork flashrpc does not run is active
 //     ([CheckRules], [Network.CheckRules], [NotRunError]): a fork field such as lagoonTime,
-//     Base's Beryl and Cobalt, Karst without Osaka. Fork, follow and import call it.
+//     Base's Beryl and Cobalt, Karst without Osaka. Fork, follow and import call it;
+//     rulecheck.go derives it once per configuration ([NewRuleCheck], [RuleCheck]), so a
+//     replica's or an import's check of each block reads no configuration.
 //
 // The rules op-geth does not run itself (Azul's and Karst's precompiles, deposits, the
 // L1-attributes transaction) are internal/oprollup's; which fork is on when is decided here.

@@ -43,50 +43,10 @@ func (e *NotRunError) Error() string {
 // (same chain id and OP fork times through Jovian, as its genesis file has them), that
 // network's forks without a configuration field (Base's Beryl, Cobalt, Denim) and the forks the
 // network runs by then that cfg lacks (a genesis file older than Karst or Azul). Fork, follow
-// and import call it before executing a block.
+// and import call it before executing a block; a caller that checks every block derives the
+// check once ([NewRuleCheck]) instead of per call.
 func CheckRules(cfg *params.ChainConfig, number, time uint64) error {
-	if err := checkForks(configForks(cfg), number, time); err != nil {
-		return err
-	}
-	if err := checkKarst(cfg, number, time); err != nil {
-		return err
-	}
-	if cfg.ChainID == nil || !cfg.ChainID.IsUint64() {
-		return nil
-	}
-	n, ok := Lookup(cfg.ChainID.Uint64())
-	if !ok || n.Kind != OPStack || !sameOPSchedule(cfg, n.Config) {
-		return nil
-	}
-	if err := checkForks(n.Later, number, time); err != nil {
-		return err
-	}
-	return checkMissing(cfg, n, number, time)
-}
-
-// checkMissing refuses a block at which the network n runs a time-scheduled fork that cfg, a
-// configuration of n (a genesis file's), does not schedule by then: an older file without
-// Karst's or Azul's time would run the block with older rules. The forks compared are the
-// ones n lists (Network.Forks); a fork of Later that flashrpc runs is run as Osaka (Azul).
-func checkMissing(cfg *params.ChainConfig, n Network, number, time uint64) error {
-	have := map[string]bool{}
-	for _, f := range configForks(cfg) {
-		have[f.Name] = f.activeAt(number, time)
-	}
-	later := map[string]bool{}
-	for _, f := range n.Later {
-		later[f.Name] = true
-	}
-	for _, f := range n.Forks() {
-		if f.Time == nil || !f.Runs || !f.activeAt(number, time) {
-			continue
-		}
-		if present := have[f.Name] || (later[f.Name] && have["osaka"]); !present {
-			return &NotRunError{Fork: f, Number: number, Time: time,
-				Reason: fmt.Sprintf("%s runs it, but the chain configuration does not schedule it by then", n.ID)}
-		}
-	}
-	return nil
+	return NewRuleCheck(cfg).Check(number, time)
 }
 
 // CheckRules returns a *NotRunError when a fork of the network that flashrpc does not run
@@ -118,18 +78,28 @@ func checkForks(forks []Fork, number, time uint64) error {
 // alone would run Karst with Jovian's EVM, and internal/oprollup's Karst precompiles are
 // installed where Osaka is on.
 func checkKarst(cfg *params.ChainConfig, number, time uint64) error {
-	if !cfg.IsOptimism() || cfg.KarstTime == nil {
-		return nil
-	}
-	if cfg.OsakaTime != nil && *cfg.OsakaTime == *cfg.KarstTime {
-		return nil
-	}
-	if cfg.IsOptimismKarst(time) || cfg.IsOsaka(new(big.Int).SetUint64(number), time) {
-		f := Fork{Name: "karst", Time: clone(cfg.KarstTime), Runs: true}
-		return &NotRunError{Fork: f, Number: number, Time: time,
-			Reason: "the chain configuration does not run Osaka from the same time (osakaTime must equal karstTime: flashrpc runs Karst as Osaka on L2)"}
+	if karstApart(cfg) && karstOrOsaka(cfg, number, time) {
+		return karstRefusal(cfg, number, time)
 	}
 	return nil
+}
+
+// karstApart reports whether cfg, an OP Stack configuration, schedules Karst and Osaka at
+// different times (or Karst without Osaka).
+func karstApart(cfg *params.ChainConfig) bool {
+	return cfg.IsOptimism() && cfg.KarstTime != nil && (cfg.OsakaTime == nil || *cfg.OsakaTime != *cfg.KarstTime)
+}
+
+// karstOrOsaka reports whether Karst or Osaka is active at the block on cfg.
+func karstOrOsaka(cfg *params.ChainConfig, number, time uint64) bool {
+	return cfg.IsOptimismKarst(time) || cfg.IsOsaka(new(big.Int).SetUint64(number), time)
+}
+
+// karstRefusal is the refusal of a block at which cfg runs Karst or Osaka without the other.
+func karstRefusal(cfg *params.ChainConfig, number, time uint64) *NotRunError {
+	f := Fork{Name: "karst", Time: clone(cfg.KarstTime), Runs: true}
+	return &NotRunError{Fork: f, Number: number, Time: time,
+		Reason: "the chain configuration does not run Osaka from the same time (osakaTime must equal karstTime: flashrpc runs Karst as Osaka on L2)"}
 }
 
 // sameOPSchedule reports whether a and b schedule the OP forks Regolith through Jovian at

@@ -110,7 +110,7 @@ func checkRefusal(t *testing.T, err error, fork string, at, number, time uint64)
 	}
 }
 
-func mustLookup(t *testing.T, chainID uint64) Network {
+func mustLookup(t testing.TB, chainID uint64) Network {
 	t.Helper()
 	n, ok := Lookup(chainID)
 	if !ok {

@@ -22,13 +22,19 @@ import (
 type blockEncodings struct {
 	txs, receipts encodedList
 	bloom         types.Bloom
+	// given is the encoding of the transaction being applied when its writer has it
+	// (Batch.AddEncoded), nil otherwise.
+	given []byte
 }
 
 // add records the encodings of an applied transaction and its receipt.
 func (e *blockEncodings) add(tx *types.Transaction, receipt *types.Receipt) error {
-	enc, err := tx.MarshalBinary() // what types.Transactions.EncodeIndex writes
-	if err != nil {
-		return err
+	enc := e.given
+	if enc == nil {
+		var err error
+		if enc, err = tx.MarshalBinary(); err != nil { // what types.Transactions.EncodeIndex writes
+			return err
+		}
 	}
 	var buf bytes.Buffer
 	types.Receipts{receipt}.EncodeIndex(0, &buf) // consensus encoding, deposit fields included

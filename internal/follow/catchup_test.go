@@ -1,0 +1,214 @@
+package follow
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rlp"
+
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/preconf"
+)
+
+// l1Genesis returns the Ethereum dev chain's genesis with benchKey funded.
+func l1Genesis(t *testing.T) func() *chain.Config {
+	return func() *chain.Config {
+		g := chain.DevGenesis(chain.DefaultChainID, []common.Address{crypto.PubkeyToAddress(benchKey.PublicKey)})
+		return &chain.Config{DataDir: t.TempDir(), Genesis: g}
+	}
+}
+
+// sealTransfers seals a block of n transfers from benchKey (nonces from *nonce on) on c's head.
+func sealTransfers(t *testing.T, c *chain.Chain, p *preconf.Preconf, nonce *uint64, n int) {
+	t.Helper()
+	ctx := context.Background()
+	head := c.Head()
+	if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+2, common.Address{}, nil), preconf.PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := p.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := types.LatestSigner(c.Config())
+	for i := range n {
+		to := common.BigToAddress(big.NewInt(int64(0x20000 + *nonce)))
+		tx, err := types.SignNewTx(benchKey, signer, &types.DynamicFeeTx{
+			ChainID: c.Config().ChainID, Nonce: *nonce, To: &to, Value: big.NewInt(1), Gas: params.TxGas,
+			GasFeeCap: big.NewInt(10 * params.GWei), GasTipCap: big.NewInt(params.GWei),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := batch.Add(ctx, tx); err != nil {
+			t.Fatalf("transfer %d: %v", i, err)
+		}
+		*nonce++
+	}
+	if _, err := batch.Commit(ctx, preconf.PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Seal(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rawUpstream serves src's head (eth_blockNumber) and its blocks in their consensus encoding
+// (debug_getRawBlock) in batches, as far as *serves says; fail, when it returns true for a
+// block, answers that block's batch with an HTTP error.
+func rawUpstream(t *testing.T, src *chain.Chain, serves *atomic.Uint64, fail func(n uint64) bool) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var batch []struct {
+			ID     json.RawMessage   `json:"id"`
+			Method string            `json:"method"`
+			Params []json.RawMessage `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&batch); err != nil {
+			http.Error(w, "this test upstream takes batches only", http.StatusBadRequest)
+			return
+		}
+		out := make([]map[string]any, len(batch))
+		for i, req := range batch {
+			out[i] = map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": nil}
+			switch req.Method {
+			case "eth_blockNumber":
+				out[i]["result"] = hexutil.Uint64(serves.Load())
+			case "debug_getRawBlock":
+				var n hexutil.Uint64
+				if err := json.Unmarshal(req.Params[0], &n); err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				if fail != nil && fail(uint64(n)) {
+					http.Error(w, "upstream failing", http.StatusServiceUnavailable)
+					return
+				}
+				if uint64(n) > serves.Load() {
+					delete(out[i], "result")
+					out[i]["error"] = map[string]any{"code": -32000, "message": "block not found"}
+					continue
+				}
+				enc, err := rlp.EncodeToBytes(src.BlockByNumber(uint64(n)))
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+				out[i]["result"] = hexutil.Bytes(enc)
+			}
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestCatchUpPipeline catches a replica up over many batches (more than the look-ahead and
+// the largest merged insert), through an upstream that serves fewer blocks than its head
+// first (a short batch) and fails one batch once: each sync inserts what it verified and
+// stops, the next goes on from there, and the replica ends with the upstream's chain, block
+// for block.
+func TestCatchUpPipeline(t *testing.T) {
+	g := l1Genesis(t)
+	src, err := chain.Open(*g())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	pre := preconf.New(src)
+	var nonce uint64
+	const blocks = 2*syncInsertMax + syncBatch*syncAhead + 7
+	for n := range blocks {
+		sealTransfers(t, src, pre, &nonce, n%3)
+	}
+	var serves atomic.Uint64
+	serves.Store(syncInsertMax + 5) // the head says more: the batch at the edge is short
+	var failed atomic.Bool
+	up := rawUpstream(t, src, &serves, func(n uint64) bool {
+		// Once, in the second sync (the first may have asked for it ahead and dropped it).
+		return n == syncInsertMax+syncBatch*2+1 && serves.Load() == blocks && !failed.Swap(true)
+	})
+	c, err := chain.Open(*g())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	f, err := New(Config{Upstream: up.URL}, c, preconf.New(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sync := func(target uint64) {
+		f.upHead.Store(target)
+		f.upKnown.Store(true)
+		f.upLastOK.Store(time.Now().UnixNano())
+		f.refused = refusal{} // no backoff between the test's syncs
+		f.sync(ctx)
+	}
+	sync(blocks)
+	if got := c.Head().Number.Uint64(); got != syncInsertMax+5 {
+		t.Fatalf("after the short batch: head %d, want %d (what the upstream serves)", got, syncInsertMax+5)
+	}
+	serves.Store(blocks)
+	sync(blocks)
+	if !failed.Load() {
+		t.Fatal("the failing batch was never asked for")
+	}
+	if got := c.Head().Number.Uint64(); got >= blocks {
+		t.Fatalf("head %d: the sync went past a batch that failed", got)
+	}
+	sync(blocks)
+	if got := c.Head().Number.Uint64(); got != blocks {
+		t.Fatalf("head %d, want %d", got, blocks)
+	}
+	for n := uint64(1); n <= blocks; n++ {
+		if got, want := c.CanonicalHash(n), src.CanonicalHash(n); got != want {
+			t.Fatalf("block %d: %s, the upstream's %s", n, got, want)
+		}
+	}
+}
+
+// TestPrepareBlocks checks that the pipeline's recovery gives each transaction the
+// sender it was signed by, whichever worker took it.
+func TestPrepareBlocks(t *testing.T) {
+	g := l1Genesis(t)
+	src, err := chain.Open(*g())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	pre := preconf.New(src)
+	var nonce uint64
+	sealTransfers(t, src, pre, &nonce, 3*recoverPerWorker)
+	sealTransfers(t, src, pre, &nonce, 1)
+	enc, err := rlp.EncodeToBytes(src.BlockByNumber(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b types.Block // decoded afresh: no sender cached
+	if err := rlp.DecodeBytes(enc, &b); err != nil {
+		t.Fatal(err)
+	}
+	prepareBlocks(src.Config(), []*types.Block{&b, src.BlockByNumber(2)})
+	want := crypto.PubkeyToAddress(benchKey.PublicKey)
+	signer := types.MakeSigner(src.Config(), b.Number(), b.Time())
+	if len(b.Transactions()) != 3*recoverPerWorker {
+		t.Fatalf("block 1 has %d transactions, want %d", len(b.Transactions()), 3*recoverPerWorker)
+	}
+	for i, tx := range b.Transactions() {
+		if got, err := types.Sender(signer, tx); err != nil || got != want {
+			t.Fatalf("transaction %d: sender %s (%v), want %s", i, got, err, want)
+		}
+	}
+}
