@@ -19,7 +19,6 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/exec"
-	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // blockRun is the execution state of one simulated block.
@@ -104,7 +103,9 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 		run.hooked = state.NewHookedState(sim.env.State, hooks)
 	}
 	run.hooked = exec.WithWarmPrecompiles(run.hooked)
-	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, oprollup.VMConfig(cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks}))
+	vmConfig := sim.env.vmConfig()
+	vmConfig.NoBaseFee, vmConfig.Tracer = !sim.validate, hooks
+	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, vmConfig)
 	run.evm.SetJumpDestCache(sharedJumpDests)
 	// The request's end cancels this EVM (Run), where go-ethereum registers a hook per call.
 	sim.stop.run(run.evm)
