@@ -43,7 +43,7 @@ type blockRun struct {
 	calls           []CallResult
 	receipts        []*types.Receipt
 	allLogs         []*types.Log // logs of successful calls, for deposit requests
-	blooms          bloomMemo
+	blooms          *bloomMemo   // the request's
 	blobGasUsed     uint64
 }
 
@@ -93,6 +93,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 		senders:         make([]common.Address, n),
 		calls:           make([]CallResult, n),
 		receipts:        make([]*types.Receipt, n),
+		blooms:          &sim.blooms,
 	}
 	// Only the synthetic transfer logs need a tracer: the state records the calls' logs
 	// itself, and any tracer makes go-ethereum interpret with its slower table loop.
