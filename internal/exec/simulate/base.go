@@ -67,6 +67,11 @@ type Base struct {
 	// storage root on warm: a first block that neither accessed the passer nor overrode it
 	// has it as its withdrawals root. nil otherwise.
 	passerRoot *common.Hash
+
+	// vmConfig is the chain's EVM configuration (its precompile overrides, its code size
+	// limit), the same for every block on this base: oprollup.VMConfig looks the chain up
+	// in a table of weak pointers, a percent of a one-call request when done per block.
+	vmConfig vm.Config
 }
 
 // NewBase prepares env for simulations; env.State becomes the Base's and must not be
@@ -74,7 +79,7 @@ type Base struct {
 // calls before Prague, a block-level access list from Amsterdam on) still works: every
 // request then gets a copy of the base state.
 func NewBase(ctx context.Context, env Env) *Base {
-	b := &Base{env: env, hash: env.Header.Hash()}
+	b := &Base{env: env, hash: env.Header.Hash(), vmConfig: oprollup.VMConfig(env.Config, vm.Config{})}
 	sim := &simulator{env: env, limits: env.Limits.withDefaults()}
 	blocks, err := sim.sanitizeChain([]BlockCalls{{}})
 	if err != nil {
@@ -156,6 +161,15 @@ func (b *Base) Env() Env {
 	env.State = nil
 	env.Base = b
 	return env
+}
+
+// vmConfig returns the EVM configuration of env's chain, without tracer, base fee rule or
+// anything else that depends on the request.
+func (env *Env) vmConfig() vm.Config {
+	if env.Base != nil {
+		return env.Base.vmConfig
+	}
+	return oprollup.VMConfig(env.Config, vm.Config{})
 }
 
 // firstState returns the state the first simulated block starts from, and whether its

@@ -159,4 +159,19 @@ func TestSimBaseMemLayer(t *testing.T) {
 			t.Fatalf("concurrent state %d: root %s, want %s", i, root, want)
 		}
 	}
+	// The base's nodes those states read are now the layer's hot nodes; a state opened
+	// afterwards reads them from there and still has the prepared state's root.
+	if len(base.layer.hot.nodes) == 0 {
+		t.Fatal("no base node kept in the layer's node cache")
+	}
+	again, err := base.layer.newState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.SetState(params.HistoryStorageAddress, common.Hash{1}, common.Hash{2})
+	again.SetState(params.BeaconRootsAddress, common.Hash{3}, common.Hash{})
+	again.AddBalance(richAddr, uint256.NewInt(1), tracing.BalanceChangeUnspecified)
+	if got := again.IntermediateRoot(deleteEmpty); got != want {
+		t.Fatalf("state on cached nodes: root %s, want %s", got, want)
+	}
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/exec"
-	"github.com/flashrpc/flashrpc/internal/oprollup"
 )
 
 // blockRun is the execution state of one simulated block.
@@ -44,7 +43,7 @@ type blockRun struct {
 	calls           []CallResult
 	receipts        []*types.Receipt
 	allLogs         []*types.Log // logs of successful calls, for deposit requests
-	blooms          bloomMemo
+	blooms          *bloomMemo   // the request's
 	blobGasUsed     uint64
 }
 
@@ -94,6 +93,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 		senders:         make([]common.Address, n),
 		calls:           make([]CallResult, n),
 		receipts:        make([]*types.Receipt, n),
+		blooms:          &sim.blooms,
 	}
 	// Only the synthetic transfer logs need a tracer: the state records the calls' logs
 	// itself, and any tracer makes go-ethereum interpret with its slower table loop.
@@ -104,7 +104,9 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 		run.hooked = state.NewHookedState(sim.env.State, hooks)
 	}
 	run.hooked = exec.WithWarmPrecompiles(run.hooked)
-	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, oprollup.VMConfig(cfg, vm.Config{NoBaseFee: !sim.validate, Tracer: hooks}))
+	vmConfig := sim.env.vmConfig()
+	vmConfig.NoBaseFee, vmConfig.Tracer = !sim.validate, hooks
+	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, vmConfig)
 	run.evm.SetJumpDestCache(sharedJumpDests)
 	// The request's end cancels this EVM (Run), where go-ethereum registers a hook per call.
 	sim.stop.run(run.evm)

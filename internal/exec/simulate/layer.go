@@ -41,6 +41,11 @@ type memLayer struct {
 	// accountTrie is the layer's account trie with its root node decoded, never modified:
 	// requests get copies, cheaper than reading and decoding the root node again.
 	accountTrie *trie.StateTrie
+	// baseNodes reads the base's trie nodes; one for all requests (go-ethereum's readers of
+	// a root are safe for concurrent use), where opening one looks the base root up again.
+	baseNodes database.NodeReader
+	// hot holds the base's nodes requests read through the layer (nodeCache).
+	hot nodeCache
 }
 
 // errLayerShape reports a transition a memLayer does not hold: one that deletes or
@@ -114,6 +119,9 @@ func (l *memLayer) Commit(su *state.StateUpdate) error {
 		l.nodes[owner] = nodes
 	}
 	l.root = update.Root
+	if l.baseNodes, err = l.TrieDB().NodeReader(l.baseRoot); err != nil {
+		return err
+	}
 	accountTrie, err := trie.NewStateTrie(trie.StateTrieID(l.root), layerNodes{l})
 	if err != nil {
 		return err
@@ -156,17 +164,10 @@ func (l *memLayer) OpenStorageTrie(stateRoot common.Hash, address common.Address
 type layerNodes struct{ l *memLayer }
 
 func (n layerNodes) NodeReader(stateRoot common.Hash) (database.NodeReader, error) {
-	base, err := n.l.TrieDB().NodeReader(n.l.baseRoot)
-	if err != nil {
-		return nil, err
-	}
-	return layerNodeReader{l: n.l, base: base}, nil
+	return layerNodeReader{l: n.l}, nil
 }
 
-type layerNodeReader struct {
-	l    *memLayer
-	base database.NodeReader
-}
+type layerNodeReader struct{ l *memLayer }
 
 // Node returns the node at path in owner's trie. A node the transition wrote is the
 // layer's; every other node of the layer's tries is where the base has it.
@@ -174,7 +175,14 @@ func (r layerNodeReader) Node(owner common.Hash, path []byte, hash common.Hash) 
 	if n, ok := r.l.nodes[owner][string(path)]; ok && !n.IsDeleted() && n.Hash == hash {
 		return n.Blob, nil
 	}
-	return r.base.Node(owner, path, hash)
+	if blob, ok := r.l.hot.get(hash); ok {
+		return blob, nil
+	}
+	blob, err := r.l.baseNodes.Node(owner, path, hash)
+	if err == nil && len(blob) > 0 {
+		r.l.hot.add(hash, blob)
+	}
+	return blob, err
 }
 
 // layerReader reads accounts and slots of the layer's root: the changed ones from the layer,

@@ -59,3 +59,20 @@ func TestDAFootprint(t *testing.T) {
 		t.Fatalf("activation block with a call: error %v, op-geth's %v", err, wantErr)
 	}
 }
+
+// TestEstimatedDASize: the DA size of a FastLZ size is op-geth's, around the minimum size
+// (the model's intercept is negative), across the range of real transactions, and for sizes
+// past the int64 path's bound.
+func TestEstimatedDASize(t *testing.T) {
+	t.Parallel()
+	sizes := []uint64{1 << 20, 1<<32 - 1, 1 << 32, 1<<40 + 7, 1<<62 + 3}
+	for n := uint64(0); n < 20_000; n++ {
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
+		want := types.RollupCostData{FastLzSize: n}.EstimatedDASize()
+		if got := estimatedDASize(n); !want.IsUint64() || got != want.Uint64() {
+			t.Fatalf("FastLZ size %d: DA size %d, op-geth %s", n, got, want)
+		}
+	}
+}

@@ -267,6 +267,9 @@ type simulator struct {
 	budget         *gasBudget
 	traceTransfers bool
 	validate       bool
+	// blooms remembers the bloom bits of the addresses and topics logged in the request:
+	// its blocks log the same contracts' events to and from the same accounts.
+	blooms bloomMemo
 }
 
 // err reports why the simulation must stop: ctx's error, or context.DeadlineExceeded once
