@@ -21,9 +21,9 @@ func (p *Preconf) TakeDropped() []*types.Transaction {
 	return txs
 }
 
-// dropLocked keeps, for TakeDropped, the transactions of the block whose write sw failed and
+// keepDroppedLocked keeps, for TakeDropped, the transactions of the block whose write sw failed and
 // of the block in progress when it builds on that block. p.mu must be held.
-func (p *Preconf) dropLocked(sw *sealWrite) {
+func (p *Preconf) keepDroppedLocked(sw *sealWrite) {
 	p.dropped = appendUserTxs(p.dropped, sw.block.Transactions())
 	if w := p.work; w != nil && w.parent.Hash() == sw.head.Hash() {
 		p.dropped = appendUserTxs(p.dropped, w.txs)

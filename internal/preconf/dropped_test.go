@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/big"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -58,6 +59,65 @@ func TestSealAsyncWriteFailsDropped(t *testing.T) {
 	}
 	if again := p.TakeDropped(); len(again) != 0 {
 		t.Fatalf("dropped again: %v", hashes(again))
+	}
+}
+
+// TestSealAsyncWriteFailsRetracts fails the chain write of block 1 while block 2 pre-confirms
+// on top of it and checks that the pre-confirmed logs of both blocks are retracted to the
+// OnRetract listeners: their transactions are pre-confirmed again later, so a log subscriber
+// must see each log removed before it sees it a second time.
+func TestSealAsyncWriteFailsRetracts(t *testing.T) {
+	ctx := context.Background()
+	c, keys := retractChain(t)
+	p := preconf.New(c)
+	var mu sync.Mutex
+	var got []*preconf.Retraction
+	p.OnRetract(func(r *preconf.Retraction) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, r)
+	})
+	hold := newHoldWrites(t, 1)
+	hold.fail = errors.New("no space left on device")
+	a, b, x := echoCall(t, c, keys[0], "a"), echoCall(t, c, keys[1], "b"), echoCall(t, c, keys[2], "c")
+	openNext(t, p, c)
+	preconfirm(t, p, a)
+	preconfirm(t, p, b)
+	if _, err := p.SealAsync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-hold.started
+	openNext(t, p, c) // block 2, on block 1
+	preconfirm(t, p, x)
+	hold.release(1)
+	if err := p.WaitWritten(); !errors.Is(err, hold.fail) {
+		t.Fatalf("WaitWritten: %v, want the write's error", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var removed []*types.Log
+	dropped := make(map[common.Hash]bool)
+	for _, r := range got {
+		if r.Block != nil || len(r.Added) != 0 {
+			t.Fatalf("retraction of a dropped block names a sealed block or adds logs: %+v", r)
+		}
+		removed = append(removed, r.Removed...)
+		for _, h := range r.Dropped {
+			dropped[h] = true
+		}
+	}
+	if d := logData(removed); !slices.Equal(d, []string{"a", "b", "c"}) {
+		t.Fatalf("retracted logs %q, want a, b, c", d)
+	}
+	for _, l := range removed {
+		if !l.Removed {
+			t.Fatalf("retracted log without removed: %+v", l)
+		}
+	}
+	for _, tx := range []*types.Transaction{a, b, x} {
+		if !dropped[tx.Hash()] {
+			t.Fatalf("transaction %s not among the dropped ones", tx.Hash())
+		}
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 type sealWrite struct {
 	block *types.Block  // the sealed block
 	head  *types.Header // its header: the next block's parent
+	last  *Snapshot     // the block's last pre-confirmation, retracted if the write fails
 	done  chan struct{} // closed when the write has ended
 	err   error         // the write's error, set before done is closed
 }
@@ -52,7 +53,7 @@ func (p *Preconf) SealAsync(ctx context.Context) (*types.Block, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
-	sw := &sealWrite{block: block, head: block.Header(), done: make(chan struct{})}
+	sw := &sealWrite{block: block, head: block.Header(), last: last, done: make(chan struct{})}
 	p.write = sw
 	p.work, p.last = nil, nil
 	// The View keeps the block as its Pending until the next Open (Sealing beside the next
@@ -98,8 +99,11 @@ func (p *Preconf) WaitWritten() error {
 
 // settleLocked ends the bookkeeping of a finished chain write: when wait is set it waits for a
 // write in flight, otherwise it leaves one that has not finished. A failed write discards
-// the block in progress, which builds on the block that was not written, keeps both blocks'
-// transactions for TakeDropped (dropped.go) and returns the write's error. p.mu must be held.
+// the block in progress, which builds on the block that was not written, retracts both blocks'
+// pre-confirmations to the OnRetract listeners (their transactions are pre-confirmed again
+// later, so a log subscriber sees each log removed before it sees it again), keeps both
+// blocks' transactions for TakeDropped (dropped.go) and returns the write's error. p.mu must
+// be held.
 func (p *Preconf) settleLocked(wait bool) error {
 	sw := p.write
 	if sw == nil {
@@ -116,7 +120,11 @@ func (p *Preconf) settleLocked(wait bool) error {
 	}
 	p.write = nil
 	if sw.err != nil {
-		p.dropLocked(sw)
+		p.keepDroppedLocked(sw)
+		p.retractLocked(dropRetraction(sw.last))
+		if p.work != nil && p.work.parent.Hash() == sw.head.Hash() {
+			p.retractLocked(dropRetraction(p.last))
+		}
 		p.work, p.last = nil, nil
 		p.publishView(nil)
 		return fmt.Errorf("write of sealed block %d: %w", sw.head.Number.Uint64(), sw.err)
