@@ -35,7 +35,8 @@ var discard = slog.New(slog.DiscardHandler)
 // endpoints' APIs) can be replaced while the endpoints keep serving (Refork). Its methods are
 // safe for concurrent use.
 type Dev struct {
-	cfg      DevConfig // after adopting a stored chain's settings
+	cfg      DevConfig // after adopting a stored chain's settings; its cadence is cur's
+	given    cadence   // the block time and pre-confirmation interval as the flags gave them
 	log      *slog.Logger
 	accounts []devaccounts.Account
 	mnemonic string
@@ -63,19 +64,24 @@ type devCore struct {
 	std    *api.API
 	preAPI *api.API
 	health *health.Checker
+	cad    cadence // the chain's cadence: the given one, Denim's when the chain runs Denim
 }
+
+// cadence is how often a dev chain pre-confirms and seals.
+type cadence struct{ blockTime, preconfInterval time.Duration }
 
 // StartDev opens the dev chain (new, stored in cfg.DataDir, or a fork), starts the sequencer,
 // the feed and the metrics, and opens both endpoints' sockets. A failure undoes what was
 // started and returns the error.
 func StartDev(cfg DevConfig) (_ *Dev, err error) {
+	given := cadence{cfg.BlockTime, cfg.PreconfInterval}
 	if err := resolveNetwork(&cfg, time.Now()); err != nil {
 		return nil, err
 	}
 	if cfg.ChainType == "" {
 		cfg.ChainType = networks.OPStack
 	}
-	n := &Dev{cfg: cfg, log: cfg.Logger, mnemonic: cfg.Mnemonic}
+	n := &Dev{cfg: cfg, given: given, log: cfg.Logger, mnemonic: cfg.Mnemonic}
 	if n.log == nil {
 		n.log = discard
 	}
@@ -103,7 +109,11 @@ func StartDev(cfg DevConfig) (_ *Dev, err error) {
 	}
 	n.stack.push(func() error { return closeChain(n.cur.chain) })
 	n.cur = &devCore{chain: c}
-	if err := denimCadence(&n.cfg, c.Denim()); err != nil {
+	if _, err := n.cadenceOf(c); err != nil {
+		if cfg.Fork.URL != "" && cfg.DataDir != "" {
+			// Whether the upstream runs Denim is known only once the fork is made.
+			err = fmt.Errorf("%w; the fork is stored in --datadir %s already: run again without --preconf-interval to continue it, or remove the directory", err, cfg.DataDir)
+		}
 		return nil, err
 	}
 	n.warnOmitted()
@@ -288,16 +298,32 @@ func (n *Dev) devL1(c *chain.Chain) (*oprollup.DevL1, error) {
 	return l1, nil
 }
 
+// cadenceOf returns chain c's cadence: the given one, with Denim's (denimCadence) when c runs
+// Denim, which a datadir keeps and a fork takes from its upstream. A re-fork asks it again of
+// the new chain, which may run Denim where the previous one did not, or the reverse.
+func (n *Dev) cadenceOf(c *chain.Chain) (cadence, error) {
+	cfg := n.cfg
+	cfg.BlockTime, cfg.PreconfInterval = n.given.blockTime, n.given.preconfInterval
+	if err := denimCadence(&cfg, c.Denim()); err != nil {
+		return cadence{}, err
+	}
+	return cadence{cfg.BlockTime, cfg.PreconfInterval}, nil
+}
+
 // buildCore builds what runs on chain c: the block in progress, the pool, the sequencer (not
 // started), the log index and the two endpoints' APIs. It changes nothing the node serves
 // (install does); on failure it closes what it opened, not c.
 func (n *Dev) buildCore(c *chain.Chain) (*devCore, error) {
 	cfg := &n.cfg
+	cad, err := n.cadenceOf(c)
+	if err != nil {
+		return nil, err
+	}
 	backend := backendOf(&cfg.Server, c)
-	k := &devCore{chain: c, pre: preconf.New(c), pool: backend.Pool}
+	k := &devCore{chain: c, pre: preconf.New(c), pool: backend.Pool, cad: cad}
 	seqCfg := sequencer.Config{
-		BlockTime:       cfg.BlockTime,
-		PreconfInterval: cfg.PreconfInterval,
+		BlockTime:       cad.blockTime,
+		PreconfInterval: cad.preconfInterval,
 		ExtraData:       []byte("flashrpc"),
 		Logger:          n.log,
 		// A chain that runs Denim has Base's blocks since then: the BaseTime deposit, the
@@ -307,8 +333,12 @@ func (n *Dev) buildCore(c *chain.Chain) (*devCore, error) {
 	}
 	if n.cur != nil && n.cur.seq != nil {
 		// A re-fork replaces the sequencer: the mining controls set at runtime carry over
-		// (evm_setAutomine, evm_setIntervalMining), as anvil_reset keeps anvil's mining mode.
-		seqCfg.BlockTime, seqCfg.Automine = n.cur.seq.BlockTime(), n.cur.seq.Automine()
+		// (evm_setAutomine, evm_setIntervalMining), as anvil_reset keeps anvil's mining mode;
+		// a block time that is still the previous chain's cadence is the new chain's instead.
+		if bt := n.cur.seq.BlockTime(); bt != n.cur.cad.blockTime {
+			seqCfg.BlockTime = bt
+		}
+		seqCfg.Automine = n.cur.seq.Automine()
 	}
 	if oprollup.IsOP(c.Config()) {
 		l1, err := n.devL1(c)
@@ -358,6 +388,7 @@ func (n *Dev) buildCore(c *chain.Chain) (*devCore, error) {
 // metrics and the feed follow it. It cannot fail.
 func (n *Dev) install(k *devCore) {
 	n.cur = k
+	n.cfg.BlockTime, n.cfg.PreconfInterval = k.cad.blockTime, k.cad.preconfInterval
 	if m := n.ops.metrics; m != nil {
 		m.WatchChain(k.chain)
 		m.WatchPreconf(k.pre)
@@ -421,5 +452,10 @@ func (n *Dev) Feed() *FeedInfo { return n.feed.info() }
 // MetricsURL returns the URL of GET /metrics, "" without metrics.
 func (n *Dev) MetricsURL() string { return n.ops.metricsURL() }
 
-// Config returns the node's configuration, with the settings of a stored chain adopted.
-func (n *Dev) Config() DevConfig { return n.cfg }
+// Config returns the node's configuration, with the settings of a stored chain adopted and
+// the current chain's cadence.
+func (n *Dev) Config() DevConfig {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cfg
+}

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/flashrpc/flashrpc/internal/fork"
+	"github.com/flashrpc/flashrpc/internal/networks"
 )
 
 var errInjected = errors.New("injected failure")
@@ -163,5 +165,63 @@ func TestReforkLogSaysWhy(t *testing.T) {
 	}
 	if strings.Contains(out, "--fork-chain-id") {
 		t.Errorf("the log names --fork-chain-id, which was not given:\n%s", out)
+	}
+}
+
+// TestReforkDenimCadence re-forks a node between an upstream that runs Denim and one that
+// does not, with the flags' default cadence (2 s blocks, 200 ms pre-confirmations, neither
+// given explicitly): each new chain gets its own cadence, Denim's 200 ms blocks without
+// pre-confirmations or the defaults, not the previous chain's.
+func TestReforkDenimCadence(t *testing.T) {
+	ctx := context.Background()
+	denimCfg := testConfig("")
+	denimCfg.Network = "base-mainnet"
+	denimCfg.Explicit.BlockTime = true // sealed on request
+	denimUp := startTestDev(t, denimCfg)
+	plainUp := startTestDev(t, testConfig(""))
+	seal(t, dial(t, denimUp.Endpoints()[0]))
+	seal(t, dial(t, plainUp.Endpoints()[0]))
+
+	cfg := testConfig("")
+	cfg.BlockTime, cfg.PreconfInterval = 2*time.Second, 200*time.Millisecond
+	cfg.Fork = Fork{URL: plainUp.Endpoints()[0].URL()}
+	n := startTestDev(t, cfg)
+	check := func(what string, denim bool, blockTime, interval time.Duration) {
+		t.Helper()
+		if d := n.Chain().Denim(); (d != nil) != denim {
+			t.Fatalf("%s: the chain's Denim %v, want Denim %v", what, d, denim)
+		}
+		got := n.Config()
+		if got.BlockTime != blockTime || got.PreconfInterval != interval {
+			t.Fatalf("%s: cadence %s / %s, want %s / %s", what, got.BlockTime, got.PreconfInterval, blockTime, interval)
+		}
+		n.mu.Lock()
+		seqTime := n.cur.seq.BlockTime()
+		n.mu.Unlock()
+		if seqTime != blockTime {
+			t.Fatalf("%s: the sequencer seals every %s, want %s", what, seqTime, blockTime)
+		}
+	}
+	check("fork of a chain without Denim", false, 2*time.Second, 200*time.Millisecond)
+	if err := n.Refork(ctx, ForkRequest{URL: denimUp.Endpoints()[0].URL()}); err != nil {
+		t.Fatal(err)
+	}
+	check("re-fork of a Denim chain", true, networks.DenimBlockTime, 0)
+	if err := n.Refork(ctx, ForkRequest{URL: plainUp.Endpoints()[0].URL()}); err != nil {
+		t.Fatal(err)
+	}
+	check("re-fork of a chain without Denim again", false, 2*time.Second, 200*time.Millisecond)
+
+	// An explicit interval against a fork that runs Denim is refused once the fork is made:
+	// the error says that the datadir holds it.
+	dir := t.TempDir()
+	bad := testConfig(dir)
+	bad.BlockTime, bad.PreconfInterval, bad.Explicit.PreconfInterval = 2*time.Second, 200*time.Millisecond, true
+	bad.Fork = Fork{URL: denimUp.Endpoints()[0].URL()}
+	if r, err := StartDev(bad); err == nil {
+		stopDev(t, r)
+		t.Fatal("a fork of a Denim chain started with --preconf-interval")
+	} else if !strings.Contains(err.Error(), "--preconf-interval") || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("error %q, want one naming --preconf-interval and the datadir holding the fork", err)
 	}
 }
