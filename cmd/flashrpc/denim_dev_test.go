@@ -19,6 +19,8 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/flashrpc/flashrpc/internal/networks"
 )
 
 // TestDevBaseBanner: `dev --network base-mainnet` starts, and its banner and --help say what
@@ -26,7 +28,15 @@ import (
 // naming Beryl and Cobalt with their activations and what the chain lacks without them.
 func TestDevBaseBanner(t *testing.T) {
 	o := networkOptions(t, t.TempDir(), false, "--network", "base-mainnet", "--chain-id", "8453")
+	// The flags keep their defaults: 200 ms blocks without pre-confirmations are Denim's, which
+	// the node gives a chain that runs Denim; a fork of Base before Denim keeps 2 s / 200 ms.
+	if o.blockTime != 2*time.Second || o.preconfInterval != 200*time.Millisecond {
+		t.Fatalf("--network base-mainnet parsed to blocks every %s, pre-confirmations every %s; want the defaults 2s, 200ms", o.blockTime, o.preconfInterval)
+	}
 	tn := startTestNode(t, o)
+	if cfg := tn.Config(); cfg.BlockTime != networks.DenimBlockTime || cfg.PreconfInterval != 0 {
+		t.Fatalf("the Denim chain's cadence: %s / %s, want 200ms / none", cfg.BlockTime, cfg.PreconfInterval)
+	}
 	if id := tn.Chain().Config().ChainID.Uint64(); id != 8453 {
 		t.Fatalf("chain id %d, want 8453", id)
 	}

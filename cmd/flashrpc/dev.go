@@ -79,15 +79,20 @@ func parseDev(args []string, stdout, stderr io.Writer) (*devOptions, error) {
 
 // applyNetwork gives the settings --network decides that were not given their values: the
 // network's block time, pre-confirmation interval and feed format. It parses --feed.format.
+// A network that runs Denim (base-*) keeps the defaults here: its 200 ms blocks without
+// pre-confirmations are Denim's, which the node gives the chain only when it runs Denim (a
+// fork of a block before Denim seals 2 s blocks with pre-confirmations, as Base did then).
 func (o *devOptions) applyNetwork() error {
 	format := flashblocks.FormatBase
 	if o.network != "" {
 		nw, _ := networks.LookupName(o.network) // checkChain refused an unknown name
-		if !o.given["block-time"] {
-			o.blockTime = nw.BlockTime
-		}
-		if !o.given["preconf-interval"] {
-			o.preconfInterval = nw.PreconfInterval
+		if _, denim := nw.DenimTime(); !denim {
+			if !o.given["block-time"] {
+				o.blockTime = nw.BlockTime
+			}
+			if !o.given["preconf-interval"] {
+				o.preconfInterval = nw.PreconfInterval
+			}
 		}
 		if nw.Feed == networks.FeedSubblocks {
 			format = flashblocks.FormatSubblocks
@@ -180,7 +185,7 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 	if cfg := n.Config(); c.Denim() != nil {
 		fmt.Fprintf(&b, "\n  no pre-confirmations (Base publishes none since Denim), blocks sealed %s\n", timing(cfg.BlockTime, "on request (dev_seal)"))
 	} else {
-		fmt.Fprintf(&b, "\n  pre-confirmations %s, blocks sealed %s\n", timing(o.preconfInterval, "on request (dev_preconfirm)"), timing(o.blockTime, "on request (dev_seal)"))
+		fmt.Fprintf(&b, "\n  pre-confirmations %s, blocks sealed %s\n", timing(cfg.PreconfInterval, "on request (dev_preconfirm)"), timing(cfg.BlockTime, "on request (dev_seal)"))
 	}
 	if o.DataDir == "" {
 		fmt.Fprintf(&b, "  chain data: temporary, removed on exit (use --datadir to keep it)\n")
