@@ -17,7 +17,9 @@ import (
 //     The first Denim block (the first whose clock timestamp is at or after the activation,
 //     or the first after a genesis that is already under Denim) takes the clock's second
 //     with part 0; the blocks after it follow the schedule, not the clock, which they keep
-//     up with when sealed every 200 ms (Config.BlockTime).
+//     up with when sealed every 200 ms (Config.BlockTime): the timer seals the blocks of
+//     the deadlines it missed back to back (schedule.catchUp). Blocks sealed on request
+//     (Mine, automine) put the chain's time ahead of the clock, and it stays ahead.
 //   - transaction 1 is the BaseTime deposit of its part, between the L1-attributes deposit
 //     and the user deposits;
 //   - the first Denim block divides the parent's gas limit by 10 and multiplies its EIP-1559

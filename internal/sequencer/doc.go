@@ -39,7 +39,8 @@
 // interval between two publications does not vary with build times. A late build is published
 // as soon as it is done; a deadline passed by more than an interval is skipped, as a
 // time.Ticker drops ticks (the block then lasts longer: a block is BlockTime / interval
-// flashblocks built). The lead follows the builds: 1.5 × the longest of the last 20 plus 2 ms,
+// flashblocks built), except on a Denim chain, whose time grows by 200 ms a block: there the
+// missed deadlines' blocks are sealed back to back (schedule.catchUp). The lead follows the builds: 1.5 × the longest of the last 20 plus 2 ms,
 // at least 1 ms and at most half an interval: a few milliseconds when the chain is quiet, the
 // slowest recent build under load. A transaction arriving after a build's start goes into the
 // next flashblock: it waits interval/2 + lead on average to be pre-confirmed. The last

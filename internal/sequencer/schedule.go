@@ -19,6 +19,10 @@ const (
 	leadMargin = 2 * time.Millisecond
 	// minLead is the least lead.
 	minLead = time.Millisecond
+	// maxCatchUp is how far a Denim chain's timer catches up with the clock (catchUp): a stall
+	// longer than that (a machine woken from sleep) is left behind, as the blocks sealed back
+	// to back to cover it would hold the sequencer for minutes.
+	maxCatchUp = time.Minute
 )
 
 // schedule plans the timer loop's flashblocks: flashblock k (from 1) is due at
@@ -26,6 +30,7 @@ const (
 // concurrent use.
 type schedule struct {
 	interval time.Duration
+	keep     time.Duration // how late a deadline may be and still be kept: interval, or maxCatchUp
 	start    time.Time
 	next     int64                       // the number of the next flashblock to plan
 	builds   [buildHistory]time.Duration // the last builds, a ring
@@ -35,8 +40,14 @@ type schedule struct {
 // newSchedule returns the schedule of flashblocks every interval from start, the first one due
 // one interval after it.
 func newSchedule(interval time.Duration, start time.Time) *schedule {
-	return &schedule{interval: interval, start: start, next: 1}
+	return &schedule{interval: interval, keep: interval, start: start, next: 1}
 }
+
+// catchUp makes the schedule keep the deadlines passed by up to maxCatchUp: their builds run
+// back to back until the schedule is on time again. A Denim chain's blocks each add 200 ms to
+// the chain's time (Tms, denim.go), one a deadline: a skipped deadline would leave the chain's
+// time behind the clock for good.
+func (s *schedule) catchUp() { s.keep = max(maxCatchUp, s.interval) }
 
 // due returns the deadline of flashblock k.
 func (s *schedule) due(k int64) time.Time { return s.start.Add(time.Duration(k) * s.interval) }
@@ -52,15 +63,15 @@ func (s *schedule) lead() time.Duration {
 }
 
 // plan returns the deadline of the next flashblock and when its build starts, for a loop that
-// is free at now. A deadline passed by more than an interval is skipped, as a time.Ticker
-// drops the ticks its reader missed; the next one is planned even when it has passed (the build
-// then starts at once and is published as soon as it is done). skipped counts the deadlines
-// left out.
+// is free at now. A deadline passed by more than an interval (by more than maxCatchUp when
+// the schedule catches up) is skipped, as a time.Ticker drops the ticks its reader missed;
+// the next one is planned even when it has passed (the build then starts at once and is
+// published as soon as it is done). skipped counts the deadlines left out.
 func (s *schedule) plan(now time.Time) (deadline, begin time.Time, skipped int64) {
 	k := s.next
-	if late := now.Sub(s.due(k)); late > s.interval {
-		// The first k' after k with due(k') >= now - interval.
-		skipped = int64((late - 1) / s.interval)
+	if late := now.Sub(s.due(k)); late > s.keep {
+		// The first k' after k with due(k') >= now - keep.
+		skipped = int64((late-s.keep-1)/s.interval) + 1
 		k += skipped
 	}
 	s.next = k + 1
