@@ -34,7 +34,8 @@ func (p denimProcessor) Process(ctx context.Context, block *types.Block, st *sta
 // with, when the block is a Denim block on a chain whose Denim time is denim and st lacks it
 // (oprollup.EnsureBaseTime); otherwise it does nothing. Every path that executes a block of an
 // OP Stack chain calls it before the block's transactions: the chain's processor, the block
-// in progress, a fork's blocks.
+// in progress, a fork's blocks, and a traced block's replay (exec.BlockEnv, which calls
+// oprollup.EnsureBaseTime itself: internal/exec does not import the chain).
 func EnsureBaseTime(denim *uint64, time uint64, st vm.StateDB) error {
 	if !oprollup.IsDenim(denim, time) {
 		return nil

@@ -22,7 +22,9 @@ import (
 // its newest pre-confirmation. Replaying runs what the block's execution ran, in the same
 // way: the block context of its header (on an OP Stack chain with the L1 cost function read
 // from the replayed state, as op-geth's processor builds it), the pre-execution system calls
-// (PreExecution), then its transactions in order.
+// (PreExecution), BaseTime's implementation installed when the block is a Denim block and
+// the state lacks it (as the chain's processor and the block in progress do), then its
+// transactions in order.
 type BlockEnv struct {
 	Config *params.ChainConfig
 	Chain  core.ChainContext
@@ -35,6 +37,8 @@ type BlockEnv struct {
 	Txs types.Transactions
 	// State is the parent's state, a private copy: replaying mutates it.
 	State *state.StateDB
+	// Denim is the chain's Denim time (chain.Chain.Denim); nil when it does not run Denim.
+	Denim *uint64
 }
 
 // errGenesisNotTraceable refuses the genesis block, with go-ethereum's text.
@@ -62,6 +66,11 @@ func replay(ctx context.Context, env *BlockEnv, n int) (vm.BlockContext, error) 
 	stop := context.AfterFunc(ctx, evm.Cancel)
 	defer stop()
 	PreExecution(env.Config, env.Header, env.Parent, evm)
+	if oprollup.IsDenim(env.Denim, env.Header.Time) {
+		if _, err := oprollup.EnsureBaseTime(env.State); err != nil {
+			return vm.BlockContext{}, fmt.Errorf("block %d: %w", env.Header.Number, err)
+		}
+	}
 	signer := types.MakeSigner(env.Config, env.Header.Number, env.Header.Time)
 	deleteEmpty := env.Config.IsEIP158(env.Header.Number)
 	for i, tx := range env.Txs[:n] {

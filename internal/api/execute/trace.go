@@ -108,7 +108,7 @@ func (a *API) sealedBlockEnv(block *types.Block) (*exec.BlockEnv, error) {
 		return nil, err
 	}
 	return &exec.BlockEnv{Config: a.ChainConfig, Chain: a.Chain.Context(), Header: block.Header(), Parent: parent,
-		Hash: block.Hash(), Txs: block.Transactions(), State: st}, nil
+		Hash: block.Hash(), Txs: block.Transactions(), State: st, Denim: a.Chain.Denim()}, nil
 }
 
 // pendingBlockEnv returns the block in progress to replay, up to snap's pre-confirmation,
@@ -120,7 +120,7 @@ func (a *API) pendingBlockEnv(snap *preconf.Snapshot) (*exec.BlockEnv, error) {
 		return nil, err
 	}
 	return &exec.BlockEnv{Config: a.ChainConfig, Chain: a.Chain.Context(), Header: snap.Header(), Parent: snap.Parent,
-		Txs: snap.Block.Transactions(), State: st}, nil
+		Txs: snap.Block.Transactions(), State: st, Denim: a.Chain.Denim()}, nil
 }
 
 // TraceBlockByNumber answers debug_traceBlockByNumber.
