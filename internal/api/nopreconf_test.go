@@ -99,7 +99,9 @@ func newNPNode(t *testing.T, noPreconf, denim bool, blockTime time.Duration) *np
 		std.Close()
 		prc.Close()
 		n.seq.Close()
-		c.Close()
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
 	})
 	return n
 }
@@ -552,7 +554,11 @@ func TestHiddenBlockCountsForNonces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	pre, pool := preconf.New(c), txpool.New(c.Config(), txpool.Config{})
 	n := &npNode{chain: c, pre: pre, pool: pool, from: from}
 	b := api.Backend{Chain: c, Preconf: pre, Pool: pool}

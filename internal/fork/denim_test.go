@@ -36,7 +36,11 @@ func opUpstream(t *testing.T, g *core.Genesis, denim *uint64, blocks int) (*chai
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	seq := sequencer.New(sequencer.Config{
 		L1: &oprollup.DevL1{GenesisTime: g.Timestamp}, Denim: denim, Now: func() time.Time { return time.Unix(denimT0, 0) },
 	}, c, preconf.New(c), txpool.New(c.Config(), txpool.Config{}))
@@ -151,7 +155,11 @@ func TestForkDenim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	if d := c.Denim(); d == nil || *d != 0 || c.Head().Hash() != next.Hash() {
 		t.Fatalf("reopened: Denim %v, head %d", d, c.Head().Number)
 	}
@@ -164,7 +172,11 @@ func TestForkDenim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("remote-state replica of a local chain with Base's chain id: %v", err)
 	}
-	defer r.Close()
+	defer func() {
+		if err := r.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	if d := r.Denim(); d == nil || *d != 0 || r.Head().Hash() != bN.Hash() {
 		t.Fatalf("replica: Denim %v, head %d", d, r.Head().Number)
 	}
@@ -189,7 +201,11 @@ func TestForkCrossesDenim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	first := c.BlockByHash(c.Head().Hash())
 	if d := c.Denim(); d == nil || *d != bN.Time()+1 || first.Time() != bN.Time()+1 {
 		t.Fatalf("Denim from %v, first block at %d; want both at the fork block's time + 1 (%d)", d, first.Time(), bN.Time()+1)

@@ -39,7 +39,11 @@ func retractChain(t *testing.T) (*chain.Chain, []*ecdsa.PrivateKey) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return c, keys
 }
 

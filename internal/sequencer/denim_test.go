@@ -36,7 +36,11 @@ func TestDenimBlocks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
+		t.Cleanup(func() {
+			if err := c.Close(); err != nil {
+				t.Error(err)
+			}
+		})
 		return c
 	}
 	c, verifier := open(), open()
@@ -135,7 +139,11 @@ func TestDenimTimer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
+		t.Cleanup(func() {
+			if err := c.Close(); err != nil {
+				t.Error(err)
+			}
+		})
 		return c
 	}
 	c, verifier := open(), open()

@@ -115,7 +115,11 @@ func TestNoPreconfirmationsDenimTimer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	pre, pool := preconf.New(c), txpool.New(c.Config(), txpool.Config{})
 	var published, builds atomic.Int64
 	pre.OnSnapshot(func(*preconf.Snapshot) { published.Add(1) })
