@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
@@ -177,12 +176,18 @@ func TestDenimKillAt5Hz(t *testing.T) {
 	if withTxs == 0 {
 		t.Fatal("no block the client saw carried a transfer: the node was not under load")
 	}
-	// The restarted node seals Denim blocks on its own (200 ms, from the chain's Denim).
-	var last struct {
-		TimestampMs *hexutil.Uint64 `json:"timestampMs"`
-		Number      hexutil.Uint64  `json:"number"`
-	}
-	if err := tn.stdRaw.Call(&last, "eth_getBlockByNumber", hexutil.EncodeUint64(next-1), false); err != nil || last.TimestampMs == nil {
-		t.Fatalf("block %d after restart: timestampMs %v (%v)", next-1, last.TimestampMs, err)
+	// The restarted node seals Denim blocks on its own (200 ms, from the chain's Denim): a
+	// block above the head it restarted with, 200 ms after its parent.
+	restartHead := tn.Chain().Head().Number.Uint64()
+	waitFor(t, "a block sealed by the restarted node", func() bool {
+		n, err := tn.std.BlockNumber(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n > restartHead
+	})
+	parent, sealed := blockMs(t, tn.stdRaw, restartHead), blockMs(t, tn.stdRaw, restartHead+1)
+	if parent.TimestampMs == nil || sealed.TimestampMs == nil || uint64(*sealed.TimestampMs) != uint64(*parent.TimestampMs)+200 {
+		t.Fatalf("block %d sealed after the restart at %v ms, its parent at %v ms; want 200 ms later", restartHead+1, sealed.TimestampMs, parent.TimestampMs)
 	}
 }
