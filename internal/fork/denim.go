@@ -1,12 +1,10 @@
 package fork
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/networks"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
@@ -29,12 +27,17 @@ import (
 //     EIP-1559 denominator multiplied by 10 (oprollup.DenimGasParams), and BaseTime's
 //     implementation installed before its transactions when N's state lacks it
 //     (oprollup.EnsureBaseTime), as Base's node does at the first Denim block.
+//   - when N is not, and the fork runs a network's rules as of now in which Denim is still to
+//     come (its activation after now and after N), the fork runs Denim from that time: its
+//     blocks cross it when their time reaches it.
 //   - a network's Denim scheduled after N is off on a fork of the live network, as every
 //     fork scheduled after N is (networks.ForkRules): the local blocks keep N's rules.
 //
 // A remote-state replica executes nothing: its Denim time only says from when the upstream's
-// blocks may share a timestamp and carry a millisecond time, so it runs Denim only when N is a
-// Denim block.
+// blocks may share a timestamp and carry a millisecond time. It runs Denim when N is a Denim
+// block, and from the activation when Denim is still to come after N as above (the upstream,
+// which runs the same rules, crosses it then); a Denim active at N on a non-Denim block N is
+// not the upstream's, and the replica does not run it.
 
 // forkDenim returns the Denim time of a fork of block b whose rules come from network, nil
 // when the fork does not run Denim. asOf is true when the fork runs the network's rules as of
@@ -65,34 +68,6 @@ func forkDenim(network networks.Network, asOf bool, now uint64, replica bool, b 
 	}
 	next := b.Time() + 1 // the first forked block is the first Denim block
 	return &next
-}
-
-// denimSlot returns the time of the first forked block after parent (block N, with
-// transactions parentTxs) on a fork whose Denim time is denim, given clock, the clock's time
-// (at least parent's + 1): after a Denim block, Tms(N) + 200 (five blocks share a second); else
-// clock. part is the block's millisecond part and on whether it is a Denim block.
-func denimSlot(denim *uint64, parent *types.Header, parentTxs types.Transactions, clock uint64) (time uint64, part uint16, on bool) {
-	time = clock
-	if parentMs, ok := oprollup.BlockTimeMs(parent.Time, parentTxs); ok && denim != nil {
-		time, part = oprollup.NextDenimTime(parentMs/1000, uint16(parentMs%1000))
-	}
-	return time, part, oprollup.IsDenim(denim, time)
-}
-
-// denimGas sets the gas limit and extraData of header, a Denim block after parent: on the
-// first Denim block the parent's gas limit divided by 10 and its EIP-1559 denominator
-// multiplied by 10 (oprollup.DenimGasParams), on a later one the parent's.
-func denimGas(config *params.ChainConfig, denim *uint64, header, parent *types.Header) error {
-	if !oprollup.IsFirstDenimBlock(denim, parent.Time, header.Time) {
-		header.GasLimit, header.Extra = parent.GasLimit, parent.Extra
-		return nil
-	}
-	limit, extra, err := oprollup.DenimGasParams(config, header.Time, parent.GasLimit, parent.Extra)
-	if err != nil {
-		return fmt.Errorf("first Denim block %d: %w", header.Number.Uint64(), err)
-	}
-	header.GasLimit, header.Extra = limit, extra
-	return nil
 }
 
 // baseTimeReads and baseTimeSlots are what a first forked Denim block reads of BaseTime

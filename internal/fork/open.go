@@ -451,7 +451,12 @@ func (f *Upstream) writeFirstBlock(ctx context.Context, bN *types.Block, config 
 	if op {
 		denim = f.denim
 	}
-	t, part, denimOn := denimSlot(denim, parent, bN.Transactions(), max(uint64(time.Now().Unix()), parent.Time+1)) // denim.go
+	// After a Denim block N: Tms(N) + 200 (five blocks share a second); else the clock.
+	next, err := oprollup.NextDenimBlock(config, denim, parent, bN.Transactions(), max(uint64(time.Now().Unix()), parent.Time+1))
+	if err != nil {
+		return nil, err
+	}
+	t := next.Time
 	header := &types.Header{
 		ParentHash: parent.Hash(),
 		Number:     number,
@@ -482,11 +487,9 @@ func (f *Upstream) writeFirstBlock(ctx context.Context, bN *types.Block, config 
 		header.Extra = l1.ExtraData(config, t)
 		accounts, slots = opFirstBlockReads()
 		accounts = append(append(accounts, parent.Coinbase), fc.Funded...)
-		if denimOn {
-			if err := denimGas(config, denim, header, parent); err != nil {
-				return nil, err
-			}
-			opening = append(opening, oprollup.BaseTimeDeposit(number.Uint64(), part))
+		if next.On {
+			header.GasLimit, header.Extra = next.GasLimit, next.Extra
+			opening = append(opening, oprollup.BaseTimeDeposit(number.Uint64(), next.Part))
 			accounts, slots = append(accounts, baseTimeReads()...), append(slots, baseTimeSlots()...)
 		}
 	}

@@ -2,7 +2,6 @@ package sequencer
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -32,34 +31,14 @@ import (
 // ErrDenimTime refuses a change of a Denim block's time.
 var ErrDenimTime = errors.New("a Denim block's time follows its parent's by 200 ms and cannot be set, nor a block moved to Denim's activation or past it")
 
-// denimBlock is what Denim makes of the next block: its part and, for the first Denim block,
-// the scaled gas parameters.
-type denimBlock struct {
-	on       bool
-	part     uint16
-	gasLimit uint64 // the block's gas limit
-	extra    []byte // the block's extraData
-}
-
-// denimLocked returns the Denim attributes of the block after head whose clock time is ts,
-// and the time the block takes (ts, or the Denim schedule's). s.mu must be held.
-func (s *Sequencer) denimLocked(head *types.Header, ts uint64) (denimBlock, uint64, error) {
-	denim := s.cfg.Denim
-	if s.cfg.L1 == nil || !oprollup.IsDenim(denim, ts) {
-		return denimBlock{}, ts, nil
+// denimLocked returns what Denim makes of the block after head whose clock time is ts
+// (oprollup.NextDenimBlock: the time it takes, ts or the Denim schedule's, its part and gas
+// parameters); nothing on a chain that is not an OP Stack chain. s.mu must be held.
+func (s *Sequencer) denimLocked(head *types.Header, ts uint64) (oprollup.DenimNext, error) {
+	if s.cfg.L1 == nil {
+		return oprollup.DenimNext{Time: ts}, nil
 	}
-	d := denimBlock{on: true, gasLimit: head.GasLimit, extra: head.Extra}
-	if parentMs, ok := oprollup.BlockTimeMs(head.Time, s.parentTxs(head)); ok {
-		ts, d.part = oprollup.NextDenimTime(parentMs/1000, uint16(parentMs%1000))
-	}
-	if oprollup.IsFirstDenimBlock(denim, head.Time, ts) {
-		limit, extra, err := oprollup.DenimGasParams(s.chain.Config(), ts, head.GasLimit, head.Extra)
-		if err != nil {
-			return denimBlock{}, 0, fmt.Errorf("first Denim block %d: %w", head.Number.Uint64()+1, err)
-		}
-		d.gasLimit, d.extra = limit, extra
-	}
-	return d, ts, nil
+	return oprollup.NextDenimBlock(s.chain.Config(), s.cfg.Denim, head, s.parentTxs(head), ts)
 }
 
 // denimAt reports whether the block at time is a Denim block on this chain.

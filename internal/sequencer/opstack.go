@@ -68,7 +68,7 @@ const l1InfoGas = 1_000_000
 // deposits taken from the queue, for putBack when the block does not open. A Denim block
 // (denim.go) has the BaseTime deposit right after the L1-attributes deposit, and its gas limit
 // and extraData are denim's.
-func (s *Sequencer) opAttributes(attrs *preconf.Attributes, head *types.Header, denim denimBlock) []queuedDeposit {
+func (s *Sequencer) opAttributes(attrs *preconf.Attributes, head *types.Header, denim oprollup.DenimNext) []queuedDeposit {
 	// Only the parent's L1-attributes deposit (its first transaction) matters: take it from the
 	// block this sequencer just sealed rather than read and decode the whole block back.
 	info := s.cfg.L1.Info(s.parentTxs(head), attrs.Time)
@@ -78,10 +78,10 @@ func (s *Sequencer) opAttributes(attrs *preconf.Attributes, head *types.Header, 
 	attrs.ExtraData = s.cfg.L1.ExtraData(s.chain.Config(), attrs.Time)
 	attrs.PrevRandao = info.Hash
 	gas := l1Info.Gas()
-	if denim.on {
-		baseTime := oprollup.BaseTimeDeposit(attrs.Number, denim.part)
+	if denim.On {
+		baseTime := oprollup.BaseTimeDeposit(attrs.Number, denim.Part)
 		attrs.Transactions = append(attrs.Transactions, baseTime)
-		attrs.GasLimit, attrs.ExtraData = denim.gasLimit, denim.extra
+		attrs.GasLimit, attrs.ExtraData = denim.GasLimit, denim.Extra
 		gas += baseTime.Gas()
 	}
 	n := 0

@@ -277,13 +277,13 @@ func (s *Sequencer) tick(seal bool, wait func() time.Time) (ready time.Time) {
 }
 
 func (s *Sequencer) openLocked(ctx context.Context) error {
-	head := s.preconf.Head()                  // the block sealed last, while the chain may still write it
-	ts := s.nextTimeLocked(head)              // devcontrol.go
-	denim, ts, err := s.denimLocked(head, ts) // denim.go
+	head := s.preconf.Head() // the block sealed last, while the chain may still write it
+	// The clock's time (devcontrol.go), or the Denim schedule's (denim.go).
+	denim, err := s.denimLocked(head, s.nextTimeLocked(head))
 	if err != nil {
 		return err
 	}
-	attrs := preconf.NextAttributes(s.chain.Config(), head, ts, s.cfg.FeeRecipient, s.cfg.ExtraData)
+	attrs := preconf.NextAttributes(s.chain.Config(), head, denim.Time, s.cfg.FeeRecipient, s.cfg.ExtraData)
 	var taken []queuedDeposit
 	if s.cfg.L1 != nil {
 		taken = s.opAttributes(&attrs, head, denim)
