@@ -54,19 +54,7 @@ func (n Network) RulesAsOf(chainID, now uint64) (*params.ChainConfig, error) {
 // checkLocal is [Network.CheckRules] at genesis of a local chain created at now: the forks
 // with a Fork.LocalEffect are left out.
 func (n Network) checkLocal(now uint64) error {
-	if err := checkForks(configForks(n.Config), 0, now); err != nil {
-		return err
-	}
-	if err := checkKarst(n.Config, 0, now); err != nil {
-		return err
-	}
-	var later []Fork
-	for _, f := range n.Later {
-		if f.LocalEffect == "" {
-			later = append(later, f)
-		}
-	}
-	return checkForks(later, 0, now)
+	return n.checkRules(0, now, func(f Fork) bool { return f.LocalEffect != "" })
 }
 
 // LocalOmits returns the network's forks, active at now, that flashrpc does not run and a

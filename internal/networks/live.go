@@ -14,8 +14,8 @@ import (
 //
 // The hashes are Base's block 0 (base/base's chain specifications). Base is the network whose
 // rules a local chain runs with forks the live one has and flashrpc does not (Beryl, Cobalt);
-// for the other networks, registry chains and Ethereum's, a chain with their chain id is taken
-// for the network, as before.
+// for the other networks, registry chains and Ethereum's, flashrpc keeps no genesis hash, so a
+// chain with their chain id is taken for the network.
 var liveGenesis = map[uint64]common.Hash{
 	params.BaseMainnetChainID: common.HexToHash("0xf712aa9241cc24369b143cf6dce85f0902a9731e70d66818a3a5845b296c73dd"),
 	baseSepoliaChainID:        common.HexToHash("0x0dcc9e089e30b90ddfc55be9a37dd15bc551aeee999d2e2b51414c54eaf934e4"),

@@ -3,6 +3,7 @@ package networks
 import (
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -52,14 +53,22 @@ func CheckRules(cfg *params.ChainConfig, number, time uint64) error {
 // CheckRules returns a *NotRunError when a fork of the network that flashrpc does not run
 // is active at the block with number and time, nil otherwise: [CheckRules] on the network's
 // own schedule, Later included. A fork of the network checks the block it continues with it.
-func (n Network) CheckRules(number, time uint64) error {
+func (n Network) CheckRules(number, time uint64) error { return n.checkRules(number, time, nil) }
+
+// checkRules is [Network.CheckRules] with the forks of n.Later for which skip, when not nil,
+// reports true left out.
+func (n Network) checkRules(number, time uint64, skip func(Fork) bool) error {
 	if err := checkForks(configForks(n.Config), number, time); err != nil {
 		return err
 	}
 	if err := checkKarst(n.Config, number, time); err != nil {
 		return err
 	}
-	return checkForks(n.Later, number, time)
+	later := n.Later
+	if skip != nil {
+		later = slices.DeleteFunc(slices.Clone(later), skip)
+	}
+	return checkForks(later, number, time)
 }
 
 // checkForks returns a *NotRunError for the first fork of forks that is active at the
