@@ -80,31 +80,18 @@ func (a *API) SimulateV1(ctx context.Context, p rpc.Params) (any, error) {
 		// `pending` without a block in progress (a chain without pre-confirmations, serve
 		// mode): the first simulated block is the next block as forecast (core's forecast.go),
 		// on Latest's state. The forecast's header is new per request: no prepared base.
-		st, err := a.Chain.StateAt(h)
-		if err != nil {
+		if err := a.sealedSimEnv(&env, h); err != nil {
 			return nil, err
 		}
-		v.Cheats.Apply(st)
-		env.Header, env.State, env.Pending = h, st, a.Forecast(v)
-		if a.ChainConfig.IsOptimism() {
-			if block := a.Chain.BlockByHash(h.Hash()); block != nil {
-				env.L1Info = l1InfoOf(block.Transactions())
-			}
-		}
+		v.Cheats.Apply(env.State)
+		env.Pending = a.Forecast(v)
 		base = simulate.NewBase(ctx, env)
 	default:
 		// By header pointer: the chain hands out one *types.Header per cached block, and a
 		// header's hash costs a Keccak-256 of its encoding per request.
 		base, err = a.simBases.Get(h, func() (*simulate.Base, error) {
-			st, err := a.Chain.StateAt(h)
-			if err != nil {
+			if err := a.sealedSimEnv(&env, h); err != nil {
 				return nil, err
-			}
-			env.Header, env.State = h, st
-			if a.ChainConfig.IsOptimism() {
-				if block := a.Chain.BlockByHash(h.Hash()); block != nil {
-					env.L1Info = l1InfoOf(block.Transactions())
-				}
 			}
 			return simulate.NewBase(ctx, env), nil
 		})
@@ -122,6 +109,22 @@ func (a *API) SimulateV1(ctx context.Context, p rpc.Params) (any, error) {
 		size += 2048 + 768*len(b.Calls)
 	}
 	return json.RawMessage(appendSimBlocks(make([]byte, 0, size), blocks, a.ChainConfig)), nil
+}
+
+// sealedSimEnv starts env on sealed block h: its state and, on an OP Stack chain, its L1
+// attributes, which the simulated blocks' L1 costs read.
+func (a *API) sealedSimEnv(env *simulate.Env, h *types.Header) error {
+	st, err := a.Chain.StateAt(h)
+	if err != nil {
+		return err
+	}
+	env.Header, env.State = h, st
+	if a.ChainConfig.IsOptimism() {
+		if block := a.Chain.BlockByHash(h.Hash()); block != nil {
+			env.L1Info = l1InfoOf(block.Transactions())
+		}
+	}
+	return nil
 }
 
 // l1InfoOf returns the L1-attributes deposit an OP Stack block opens with, nil for a block
