@@ -6,6 +6,13 @@ import "github.com/flashrpc/flashrpc/internal/txpool"
 // dropped (preconf.Preconf.TakeDropped), checked against view, the block just opened on the
 // chain's head: the ones still valid are pre-confirmed and sealed again, in their order, and
 // their senders' nonces go on from there. s.mu must be held.
+//
+// They go back without the pool's Add hook (txpool.Pool.Requeue), so automine does not seal
+// them at once: they are sealed by the next seal, as any transaction in the pool. Only the
+// timer's seals are written asynchronously and can be dropped, and the timer does not seal
+// under automine, so this happens only to a write that failed while automine was being turned
+// on (SetAutomine waits for it): its transactions, like those pre-confirmed but not sealed
+// when automine came on, wait for the next transaction sent or the next evm_mine.
 func (s *Sequencer) requeueDroppedLocked(view txpool.View) {
 	txs := s.preconf.TakeDropped()
 	if len(txs) == 0 {

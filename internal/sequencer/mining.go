@@ -42,7 +42,9 @@ func (s *Sequencer) Timer() (time.Duration, time.Time) {
 // SetAutomine turns automine on or off (evm_setAutomine). On, each transaction the pool takes
 // as executable is pre-confirmed and its block sealed and written before the pool's Add
 // returns (so before eth_sendRawTransaction and eth_sendTransaction answer), and the timer
-// seals nothing; off, the timer seals every BlockTime again.
+// seals nothing; off, the timer seals every BlockTime again. Turning it on seals nothing by
+// itself: transactions pre-confirmed by then, and those of a block whose chain write failed
+// meanwhile (dropped.go), are sealed with the next transaction sent or by the next Mine.
 func (s *Sequencer) SetAutomine(on bool) {
 	s.loopMu.Lock()
 	defer s.loopMu.Unlock()
@@ -54,8 +56,10 @@ func (s *Sequencer) SetAutomine(on bool) {
 }
 
 // SetBlockTime sets the timer's block time (evm_setIntervalMining); 0 turns the timer's seals
-// off. Pre-confirmations keep Config.PreconfInterval: a block time that is not a whole number
-// of intervals is handled as such a Config.BlockTime is (loop).
+// off. Pre-confirmations keep Config.PreconfInterval, except on a chain without
+// pre-confirmations (Config.NoPreconfirmations), where the timer builds once a block, at its
+// seal (nopreconf.go): a block time that is not a whole number of intervals is handled as
+// such a Config.BlockTime is (loop).
 func (s *Sequencer) SetBlockTime(d time.Duration) error {
 	if d < 0 || d > MaxBlockTime {
 		return fmt.Errorf("block time %s out of range [0, %s]", d, MaxBlockTime)
