@@ -137,10 +137,14 @@ func Open(cfg Config) (*Chain, error) {
 	} else if has, _ := c.db.Has(append([]byte(UpstreamTable), upstreamMetaKey...)); has {
 		return nil, errors.Join(fmt.Errorf("open chain: %s holds a fork of another chain: open it with internal/fork", dir), c.closeDB())
 	}
-	if genesis == nil && rawdb.ReadCanonicalHash(c.db, 0) == (common.Hash{}) {
+	newChain := rawdb.ReadCanonicalHash(c.db, 0) == (common.Hash{})
+	if genesis == nil && newChain {
 		return nil, errors.Join(fmt.Errorf("open chain: %s %w (import one first)", dir, ErrNoChain), c.closeDB())
 	}
-	denim, storeDenim, err := resolveDenim(c.db, cfg.Denim, dir) // denimtime.go
+	denim, storeDenim, err := resolveDenim(c.db, cfg.Denim, dir, newChain) // denimtime.go
+	if err == nil && storeDenim && newChain {
+		err = writeDenim(c.db, denim) // before the genesis is committed
+	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 	}
@@ -162,7 +166,7 @@ func Open(cfg Config) (*Chain, error) {
 		oprollup.LiftCodeSizeLimits(bc.Config())
 	}
 	applyRules(bc, denim) // rules.go: the forks op-geth does not run, before any block executes
-	if storeDenim {
+	if storeDenim && !newChain {
 		// Once the chain is there: a chain that failed to open keeps no Denim time.
 		if err := writeDenim(c.db, denim); err != nil {
 			bc.Stop()

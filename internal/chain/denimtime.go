@@ -21,8 +21,14 @@ var ErrDenimConflict = errors.New("conflicts with the chain's Denim time")
 // resolveDenim returns the Denim time of the chain in db when it is opened with given: the
 // stored one when given is nil, given when they agree, an error naming both when they do
 // not. store says that db holds none yet (a new chain, or one written before the time was
-// stored), so Open writes the result once the chain is open.
-func resolveDenim(db ethdb.KeyValueReader, given *uint64, dir string) (denim *uint64, store bool, err error) {
+// stored), so Open writes the result. newChain says that db has no block 0 yet: Open writes
+// a new chain's time before it commits the genesis, so that a crash between the two cannot
+// leave a genesis without its Denim time, and a time stored without a block 0 (a crash
+// before the genesis) is not the chain's: given replaces it.
+func resolveDenim(db ethdb.KeyValueReader, given *uint64, dir string, newChain bool) (denim *uint64, store bool, err error) {
+	if newChain {
+		return given, true, nil
+	}
 	has, err := db.Has(denimKey)
 	if err == nil && !has {
 		return given, true, nil

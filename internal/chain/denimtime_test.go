@@ -2,8 +2,12 @@ package chain_test
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/ethdb/pebble"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
@@ -71,5 +75,41 @@ func TestDenimStored(t *testing.T) {
 	_, err = chain.Open(chain.Config{DataDir: plain, Denim: &zero})
 	if !errors.Is(err, chain.ErrDenimConflict) || !strings.Contains(err.Error(), "does not run Denim") {
 		t.Fatalf("Denim given to a chain created without it: %v", err)
+	}
+}
+
+// TestDenimKeyWithoutGenesis: a Denim time stored in a database without a block 0 (a crash
+// between storing a new chain's time and committing its genesis) is not the chain's: the
+// next Open creates the chain with the time it is given, and keeps that one.
+func TestDenimKeyWithoutGenesis(t *testing.T) {
+	g, err := oprollup.DevDenimGenesis(chain.DefaultChainID, nil, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	kv, err := pebble.New(filepath.Join(dir, "chaindata"), 16, 16, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := rawdb.NewDatabase(kv)
+	if err := chain.StoreDenim(db, nil); err != nil { // "does not run Denim", and no block 0
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	zero := uint64(0)
+	for _, given := range []*uint64{&zero, nil} { // created with Denim, then reopened without
+		c, err := chain.Open(chain.Config{DataDir: dir, Genesis: g, Denim: given})
+		if err != nil {
+			t.Fatalf("open with Denim %v: %v", given, err)
+		}
+		d := c.Denim()
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if d == nil || *d != 0 {
+			t.Fatalf("opened with Denim %v: the chain runs Denim from %v, want 0", given, d)
+		}
 	}
 }
