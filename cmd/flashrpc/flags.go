@@ -145,7 +145,7 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	o.register(fs, "directory that keeps the chain across restarts (default: a temporary directory removed on exit)")
 	fs.Uint64Var(&o.chainID, "chain-id", chain.DefaultChainID, "chain id of a new dev chain (with --fork-url: default the upstream's; with --network: still 1337 by default, so nothing signed for it is valid on the real network)")
 	o.chainFlags.registerChain(fs)
-	fs.DurationVar(&o.blockTime, "block-time", 2*time.Second, "how often a block is sealed (0 = only on request: dev_seal) (with --network: the network's block time, 200ms for base-*)")
+	fs.DurationVar(&o.blockTime, "block-time", 2*time.Second, "how often a block is sealed (0 = only on request: dev_seal) (with --network: the network's block time; 200ms on a chain that runs Denim, as base-* does)")
 	fs.DurationVar(&o.preconfInterval, "preconf-interval", 200*time.Millisecond, "how often the block in progress is pre-confirmed (0 = only on request: dev_preconfirm) (with --network: the network's interval; a chain that runs Denim, --network base-*, has none, and a value is refused)")
 	fs.IntVar(&o.accounts, "accounts", 10, "number of dev accounts funded with 10,000 ETH at genesis")
 	registerFeed(fs, &o.feed)
