@@ -176,7 +176,7 @@ func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
 }
 
 // runnable returns the blocks before the first one at which a fork flashrpc does not run is
-// active (networks.CheckRules on the chain's configuration), and that block's refusal (nil
+// active (the chain configuration's networks.RuleCheck), and that block's refusal (nil
 // when every block runs): a replica never executes a block with rules older than the chain's.
 func (f *Follower) runnable(blocks []*types.Block) ([]*types.Block, *networks.NotRunError) {
 	for i, b := range blocks {
