@@ -161,9 +161,10 @@ type senderPool struct {
 	wg      sync.WaitGroup
 }
 
-// senderJobs is the queue of a senderPool in entries per worker. A recovery takes one entry
-// per worker it may use, at most one per worker: at least senderJobs recoveries fit, a
-// flashblock's each. What does not fit is left to execution.
+// senderJobs is the length of a senderPool's queue in entries per worker. A recovery (a
+// flashblock's) takes an entry for each worker it may use, one per recoverPerWorker
+// transactions up to all of them: at least senderJobs recoveries fit. What does not fit is
+// left to execution.
 const senderJobs = payloadQueue
 
 // newSenderPool starts GOMAXPROCS workers, which recover senders until ctx ends; after,
