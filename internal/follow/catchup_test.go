@@ -3,6 +3,7 @@ package follow
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -240,12 +241,22 @@ func TestPrepareBlocks(t *testing.T) {
 
 // TestSyncWaitsForFetches checks that closing a sync's look-ahead cancels the batches in
 // flight and returns only once their fetches have ended: each has delivered its result. The
-// upstream answers no block until the request is cancelled.
+// upstream answers nothing until the request is cancelled or the test ends.
 func TestSyncWaitsForFetches(t *testing.T) {
+	ended := make(chan struct{})
 	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
+		// Read to the end: only then does the server watch the connection, and cancel the
+		// request's context when the client drops it.
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return
+		}
+		select {
+		case <-r.Context().Done():
+		case <-ended:
+		}
 	}))
 	t.Cleanup(stuck.Close)
+	t.Cleanup(func() { close(ended) }) // runs first: no handler holds the server's Close
 	c, err := chain.Open(*l1Genesis(t)())
 	if err != nil {
 		t.Fatal(err)
