@@ -15,8 +15,8 @@ const jumpDestsKept = 1024
 // bytes, for the largest code a chain can deploy (EIP-170's limit as Amsterdam raises it).
 // Code a state override sets, or a chain run with its code size limit disabled, can be
 // far longer (a 5 MiB request carries 2.5 MB of code, a 330 kB analysis): such analyses
-// are not kept, so the analyses kept stay under jumpDestsKept × 4 kB, 4 MB, whatever the
-// requests.
+// are not kept, so the analyses kept take at most jumpDestsKept × 4.1 kB, 4.2 MB, whatever
+// the requests.
 const jumpDestBytesKept = params.MaxCodeSizeAmsterdam/8 + 5
 
 // JumpDests are the JUMPDEST analyses of the code simulations run, for sharing between
