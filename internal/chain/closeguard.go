@@ -33,6 +33,7 @@ var errDatabaseClosed = errors.New("chain database closed")
 // errDatabaseClosed, and SyncKeyValue and Compact return it. It is safe for concurrent use.
 type closeGuard struct {
 	ethdb.KeyValueStore
+	wait time.Duration // how long Close waits: closeWait
 
 	mu      sync.Mutex
 	idle    sync.Cond // broadcast when busy reaches zero, and at Close's deadline
@@ -40,13 +41,13 @@ type closeGuard struct {
 	closing bool      // Close has begun; guarded by mu
 
 	// closeMu is held for writing while the store closes and for reading while an iterator
-	// is released: one released after Close gave up waiting is not handed to Pebble.
+	// is used or released: one used after Close gave up waiting is not handed to Pebble.
 	closeMu sync.RWMutex
 	closed  bool // guarded by closeMu
 }
 
 func newCloseGuard(kv ethdb.KeyValueStore) *closeGuard {
-	g := &closeGuard{KeyValueStore: kv}
+	g := &closeGuard{KeyValueStore: kv, wait: closeWait}
 	g.idle.L = &g.mu
 	return g
 }
@@ -104,13 +105,13 @@ func (g *closeGuard) Compact(start []byte, limit []byte) error {
 func (g *closeGuard) Close() error {
 	g.mu.Lock()
 	g.closing = true
-	deadline := time.AfterFunc(closeWait, func() {
+	deadline := time.AfterFunc(g.wait, func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		g.idle.Broadcast()
 	})
 	start := time.Now()
-	for g.busy > 0 && time.Since(start) < closeWait {
+	for g.busy > 0 && time.Since(start) < g.wait {
 		g.idle.Wait()
 	}
 	deadline.Stop()
@@ -121,16 +122,55 @@ func (g *closeGuard) Close() error {
 	err := g.KeyValueStore.Close()
 	g.closeMu.Unlock()
 	if open > 0 {
-		err = errors.Join(fmt.Errorf("%d database iterators or calls still open %s after closing began", open, closeWait), err)
+		err = errors.Join(fmt.Errorf("%d database iterators or calls still open %s after closing began", open, g.wait), err)
 	}
 	return err
 }
 
-// guardedIterator is an iterator closeGuard counts until its Release.
+// guardedIterator is an iterator closeGuard counts until its Release. Once the store was
+// closed anyway (Close gave up waiting), it is empty and reports errDatabaseClosed: it is
+// not used on the closed store, where Pebble's iterator would read released memory.
 type guardedIterator struct {
 	ethdb.Iterator
 	g        *closeGuard
 	released bool // Release is not safe for concurrent use, as go-ethereum's iterators
+}
+
+// Next implements ethdb.Iterator.
+func (it *guardedIterator) Next() bool {
+	it.g.closeMu.RLock()
+	defer it.g.closeMu.RUnlock()
+	return !it.g.closed && it.Iterator.Next()
+}
+
+// Error implements ethdb.Iterator.
+func (it *guardedIterator) Error() error {
+	it.g.closeMu.RLock()
+	defer it.g.closeMu.RUnlock()
+	if it.g.closed {
+		return errDatabaseClosed
+	}
+	return it.Iterator.Error()
+}
+
+// Key implements ethdb.Iterator.
+func (it *guardedIterator) Key() []byte {
+	it.g.closeMu.RLock()
+	defer it.g.closeMu.RUnlock()
+	if it.g.closed {
+		return nil
+	}
+	return it.Iterator.Key()
+}
+
+// Value implements ethdb.Iterator.
+func (it *guardedIterator) Value() []byte {
+	it.g.closeMu.RLock()
+	defer it.g.closeMu.RUnlock()
+	if it.g.closed {
+		return nil
+	}
+	return it.Iterator.Value()
 }
 
 // Release implements ethdb.Iterator. An iterator released after the store was closed anyway

@@ -60,7 +60,7 @@
 // header with its parent's timestamp from then on
 // (oprollup.HeaderRules), and gives a Denim block's time in milliseconds (TimeMs, timems.go)
 // for the RPC's timestampMs and blockTimestampMs. Import refuses a block at which a fork flashrpc does not
-// run is active (networks.CheckRules), before executing anything.
+// run is active (networks.RuleCheck), before executing anything.
 //
 // Imports: go-ethereum, internal/networks (the dev chain's configuration, the forks flashrpc
 // runs), internal/recent, internal/impersonation, and internal/oprollup (the rules op-geth

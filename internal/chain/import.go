@@ -66,7 +66,7 @@ func lastNumber(blocks types.Blocks) string {
 // Import executes, validates and inserts blocks, calling progress after every batch. On a
 // failure the chain is rewound to the head it had before, so the database is left as it was;
 // the error names the failing block and the reason. A block at which a fork flashrpc does not
-// run is active (networks.CheckRules) is refused before any block is executed.
+// run is active (networks.RuleCheck) is refused before any block is executed.
 func (c *Chain) Import(ctx context.Context, blocks types.Blocks, progress func(ImportProgress)) error {
 	rules := networks.NewRuleCheck(c.Config())
 	for _, b := range blocks {

@@ -104,7 +104,7 @@ func TestReexecuteFlashblock(t *testing.T) {
 	p0, p1 := flashblockPair(t, g, 4*recoverPerWorker) // enough for senders recovered beside execution
 	short := *p1
 	short.Diff.Transactions = p1.Diff.Transactions[:len(p1.Diff.Transactions)-1]
-	pool := newSenderPool()
+	pool := newSenderPool(ctx)
 	defer pool.close()
 	for _, onArrival := range []bool{false, true} {
 		t.Run(fmt.Sprintf("on-arrival=%v", onArrival), func(t *testing.T) {
@@ -161,7 +161,7 @@ func BenchmarkReexecuteFlashblock(b *testing.B) {
 				g := opGenesis(b)
 				p0, p1 := flashblockPair(b, g, n)
 				f := replicaOf(b, g)
-				pool := newSenderPool()
+				pool := newSenderPool(ctx)
 				defer pool.close()
 				arr := &arrivals{config: f.chain.Config(), pool: pool}
 				var cpu time.Duration

@@ -3,7 +3,6 @@ package follow
 import (
 	"context"
 	"math/big"
-	"runtime"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/core/types"
@@ -15,7 +14,9 @@ import (
 // Inserting then finds every sender cached in its transaction, and batches that are ready are
 // inserted together (up to syncInsertMax blocks), so the chain's per-insert costs (one synced
 // database write, the head's publication) are paid once for all of them. The look-ahead is
-// bounded: at most syncAhead batches are in flight or waiting, each of syncBatch blocks.
+// bounded: at most syncAhead batches are in flight or waiting, each of syncBatch blocks. A
+// batch abandoned (the sync went another way, after a rewind) has its fetch cancelled, and
+// the sync waits for every fetch it started to end before it returns.
 // Header checks, transactions roots and execution stay with the insert (go-ethereum's
 // InsertChain: nothing is served before it verified the block).
 
@@ -30,7 +31,8 @@ const (
 // prefetch is a batch of blocks being fetched in the background.
 type prefetch struct {
 	from, to uint64
-	done     chan fetched // receives once
+	done     chan fetched       // receives once
+	cancel   context.CancelFunc // ends the fetch; called once the batch is taken or abandoned
 }
 
 type fetched struct {
@@ -43,6 +45,7 @@ type fetched struct {
 type lookahead struct {
 	f        *Follower
 	inFlight []*prefetch
+	fetches  sync.WaitGroup // the fetches started, until they end
 }
 
 // take returns the blocks from..to: the batch in flight for them, or fetched now. It then
@@ -51,14 +54,16 @@ func (la *lookahead) take(ctx context.Context, from, to, target uint64) ([]*type
 	var blocks []*types.Block
 	var err error
 	if len(la.inFlight) > 0 && la.inFlight[0].from == from && la.inFlight[0].to == to {
-		r := <-la.inFlight[0].done
+		p := la.inFlight[0]
+		r := <-p.done
+		p.cancel()
 		blocks, err = r.blocks, r.err
 		la.inFlight = la.inFlight[1:]
 	} else {
 		// Another range: what was in flight is abandoned. The writer waits for this batch
 		// anyway; the insert recovers its senders beside execution (go-ethereum's sender
 		// cacher), sooner than recovering them all first here would.
-		la.inFlight = nil
+		la.abandon()
 		blocks, err = la.f.up.blocksByNumber(ctx, from, to)
 	}
 	if err == nil && len(blocks) == int(to-from+1) {
@@ -75,8 +80,23 @@ func (la *lookahead) fill(ctx context.Context, last, target uint64) {
 	for len(la.inFlight) < syncAhead && last < target {
 		from := last + 1
 		last = min(target, from+syncBatch-1)
-		la.inFlight = append(la.inFlight, la.f.prefetch(ctx, from, last))
+		la.inFlight = append(la.inFlight, la.prefetch(ctx, from, last))
 	}
+}
+
+// abandon cancels the fetches of the batches in flight and forgets them.
+func (la *lookahead) abandon() {
+	for _, p := range la.inFlight {
+		p.cancel()
+	}
+	la.inFlight = nil
+}
+
+// close abandons the batches in flight and waits until every fetch started has ended: none
+// is left recovering senders once the sync is over.
+func (la *lookahead) close() {
+	la.abandon()
+	la.fetches.Wait()
 }
 
 // ready returns the next batch when it has arrived whole without an error and follows to
@@ -92,6 +112,7 @@ func (la *lookahead) ready(to uint64) []*types.Block {
 			p.done <- r // left for take, which handles the error or the short batch
 			return nil
 		}
+		p.cancel()
 		la.inFlight = la.inFlight[1:]
 		return r.blocks
 	default:
@@ -99,58 +120,49 @@ func (la *lookahead) ready(to uint64) []*types.Block {
 	}
 }
 
-// prefetch starts fetching blocks from..to. Its goroutine never blocks: an abandoned result
-// stays in the buffered channel.
-func (f *Follower) prefetch(ctx context.Context, from, to uint64) *prefetch {
-	p := &prefetch{from: from, to: to, done: make(chan fetched, 1)}
-	go func() {
-		blocks, err := f.fetchBatch(ctx, from, to)
+// prefetch starts fetching blocks from..to, until ctx ends or the batch is abandoned. Its
+// goroutine never blocks: an abandoned result stays in the buffered channel.
+func (la *lookahead) prefetch(ctx context.Context, from, to uint64) *prefetch {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &prefetch{from: from, to: to, done: make(chan fetched, 1), cancel: cancel}
+	la.fetches.Go(func() {
+		blocks, err := la.f.fetchBatch(ctx, from, to)
 		p.done <- fetched{blocks, err}
-	}()
+	})
 	return p
 }
 
 // fetchBatch fetches blocks from..to and prepares their transactions (prepareBlocks).
 func (f *Follower) fetchBatch(ctx context.Context, from, to uint64) ([]*types.Block, error) {
 	blocks, err := f.up.blocksByNumber(ctx, from, to)
-	prepareBlocks(f.chain.Config(), blocks)
+	prepareBlocks(ctx, f.chain.Config(), blocks)
 	return blocks, err
 }
 
 // prepareBlocks prepares blocks' transactions (prepareTx: sender, hash, rollup cost
 // data) on every core, each cached in its transaction, where inserting the block finds it;
-// and computes each block's hash. An invalid signature is left for the insert to refuse, with
-// its error.
-func prepareBlocks(config *params.ChainConfig, blocks []*types.Block) {
-	opStack := config.IsOptimism()
-	type job struct {
-		tx     *types.Transaction
-		signer types.Signer
-	}
-	var jobs []job
+// and computes each block's hash. It is one recovery over the blocks' transactions, each with
+// its block's signer; once ctx ends, the transactions left are not prepared. An invalid
+// signature is left for the insert to refuse, with its error.
+func prepareBlocks(ctx context.Context, config *params.ChainConfig, blocks []*types.Block) {
+	var txs []*types.Transaction
+	var signers []types.Signer
 	for _, b := range blocks {
 		b.Hash()
 		signer := types.MakeSigner(config, new(big.Int).SetUint64(b.NumberU64()), b.Time())
 		for _, tx := range b.Transactions() {
 			if !tx.IsDepositTx() { // a deposit names its sender
-				jobs = append(jobs, job{tx, signer})
+				txs, signers = append(txs, tx), append(signers, signer)
 			}
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(jobs)/recoverPerWorker)
-	if workers < 2 {
-		for _, j := range jobs {
-			prepareTx(j.signer, j.tx, opStack)
-		}
+	if len(txs) == 0 {
 		return
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(jobs); i += workers {
-				prepareTx(jobs[i].signer, jobs[i].tx, opStack)
-			}
-		})
+	r := newRecovery(ctx, txs, signers, config.IsOptimism())
+	for range workers(len(txs)) - 1 { // the calling goroutine is a worker too
+		go r.work()
 	}
-	wg.Wait()
+	r.work()
+	r.waitAll()
 }

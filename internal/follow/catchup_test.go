@@ -3,9 +3,11 @@ package follow
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -135,9 +137,10 @@ func TestCatchUpPipeline(t *testing.T) {
 	var serves atomic.Uint64
 	serves.Store(syncInsertMax + 5) // the head says more: the batch at the edge is short
 	var failed atomic.Bool
+	var syncs atomic.Int32
 	up := rawUpstream(t, src, &serves, func(n uint64) bool {
 		// Once, in the second sync (the first may have asked for it ahead and dropped it).
-		return n == syncInsertMax+syncBatch*2+1 && serves.Load() == blocks && !failed.Swap(true)
+		return n == syncInsertMax+syncBatch*2+1 && syncs.Load() == 2 && !failed.Swap(true)
 	})
 	c, err := chain.Open(*g())
 	if err != nil {
@@ -154,6 +157,7 @@ func TestCatchUpPipeline(t *testing.T) {
 		f.upKnown.Store(true)
 		f.upLastOK.Store(time.Now().UnixNano())
 		f.refused = refusal{} // no backoff between the test's syncs
+		syncs.Add(1)
 		f.sync(ctx)
 	}
 	sync(blocks)
@@ -179,8 +183,22 @@ func TestCatchUpPipeline(t *testing.T) {
 	}
 }
 
+// senderAllocs returns the allocations of asking for tx's sender for signer: about 15 when it
+// is recovered (secp256k1), which caches it, none when it was cached.
+func senderAllocs(signer types.Signer, tx *types.Transaction) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	types.Sender(signer, tx)
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
+}
+
+// senderCachedMax is the most allocations senderAllocs may see for a cached sender: none,
+// with room for another goroutine's allocation in the same moment.
+const senderCachedMax = 4
+
 // TestPrepareBlocks checks that the pipeline's recovery gives each transaction the
-// sender it was signed by, whichever worker took it.
+// sender it was signed by, whichever worker took it, cached in the transaction.
 func TestPrepareBlocks(t *testing.T) {
 	g := l1Genesis(t)
 	src, err := chain.Open(*g())
@@ -192,23 +210,114 @@ func TestPrepareBlocks(t *testing.T) {
 	var nonce uint64
 	sealTransfers(t, src, pre, &nonce, 3*recoverPerWorker)
 	sealTransfers(t, src, pre, &nonce, 1)
-	enc, err := rlp.EncodeToBytes(src.BlockByNumber(1))
+	blocks := make([]*types.Block, 2)
+	for i := range blocks {
+		enc, err := rlp.EncodeToBytes(src.BlockByNumber(uint64(i + 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks[i] = new(types.Block) // decoded afresh: no sender cached
+		if err := rlp.DecodeBytes(enc, blocks[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prepareBlocks(context.Background(), src.Config(), blocks)
+	want := crypto.PubkeyToAddress(benchKey.PublicKey)
+	if len(blocks[0].Transactions()) != 3*recoverPerWorker {
+		t.Fatalf("block 1 has %d transactions, want %d", len(blocks[0].Transactions()), 3*recoverPerWorker)
+	}
+	for _, b := range blocks {
+		signer := types.MakeSigner(src.Config(), b.Number(), b.Time())
+		for i, tx := range b.Transactions() {
+			if allocs := senderAllocs(signer, tx); allocs > senderCachedMax {
+				t.Fatalf("block %d transaction %d: sender not cached (%d allocations to recover it)", b.NumberU64(), i, allocs)
+			}
+			if got, err := types.Sender(signer, tx); err != nil || got != want {
+				t.Fatalf("block %d transaction %d: sender %s (%v), want %s", b.NumberU64(), i, got, err, want)
+			}
+		}
+	}
+}
+
+// TestSyncWaitsForFetches checks that closing a sync's look-ahead cancels the batches in
+// flight and returns only once their fetches have ended: each has delivered its result. The
+// upstream answers nothing until the request is cancelled or the test ends.
+func TestSyncWaitsForFetches(t *testing.T) {
+	ended := make(chan struct{})
+	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Read to the end: only then does the server watch the connection, and cancel the
+		// request's context when the client drops it.
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return
+		}
+		select {
+		case <-r.Context().Done():
+		case <-ended:
+		}
+	}))
+	t.Cleanup(stuck.Close)
+	t.Cleanup(func() { close(ended) }) // runs first: no handler holds the server's Close
+	c, err := chain.Open(*l1Genesis(t)())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b types.Block // decoded afresh: no sender cached
-	if err := rlp.DecodeBytes(enc, &b); err != nil {
+	t.Cleanup(func() { c.Close() })
+	f, err := New(Config{Upstream: stuck.URL}, c, preconf.New(c))
+	if err != nil {
 		t.Fatal(err)
 	}
-	prepareBlocks(src.Config(), []*types.Block{&b, src.BlockByNumber(2)})
-	want := crypto.PubkeyToAddress(benchKey.PublicKey)
-	signer := types.MakeSigner(src.Config(), b.Number(), b.Time())
-	if len(b.Transactions()) != 3*recoverPerWorker {
-		t.Fatalf("block 1 has %d transactions, want %d", len(b.Transactions()), 3*recoverPerWorker)
+	la := &lookahead{f: f}
+	la.fill(context.Background(), 0, 10*syncBatch)
+	inFlight := la.inFlight
+	if len(inFlight) != syncAhead {
+		t.Fatalf("%d batches in flight, want %d", len(inFlight), syncAhead)
 	}
-	for i, tx := range b.Transactions() {
-		if got, err := types.Sender(signer, tx); err != nil || got != want {
-			t.Fatalf("transaction %d: sender %s (%v), want %s", i, got, err, want)
+	la.close()
+	for _, p := range inFlight {
+		select {
+		case r := <-p.done:
+			if r.err == nil {
+				t.Fatalf("batch %d..%d: fetched from an upstream that answers nothing", p.from, p.to)
+			}
+		default:
+			t.Fatalf("batch %d..%d: its fetch still runs after the look-ahead closed", p.from, p.to)
+		}
+	}
+}
+
+// TestSenderPoolClosedContext checks that a pool whose context has ended recovers nothing
+// queued: closing the feed reader does not wait for the senders of flashblocks nobody will
+// execute.
+func TestSenderPoolClosedContext(t *testing.T) {
+	cfg := params.AllDevChainProtocolChanges
+	signer := types.LatestSigner(cfg)
+	txs := make([]*types.Transaction, 4*recoverPerWorker)
+	for i := range txs {
+		tx, err := types.SignNewTx(benchKey, signer, &types.DynamicFeeTx{ChainID: cfg.ChainID, Nonce: uint64(i), Gas: params.TxGas})
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := tx.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		txs[i] = new(types.Transaction) // decoded afresh: no sender cached
+		if err := txs[i].UnmarshalBinary(enc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pool := newSenderPool(ctx)
+	cancel()
+	r := pool.submit(txs, signer, false)
+	if r == nil {
+		t.Fatal("nothing queued")
+	}
+	pool.close()
+	r.waitAll()
+	for i, tx := range txs {
+		if allocs := senderAllocs(signer, tx); allocs <= senderCachedMax {
+			t.Fatalf("transaction %d: sender recovered after the pool's context ended (%d allocations to ask for it)", i, allocs)
 		}
 	}
 }

@@ -74,7 +74,7 @@
 // are safe for concurrent use.
 //
 // No silent divergence: a sealed block at which a fork flashrpc does not run is active
-// (networks.CheckRules on the chain's configuration) is refused before it executes, and
+// (the chain configuration's networks.RuleCheck, derived once) is refused before it executes, and
 // sync stops below it (sync.go).
 //
 // Imports: chain, preconf, flashblocks, metrics, remote, networks and go-ethereum.

@@ -27,7 +27,7 @@ type received struct {
 // do not decode are logged and skipped; the connection stays up. Each flashblock's senders are
 // recovered on a pool of workers from its arrival (recover.go); the pool ends with the reader.
 func (f *Follower) readFeed(ctx context.Context) {
-	pool := newSenderPool()
+	pool := newSenderPool(ctx)
 	defer pool.close()
 	arr := &arrivals{config: f.chain.Config(), pool: pool}
 	backoff := feedBackoffMin

@@ -123,7 +123,7 @@ func (f *Follower) open(ctx context.Context, p *flashblocks.Payload, d *decoded)
 	}
 	f.discard()
 	if d == nil {
-		d = decodeNow(p, f.signerFor(number, uint64(base.Timestamp)), f.chain.Config().IsOptimism())
+		d = decodeNow(ctx, p, f.signerFor(number, uint64(base.Timestamp)), f.chain.Config().IsOptimism())
 	}
 	txs, senders := d.txs, d.senders
 	if d.err != nil {
@@ -210,7 +210,7 @@ func (f *Follower) apply(ctx context.Context, p *flashblocks.Payload, d *decoded
 		return errors.New("no block in progress")
 	}
 	if d == nil {
-		d = decodeNow(p, f.signerFor(c.number, last.Block.Time()), f.chain.Config().IsOptimism())
+		d = decodeNow(ctx, p, f.signerFor(c.number, last.Block.Time()), f.chain.Config().IsOptimism())
 	}
 	txs, senders := d.txs, d.senders
 	if d.err != nil {

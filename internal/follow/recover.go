@@ -1,6 +1,7 @@
 package follow
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 	"runtime"
@@ -48,14 +49,14 @@ func decodeTxs(p *flashblocks.Payload) ([]*types.Transaction, error) {
 }
 
 // decodeNow decodes p's transactions on the writer, at its turn, and starts recovering their
-// senders on goroutines of their own (recoverSenders): a flashblock that did not come through
-// the feed reader (tests, benchmarks).
-func decodeNow(p *flashblocks.Payload, signer types.Signer, opStack bool) *decoded {
+// senders on goroutines of their own (recoverSenders) until ctx ends: a flashblock that did
+// not come through the feed reader (tests, benchmarks).
+func decodeNow(ctx context.Context, p *flashblocks.Payload, signer types.Signer, opStack bool) *decoded {
 	txs, err := decodeTxs(p)
 	if err != nil {
 		return &decoded{err: err}
 	}
-	return &decoded{txs: txs, senders: recoverSenders(txs, signer, opStack)}
+	return &decoded{txs: txs, senders: recoverSenders(ctx, txs, signer, opStack)}
 }
 
 // prepareTx recovers tx's sender for signer and computes its hash and, on the OP Stack
@@ -70,17 +71,20 @@ func prepareTx(signer types.Signer, tx *types.Transaction, opStack bool) {
 }
 
 // recovery is the recovery of a list of transactions' senders (prepareTx), in the
-// transactions' order, by any number of workers, while the writer executes them one by one.
+// transactions' order, by any number of workers, while the writer executes them one by one
+// (a flashblock's) or waits for them all (a catch-up batch's). It is the one mechanism of
+// sender recovery here: the feed reader's pool, decodeNow and prepareBlocks all run it.
 type recovery struct {
+	ctx     context.Context // once it ends, the transactions left are not prepared
 	txs     []*types.Transaction
-	signer  types.Signer
+	signers []types.Signer // signers[i] is transaction i's block's; a single one: every transaction's
 	opStack bool
 	next    atomic.Int64    // the next transaction a worker takes
-	done    []chan struct{} // closed once transaction i is prepared
+	done    []chan struct{} // closed once transaction i is prepared, or skipped
 }
 
-func newRecovery(txs []*types.Transaction, signer types.Signer, opStack bool) *recovery {
-	r := &recovery{txs: txs, signer: signer, opStack: opStack, done: make([]chan struct{}, len(txs))}
+func newRecovery(ctx context.Context, txs []*types.Transaction, signers []types.Signer, opStack bool) *recovery {
+	r := &recovery{ctx: ctx, txs: txs, signers: signers, opStack: opStack, done: make([]chan struct{}, len(txs))}
 	for i := range r.done {
 		r.done[i] = make(chan struct{})
 	}
@@ -88,30 +92,44 @@ func newRecovery(txs []*types.Transaction, signer types.Signer, opStack bool) *r
 }
 
 // work recovers senders until none is left. It never waits: a recovery whose flashblock was
-// refused half-way is finished all the same.
+// refused half-way is finished all the same. Once the recovery's context has ended, the
+// transactions left are marked done without being prepared: nobody waits for them but a
+// writer that is ending, and execution would recover a sender not cached.
 func (r *recovery) work() {
 	for {
 		i := int(r.next.Add(1) - 1)
 		if i >= len(r.txs) {
 			return
 		}
-		prepareTx(r.signer, r.txs[i], r.opStack)
+		if r.ctx.Err() == nil {
+			signer := r.signers[0]
+			if len(r.signers) > 1 {
+				signer = r.signers[i]
+			}
+			prepareTx(signer, r.txs[i], r.opStack)
+		}
 		close(r.done[i])
 	}
+}
+
+// workers is how many workers a recovery of n transactions is worth: one per
+// recoverPerWorker transactions, at most one per core.
+func workers(n int) int {
+	return min(runtime.GOMAXPROCS(0), n/recoverPerWorker)
 }
 
 // recoverPerWorker is the fewest transactions worth a worker of sender recovery.
 const recoverPerWorker = 16
 
-// recoverSenders starts recovering the senders of txs on goroutines of its own; nil when
-// there are too few to be worth it.
-func recoverSenders(txs []*types.Transaction, signer types.Signer, opStack bool) *recovery {
-	workers := min(runtime.GOMAXPROCS(0), len(txs)/recoverPerWorker)
-	if workers < 2 {
+// recoverSenders starts recovering the senders of txs on goroutines of its own, until ctx
+// ends; nil when there are too few to be worth it.
+func recoverSenders(ctx context.Context, txs []*types.Transaction, signer types.Signer, opStack bool) *recovery {
+	n := workers(len(txs))
+	if n < 2 {
 		return nil
 	}
-	r := newRecovery(txs, signer, opStack)
-	for range workers {
+	r := newRecovery(ctx, txs, []types.Signer{signer}, opStack)
+	for range n {
 		go r.work()
 	}
 	return r
@@ -137,18 +155,22 @@ func (r *recovery) waitAll() {
 // order they were submitted, several workers on each. It is safe for concurrent use until
 // close, after which the workers finish what was submitted and end.
 type senderPool struct {
+	ctx     context.Context // the reader's: once it ends, what is queued is skipped
 	workers int
 	jobs    chan *recovery // each recovery once per worker it may take
 	wg      sync.WaitGroup
 }
 
-// senderJobs bounds the recoveries queued on a senderPool: what does not fit is left to
-// execution.
+// senderJobs is the length of a senderPool's queue in entries per worker. A recovery (a
+// flashblock's) takes an entry for each worker it may use, one per recoverPerWorker
+// transactions up to all of them: at least senderJobs recoveries fit. What does not fit is
+// left to execution.
 const senderJobs = payloadQueue
 
-// newSenderPool starts GOMAXPROCS workers.
-func newSenderPool() *senderPool {
-	sp := &senderPool{workers: runtime.GOMAXPROCS(0)}
+// newSenderPool starts GOMAXPROCS workers, which recover senders until ctx ends; after,
+// they mark what is queued done without recovering it, so that close returns at once.
+func newSenderPool(ctx context.Context) *senderPool {
+	sp := &senderPool{ctx: ctx, workers: runtime.GOMAXPROCS(0)}
 	sp.jobs = make(chan *recovery, senderJobs*sp.workers)
 	for range sp.workers {
 		sp.wg.Go(func() {
@@ -166,7 +188,7 @@ func (sp *senderPool) submit(txs []*types.Transaction, signer types.Signer, opSt
 	if len(txs) == 0 {
 		return nil
 	}
-	r := newRecovery(txs, signer, opStack)
+	r := newRecovery(sp.ctx, txs, []types.Signer{signer}, opStack)
 	queued := 0
 	for range min(sp.workers, (len(txs)+recoverPerWorker-1)/recoverPerWorker) {
 		select {
@@ -181,8 +203,8 @@ func (sp *senderPool) submit(txs []*types.Transaction, signer types.Signer, opSt
 	return r
 }
 
-// close ends the workers once everything submitted is recovered, and waits for them. Nothing
-// may be submitted after.
+// close ends the workers once everything submitted is recovered (or skipped, the pool's
+// context having ended), and waits for them. Nothing may be submitted after.
 func (sp *senderPool) close() {
 	close(sp.jobs)
 	sp.wg.Wait()

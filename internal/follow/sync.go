@@ -39,10 +39,9 @@ func (f *Follower) sync(ctx context.Context) {
 		return
 	}
 	// The batches after the one being inserted are fetched meanwhile (catchup.go); what is
-	// still in flight when sync returns is cancelled.
-	fetchCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// still in flight when sync returns is cancelled, and waited for.
 	ahead := &lookahead{f: f}
+	defer ahead.close()
 	for ctx.Err() == nil {
 		if !f.checkOwn(ctx, target) {
 			return
@@ -54,7 +53,7 @@ func (f *Follower) sync(ctx context.Context) {
 		}
 		from := head.Number.Uint64() + 1
 		to := min(target, from+syncBatch-1)
-		blocks, err := ahead.take(fetchCtx, from, to, target)
+		blocks, err := ahead.take(ctx, from, to, target)
 		if err != nil {
 			f.refuseBlock(from, err)
 		}
@@ -76,7 +75,7 @@ func (f *Follower) sync(ctx context.Context) {
 			continue
 		}
 		if len(blocks) == int(to-from+1) {
-			ahead.fill(fetchCtx, to, target)
+			ahead.fill(ctx, to, target)
 		}
 		if !f.insert(ctx, blocks) {
 			return
@@ -176,7 +175,7 @@ func (f *Follower) insert(ctx context.Context, blocks []*types.Block) bool {
 }
 
 // runnable returns the blocks before the first one at which a fork flashrpc does not run is
-// active (networks.CheckRules on the chain's configuration), and that block's refusal (nil
+// active (the chain configuration's networks.RuleCheck), and that block's refusal (nil
 // when every block runs): a replica never executes a block with rules older than the chain's.
 func (f *Follower) runnable(blocks []*types.Block) ([]*types.Block, *networks.NotRunError) {
 	for i, b := range blocks {

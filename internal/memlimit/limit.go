@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"io/fs"
 	"os"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -52,23 +54,74 @@ func machineMemory(root fs.FS) int64 {
 	return 0
 }
 
-// cgroupFiles are where the memory limit of the process's cgroup is read, as a container
-// mounts it: cgroup v2's memory.max, then cgroup v1's memory.limit_in_bytes.
-var cgroupFiles = []string{"sys/fs/cgroup/memory.max", "sys/fs/cgroup/memory/memory.limit_in_bytes"}
+// The memory limit of the process's cgroup, as the kernel applies it: the lowest limit of the
+// cgroup and its ancestors. The cgroup is the one proc/self/cgroup names (cgroup v2's "0::"
+// line, cgroup v1's memory controller's), under the hierarchy's usual mount: a systemd
+// service's MemoryMax= or a container without a cgroup namespace sets the limit on a cgroup
+// below the mount's root, which a container with its own namespace sees as the root itself.
+var (
+	cgroupV2 = cgroupHierarchy{mount: "sys/fs/cgroup", file: "memory.max"}
+	cgroupV1 = cgroupHierarchy{mount: "sys/fs/cgroup/memory", file: "memory.limit_in_bytes"}
+)
+
+// cgroupHierarchy is where a cgroup version's memory limits are read.
+type cgroupHierarchy struct {
+	mount string // the hierarchy's mount point, under root
+	file  string // the limit's file in each cgroup's directory
+}
 
 // cgroupLimit is the memory limit of the process's cgroup under root in bytes, 0 when there is
 // none or it cannot be read.
 func cgroupLimit(root fs.FS) int64 {
-	for _, p := range cgroupFiles {
-		b, err := fs.ReadFile(root, p)
-		if err != nil {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-		if err != nil || n <= 0 || n >= 1<<60 { // v2's "max", or v1's "unlimited", a page-rounded MaxInt64
-			return 0
-		}
+	v2, v1 := "/", "/" // without proc/self/cgroup, the mounts' roots
+	if b, err := fs.ReadFile(root, "proc/self/cgroup"); err == nil {
+		v2, v1 = cgroupPaths(string(b))
+	}
+	if n, found := cgroupV2.lowest(root, v2); found {
 		return n
 	}
-	return 0
+	n, _ := cgroupV1.lowest(root, v1)
+	return n
+}
+
+// cgroupPaths returns the process's cgroup in the v2 hierarchy and in v1's memory controller
+// from the text of /proc/self/cgroup (lines of ID:controllers:path); "/" for one not listed.
+func cgroupPaths(text string) (v2, v1 string) {
+	v2, v1 = "/", "/"
+	for line := range strings.Lines(text) {
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			v2 = parts[2]
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			v1 = parts[2]
+		}
+	}
+	return v2, v1
+}
+
+// lowest returns the lowest memory limit of cgroup (a path in the hierarchy) and its
+// ancestors in bytes, 0 when none has one; found is false when no limit file was read.
+func (h cgroupHierarchy) lowest(root fs.FS, cgroup string) (limit int64, found bool) {
+	dir := path.Join(h.mount, cgroup)
+	if !strings.HasPrefix(dir+"/", h.mount+"/") { // a path out of the hierarchy (".."): its root
+		dir = h.mount
+	}
+	for {
+		if b, err := fs.ReadFile(root, path.Join(dir, h.file)); err == nil {
+			found = true
+			n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			// v2's "max", or v1's "unlimited", a page-rounded MaxInt64: no limit here.
+			if err == nil && n > 0 && n < 1<<60 && (limit == 0 || n < limit) {
+				limit = n
+			}
+		}
+		if dir == h.mount {
+			return limit, found
+		}
+		dir = path.Dir(dir)
+	}
 }

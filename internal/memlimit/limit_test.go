@@ -6,7 +6,9 @@ import (
 )
 
 // TestDefault reads machine and cgroup memory from made-up files: the lower of the two
-// counts, a cgroup without a limit does not, and nothing readable gives no limit.
+// counts, a cgroup without a limit does not, and nothing readable gives no limit. The cgroup
+// is the process's (proc/self/cgroup), or the mount's root without that file, and the lowest
+// limit of it and its ancestors applies.
 func TestDefault(t *testing.T) {
 	meminfo := &fstest.MapFile{Data: []byte("MemFree:  1000 kB\nMemTotal:       16384000 kB\nSwap: 0 kB\n")}
 	machine := int64(16384000) << 10
@@ -23,6 +25,34 @@ func TestDefault(t *testing.T) {
 		{"cgroup v1 unlimited", fstest.MapFS{"proc/meminfo": meminfo, "sys/fs/cgroup/memory/memory.limit_in_bytes": {Data: []byte("9223372036854771712\n")}}, machine},
 		{"cgroup without meminfo", fstest.MapFS{"sys/fs/cgroup/memory.max": {Data: []byte("1073741824")}}, 1 << 30},
 		{"nothing readable", fstest.MapFS{}, 0},
+		{"systemd service v2", fstest.MapFS{
+			"proc/meminfo":     meminfo,
+			"proc/self/cgroup": {Data: []byte("0::/system.slice/flashrpc.service\n")},
+			"sys/fs/cgroup/system.slice/flashrpc.service/memory.max": {Data: []byte("3221225472\n")},
+			"sys/fs/cgroup/system.slice/memory.max":                  {Data: []byte("max\n")},
+		}, 3 << 30},
+		{"lower limit on an ancestor v2", fstest.MapFS{
+			"proc/meminfo":                        meminfo,
+			"proc/self/cgroup":                    {Data: []byte("0::/docker/abc\n")},
+			"sys/fs/cgroup/docker/abc/memory.max": {Data: []byte("max\n")},
+			"sys/fs/cgroup/docker/memory.max":     {Data: []byte("1073741824\n")},
+		}, 1 << 30},
+		{"container namespace v2", fstest.MapFS{
+			"proc/meminfo":             meminfo,
+			"proc/self/cgroup":         {Data: []byte("0::/\n")},
+			"sys/fs/cgroup/memory.max": {Data: []byte("2147483648\n")},
+		}, 2 << 30},
+		{"path out of the hierarchy", fstest.MapFS{
+			"proc/meminfo":             meminfo,
+			"proc/self/cgroup":         {Data: []byte("0::/../..\n")},
+			"sys/fs/cgroup/memory.max": {Data: []byte("2147483648\n")},
+		}, 2 << 30},
+		{"docker without namespace v1", fstest.MapFS{
+			"proc/meminfo":     meminfo,
+			"proc/self/cgroup": {Data: []byte("12:cpu,cpuacct:/docker/abc\n11:memory:/docker/abc\n0::/\n")},
+			"sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes": {Data: []byte("1073741824\n")},
+			"sys/fs/cgroup/memory/memory.limit_in_bytes":            {Data: []byte("9223372036854771712\n")},
+		}, 1 << 30},
 		{"garbled meminfo", fstest.MapFS{"proc/meminfo": {Data: []byte("MemTotal: lots kB\n")}}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package networks
 
 import (
 	"fmt"
-	"math/big"
 	"slices"
 
 	"github.com/ethereum/go-ethereum/params"
@@ -43,9 +42,9 @@ func (e *NotRunError) Error() string {
 // Osaka rules flashrpc runs it with) and, when cfg is a known OP Stack network's schedule
 // (same chain id and OP fork times through Jovian, as its genesis file has them), that
 // network's forks without a configuration field (Base's Beryl, Cobalt, Denim) and the forks the
-// network runs by then that cfg lacks (a genesis file older than Karst or Azul). Fork, follow
-// and import call it before executing a block; a caller that checks every block derives the
-// check once ([NewRuleCheck]) instead of per call.
+// network runs by then that cfg lacks (a genesis file older than Karst or Azul). Fork mode
+// calls it before executing a block; a caller that checks every block (follow, import)
+// derives the check once ([NewRuleCheck]) instead of per call.
 func CheckRules(cfg *params.ChainConfig, number, time uint64) error {
 	return NewRuleCheck(cfg).Check(number, time)
 }
@@ -87,26 +86,44 @@ func checkForks(forks []Fork, number, time uint64) error {
 // alone would run Karst with Jovian's EVM, and internal/oprollup's Karst precompiles are
 // installed where Osaka is on.
 func checkKarst(cfg *params.ChainConfig, number, time uint64) error {
-	if karstApart(cfg) && karstOrOsaka(cfg, number, time) {
-		return karstRefusal(cfg, number, time)
+	if k := newKarstRule(cfg); k != nil && k.active(number, time) {
+		return k.refusal(number, time)
 	}
 	return nil
 }
 
-// karstApart reports whether cfg, an OP Stack configuration, schedules Karst and Osaka at
-// different times (or Karst without Osaka).
-func karstApart(cfg *params.ChainConfig) bool {
-	return cfg.IsOptimism() && cfg.KarstTime != nil && (cfg.OsakaTime == nil || *cfg.OsakaTime != *cfg.KarstTime)
+// karstRule is, for an OP Stack configuration that schedules Karst and Osaka at different
+// times (or Karst without Osaka), what activates each, copied from the configuration.
+type karstRule struct {
+	karst  uint64  // Karst's time
+	osaka  *uint64 // Osaka's time; nil: not scheduled
+	london *uint64 // London's block, without which Osaka is not active; nil: never
 }
 
-// karstOrOsaka reports whether Karst or Osaka is active at the block on cfg.
-func karstOrOsaka(cfg *params.ChainConfig, number, time uint64) bool {
-	return cfg.IsOptimismKarst(time) || cfg.IsOsaka(new(big.Int).SetUint64(number), time)
+// newKarstRule returns cfg's karstRule, nil when cfg is not an OP Stack configuration or
+// schedules Karst and Osaka together (or no Karst).
+func newKarstRule(cfg *params.ChainConfig) *karstRule {
+	if !cfg.IsOptimism() || cfg.KarstTime == nil || (cfg.OsakaTime != nil && *cfg.OsakaTime == *cfg.KarstTime) {
+		return nil
+	}
+	k := &karstRule{karst: *cfg.KarstTime, osaka: clone(cfg.OsakaTime)}
+	if cfg.LondonBlock != nil && cfg.LondonBlock.IsUint64() {
+		london := cfg.LondonBlock.Uint64()
+		k.london = &london
+	}
+	return k
 }
 
-// karstRefusal is the refusal of a block at which cfg runs Karst or Osaka without the other.
-func karstRefusal(cfg *params.ChainConfig, number, time uint64) *NotRunError {
-	f := Fork{Name: "karst", Time: clone(cfg.KarstTime), Runs: true}
+// active reports whether Karst or Osaka is active at the block (as IsOptimismKarst and
+// IsOsaka on the configuration).
+func (k *karstRule) active(number, time uint64) bool {
+	osaka := k.osaka != nil && *k.osaka <= time && k.london != nil && *k.london <= number
+	return k.karst <= time || osaka
+}
+
+// refusal is the refusal of a block at which Karst or Osaka is active without the other.
+func (k *karstRule) refusal(number, time uint64) *NotRunError {
+	f := Fork{Name: "karst", Time: clone(&k.karst), Runs: true}
 	return &NotRunError{Fork: f, Number: number, Time: time,
 		Reason: "the chain configuration does not run Osaka from the same time (osakaTime must equal karstTime: flashrpc runs Karst as Osaka on L2)"}
 }

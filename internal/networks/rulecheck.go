@@ -13,9 +13,9 @@ type RuleCheck struct {
 	// notRun are the forks the configuration schedules that flashrpc does not run, in the
 	// configuration's field order.
 	notRun []Fork
-	// karst is the configuration when it schedules Karst and Osaka apart (karstApart), nil
-	// otherwise.
-	karst *params.ChainConfig
+	// karst is what activates Karst and Osaka when the configuration schedules them apart,
+	// nil otherwise.
+	karst *karstRule
 	// later are the forks without a configuration field that flashrpc does not run, of the
 	// known network the configuration is a copy of (none for any other configuration).
 	later []Fork
@@ -44,9 +44,7 @@ func NewRuleCheck(cfg *params.ChainConfig) *RuleCheck {
 			rc.notRun = append(rc.notRun, f)
 		}
 	}
-	if karstApart(cfg) {
-		rc.karst = cfg
-	}
+	rc.karst = newKarstRule(cfg)
 	if cfg.ChainID == nil || !cfg.ChainID.IsUint64() {
 		return rc
 	}
@@ -91,18 +89,14 @@ func missingForks(forks []Fork, n Network) []missingFork {
 // Check returns a *NotRunError when a fork flashrpc does not run is active at the block with
 // number and time, nil otherwise, as [CheckRules] on the configuration does.
 func (rc *RuleCheck) Check(number, time uint64) error {
-	for _, f := range rc.notRun {
-		if f.activeAt(number, time) {
-			return &NotRunError{Fork: f, Number: number, Time: time}
-		}
+	if err := checkForks(rc.notRun, number, time); err != nil {
+		return err
 	}
-	if rc.karst != nil && karstOrOsaka(rc.karst, number, time) {
-		return karstRefusal(rc.karst, number, time)
+	if rc.karst != nil && rc.karst.active(number, time) {
+		return rc.karst.refusal(number, time)
 	}
-	for _, f := range rc.later {
-		if f.activeAt(number, time) {
-			return &NotRunError{Fork: f, Number: number, Time: time}
-		}
+	if err := checkForks(rc.later, number, time); err != nil {
+		return err
 	}
 	for _, m := range rc.missing {
 		if m.fork.activeAt(number, time) && !activeFork(m.have, number, time) && !activeFork(m.osaka, number, time) {

@@ -2,15 +2,60 @@ package networks
 
 import (
 	"fmt"
+	"math/big"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/params"
 )
 
+// checkRulesPerBlock is the refusal check as it was before RuleCheck: everything read from
+// the configuration for the block. The tests compare RuleCheck with it, an algorithm of
+// its own (CheckRules is RuleCheck now).
+func checkRulesPerBlock(cfg *params.ChainConfig, number, time uint64) error {
+	if err := checkForks(configForks(cfg), number, time); err != nil {
+		return err
+	}
+	if cfg.IsOptimism() && cfg.KarstTime != nil && (cfg.OsakaTime == nil || *cfg.OsakaTime != *cfg.KarstTime) &&
+		(cfg.IsOptimismKarst(time) || cfg.IsOsaka(new(big.Int).SetUint64(number), time)) {
+		f := Fork{Name: "karst", Time: clone(cfg.KarstTime), Runs: true}
+		return &NotRunError{Fork: f, Number: number, Time: time,
+			Reason: "the chain configuration does not run Osaka from the same time (osakaTime must equal karstTime: flashrpc runs Karst as Osaka on L2)"}
+	}
+	if cfg.ChainID == nil || !cfg.ChainID.IsUint64() {
+		return nil
+	}
+	n, ok := Lookup(cfg.ChainID.Uint64())
+	if !ok || n.Kind != OPStack || !sameOPSchedule(cfg, n.Config) {
+		return nil
+	}
+	if err := checkForks(n.Later, number, time); err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, f := range configForks(cfg) {
+		have[f.Name] = f.activeAt(number, time)
+	}
+	later := map[string]bool{}
+	for _, f := range n.Later {
+		later[f.Name] = true
+	}
+	for _, f := range n.Forks() {
+		if f.Time == nil || !f.Runs || !f.activeAt(number, time) {
+			continue
+		}
+		if present := have[f.Name] || (later[f.Name] && have["osaka"]); !present {
+			return &NotRunError{Fork: f, Number: number, Time: time,
+				Reason: fmt.Sprintf("%s runs it, but the chain configuration does not schedule it by then", n.ID)}
+		}
+	}
+	return nil
+}
+
 // TestRuleCheckAcrossBlocks checks that one RuleCheck, derived once, answers for every block
-// of a chain's life as a check derived for that block alone would have: the forks of the
-// configuration, Karst without Osaka, Base's forks without a field and a genesis file without
-// Azul, each before and from its activation, checked in one pass over increasing times.
+// of a chain's life as the check read from the configuration for that block alone
+// (checkRulesPerBlock) does: the forks of the configuration, Karst without Osaka, Base's
+// forks without a field and a genesis file without Azul, each before and from its
+// activation, checked in one pass over increasing times.
 func TestRuleCheckAcrossBlocks(t *testing.T) {
 	t.Parallel()
 	base := mustLookup(t, params.BaseMainnetChainID)
@@ -39,7 +84,7 @@ func TestRuleCheckAcrossBlocks(t *testing.T) {
 			t.Parallel()
 			rc := NewRuleCheck(tt.cfg)
 			for _, b := range tt.blocks {
-				got, want := rc.Check(b.number, b.time), CheckRules(copyConfig(tt.cfg), b.number, b.time)
+				got, want := rc.Check(b.number, b.time), checkRulesPerBlock(tt.cfg, b.number, b.time)
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Fatalf("block %d time %d: derived once %v, derived for the block %v", b.number, b.time, got, want)
 				}
@@ -57,18 +102,35 @@ func forkTime(err error) uint64 {
 	return 0
 }
 
+// TestRuleCheckConfigChanged checks that a RuleCheck answers from the configuration as it
+// was when derived: a Karst without Osaka removed afterwards is still refused.
+func TestRuleCheckConfigChanged(t *testing.T) {
+	t.Parallel()
+	cfg := copyConfig(mustLookup(t, 10).Config)
+	cfg.OsakaTime = nil
+	rc := NewRuleCheck(cfg)
+	cfg.KarstTime = nil
+	checkRefusal(t, rc.Check(2, 1783526401), "karst", 1783526401, 2, 1783526401)
+}
+
 // TestRuleCheckAllocations checks that checking a block that runs allocates nothing: the
 // configuration is read once, when the check is derived.
 func TestRuleCheckAllocations(t *testing.T) {
+	karstNoOsaka := copyConfig(mustLookup(t, 10).Config)
+	karstNoOsaka.OsakaTime = nil
+	configs := map[string]*params.ChainConfig{"karst without osaka": karstNoOsaka}
 	for _, id := range []uint64{params.BaseMainnetChainID, 10, 1} {
-		rc := NewRuleCheck(mustLookup(t, id).Config)
+		configs[fmt.Sprint("chain ", id)] = mustLookup(t, id).Config
+	}
+	for name, cfg := range configs {
+		rc := NewRuleCheck(cfg)
 		var err error
 		allocs := testing.AllocsPerRun(100, func() { err = rc.Check(30_000_000, 1_760_000_000) })
 		if err != nil {
-			t.Fatalf("chain %d: %v", id, err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		if allocs != 0 {
-			t.Errorf("chain %d: %v allocations per block, want 0", id, allocs)
+			t.Errorf("%s: %v allocations per block, want 0", name, allocs)
 		}
 	}
 }

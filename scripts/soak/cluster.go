@@ -18,6 +18,7 @@ import (
 // cluster is a running scripts/cluster: its process and where its parts listen.
 type cluster struct {
 	cmd         *exec.Cmd
+	output      chan struct{} // closed once scripts/cluster's output has been read to its end
 	dir         string
 	primaryPort int   // the primary's standard port; +1 pre-confirmed, +2 feed, +3 metrics
 	replicas    []int // each replica's standard port, as the primary's
@@ -50,8 +51,9 @@ func (c *cluster) nodePort(name string) int {
 		return c.primaryPort
 	}
 	if n, ok := strings.CutPrefix(name, "replica"); ok {
-		i, _ := strconv.Atoi(n)
-		return c.replicas[i-1]
+		if i, err := strconv.Atoi(n); err == nil && i >= 1 && i <= len(c.replicas) {
+			return c.replicas[i-1]
+		}
 	}
 	return 0
 }
@@ -91,16 +93,25 @@ func startCluster(ctx context.Context, cfg config) (*cluster, error) {
 	if err := c.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", script, err)
 	}
+	// Either message is dropped when the other is waiting or nobody waits any more.
 	ready := make(chan error, 1)
+	report := func(err error) {
+		select {
+		case ready <- err:
+		default:
+		}
+	}
+	c.output = make(chan struct{})
 	go func() {
+		defer close(c.output)
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			fmt.Fprintln(os.Stderr, "cluster:", sc.Text())
 			if strings.HasPrefix(sc.Text(), "cluster ready") {
-				ready <- nil
+				report(nil)
 			}
 		}
-		ready <- errors.New("scripts/cluster ended before it was ready")
+		report(errors.New("scripts/cluster ended before it was ready"))
 	}()
 	select {
 	case err = <-ready:
@@ -116,13 +127,24 @@ func startCluster(ctx context.Context, cfg config) (*cluster, error) {
 	return c, nil
 }
 
-// stop stops the cluster: scripts/cluster stops every process it started on SIGTERM.
+// outputWait bounds how long stop waits for scripts/cluster's output to end: a process it
+// started and failed to stop may hold the pipe open.
+const outputWait = time.Minute
+
+// stop stops the cluster: scripts/cluster stops every process it started on SIGTERM. Its
+// output is read to the end before Wait, which closes the pipe (os/exec: Wait must not
+// be called before the reads completed), so its last lines are not lost.
 func (c *cluster) stop() {
 	if c.cmd.Process == nil || c.cmd.ProcessState != nil {
 		return
 	}
 	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		log.Printf("soak: stop scripts/cluster: %v", err)
+	}
+	select {
+	case <-c.output:
+	case <-time.After(outputWait):
+		log.Printf("soak: scripts/cluster's output still open %s after SIGTERM: a process it started may be left", outputWait)
 	}
 	if err := c.cmd.Wait(); err != nil {
 		log.Printf("soak: scripts/cluster: %v", err)

@@ -3,14 +3,15 @@
 // subscribers on every kind, and every --sample records each process's memory, goroutines,
 // open files, the replicas' lag and the notifications delivered. It writes the samples as CSV
 // and a summary that says, per series, whether it stayed flat (the least-squares slope after
-// the warm-up, over the run, within a tolerance). It is a script, not a test: an hour
+// the warm-up, over the run, within a tolerance), whether each delivery rate stayed above
+// zero and each failure rate within its tolerance. It is a script, not a test: an hour
 // (--duration) of load is for an operator to run.
 //
 //	go run ./scripts/soak                                  # an hour, 50 tx/s
 //	go run ./scripts/soak --duration 10m --rate 30 --dir /tmp/soak
 //
 // docs/operations.md ("Soak") has the method and a run's figures. The exit status is 1 when a
-// series is not flat, 2 when the run could not be made.
+// series fails, 2 when the run could not be made.
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -37,8 +39,11 @@ func main() {
 	flag.IntVar(&cfg.port, "port", 8700, "first port of the cluster (scripts/cluster --port)")
 	flag.StringVar(&cfg.dir, "dir", "", "directory for the cluster's files, the CSV and the summary (default: a new temporary directory)")
 	flag.Parse()
-	if cfg.rate <= 0 || cfg.accounts <= 0 || cfg.sample <= 0 || cfg.duration < cfg.sample {
-		log.Fatal("soak: --rate and --accounts must be positive, --sample positive and at most --duration")
+	if cfg.rate <= 0 || cfg.accounts <= 0 || cfg.sample <= 0 || cfg.warmup < 0 {
+		log.Fatal("soak: --rate, --accounts and --sample must be positive, --warmup not negative")
+	}
+	if least := cfg.warmup + 3*cfg.sample; cfg.duration < least {
+		log.Fatalf("soak: --duration %s leaves fewer than 3 samples after the warm-up: give at least --warmup + 3 × --sample = %s", cfg.duration, least)
 	}
 	if cfg.dir == "" {
 		d, err := os.MkdirTemp("", "flashrpc-soak-")
@@ -84,10 +89,15 @@ func run(ctx context.Context, cfg config) (bool, error) {
 		return false, fmt.Errorf("set up the mix: %w", err)
 	}
 	runCtx, cancel := context.WithTimeout(ctx, cfg.duration)
-	defer cancel()
-	subs := startSubscribers(runCtx, cl)
-	go ld.send(runCtx, cfg.rate)
-	go ld.read(runCtx, cfg.reads)
+	// The load and the subscribers end before the cluster stops (the deferred stop above).
+	var clients sync.WaitGroup
+	defer func() {
+		cancel()
+		clients.Wait()
+	}()
+	subs := startSubscribers(runCtx, cl, &clients)
+	clients.Go(func() { ld.send(runCtx, cfg.rate) })
+	clients.Go(func() { ld.read(runCtx, cfg.reads) })
 
 	sm := newSampler(cl, ld, subs)
 	csvPath := filepath.Join(cfg.dir, "soak.csv")

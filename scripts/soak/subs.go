@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,8 +24,8 @@ type subscription struct {
 // startSubscribers subscribes to every kind: through HAProxy's pre-confirmed frontend (the
 // replicas: newHeads, logs, pendingLogs, newFlashblocks, newFlashblockTransactions,
 // newPendingTransactions), its standard one (newHeads, logs, newPendingTransactions) and the
-// primary itself (newFlashblocks, pendingLogs, newHeads).
-func startSubscribers(ctx context.Context, cl *cluster) []*subscription {
+// primary itself (newFlashblocks, pendingLogs, newHeads). Each runs on wg until ctx ends.
+func startSubscribers(ctx context.Context, cl *cluster, wg *sync.WaitGroup) []*subscription {
 	var subs []*subscription
 	add := func(where, url string, kinds ...string) {
 		for _, k := range kinds {
@@ -36,7 +37,7 @@ func startSubscribers(ctx context.Context, cl *cluster) []*subscription {
 	add("primarypre", cl.ws(cl.primaryPort+1), "newFlashblocks", "pendingLogs")
 	add("primarystd", cl.ws(cl.primaryPort), "newHeads")
 	for _, s := range subs {
-		go s.run(ctx)
+		wg.Go(func() { s.run(ctx) })
 	}
 	return subs
 }

@@ -65,9 +65,10 @@ type trend struct {
 	mean, first, last, min, max float64
 	perHour                     float64 // least-squares slope
 	change                      float64 // the slope over the samples' span
-	tolerance                   float64
+	tolerance                   float64 // of the change; of the mean for a failure series
 	flat                        bool
-	judged                      bool // head only grows: shown, not judged
+	judged                      bool   // head only grows: shown, not judged
+	why                         string // why a judged series failed
 }
 
 type summary struct {
@@ -81,7 +82,11 @@ type summary struct {
 // read and are left out). A series is flat when the line's change over the run stays within
 // its tolerance: 10% of its mean, and at least a floor per kind of series (a few open files or
 // goroutines, a block of lag, a couple of MB) so that a series near zero is not judged on
-// noise. The head and the allocated heap are shown, not judged (judged).
+// noise. A slope is not enough for two kinds of rates: a delivery (transactions sent, a
+// subscription's notifications) must also have a mean above zero, and a failure series
+// (failureOf) is judged on its level instead, its mean at most failureShare of the rate of
+// what it counts the failures of, or zero. The head and the allocated heap are shown, not
+// judged (judged).
 func summarize(r *recorder, warmup, elapsed time.Duration) *summary {
 	sum := &summary{elapsed: elapsed, warmup: warmup, samples: len(r.samples)}
 	for _, name := range r.names {
@@ -103,9 +108,41 @@ func summarize(r *recorder, warmup, elapsed time.Duration) *summary {
 		}
 		t.tolerance = math.Max(0.1*math.Abs(t.mean), floor(name))
 		t.flat = t.n >= 3 && math.Abs(t.change) <= t.tolerance
+		if !t.flat {
+			t.why = "not flat"
+		}
 		sum.trends = append(sum.trends, t)
 	}
+	means := map[string]float64{}
+	for _, t := range sum.trends {
+		means[t.name] = t.mean
+	}
+	for i := range sum.trends {
+		t := &sum.trends[i]
+		if of, ok := failureOf[t.name]; ok {
+			t.tolerance = failureShare * means[of] // means[""] is 0: none allowed
+			t.flat, t.why = t.n >= 3 && t.mean <= t.tolerance, ""
+			if !t.flat {
+				t.why = "failures"
+			}
+		} else if delivery(t.name) && t.n >= 3 && t.mean <= 0 {
+			t.flat, t.why = false, "nothing delivered"
+		}
+	}
 	return sum
+}
+
+// failureOf names, for each failure series, the rate of what it counts the failures of; ""
+// for subscription failures, of which none is allowed: each is a subscription a client lost.
+var failureOf = map[string]string{"tx_refused": "tx_sent", "reads_failed": "reads_ok", "sub_failures": ""}
+
+// failureShare is the most a failure series may be of the rate it fails.
+const failureShare = 0.01
+
+// delivery reports whether a series is a rate of deliveries that must not be zero: the
+// transactions sent and each subscription's notifications.
+func delivery(name string) bool {
+	return name == "tx_sent" || (strings.HasPrefix(name, "sub_") && name != "sub_failures")
 }
 
 // fit returns the mean of ys and the least-squares slope of ys over xs.
@@ -173,14 +210,14 @@ func (s *summary) String(cfg config) string {
 		case t.n < 3:
 			verdict = "too few samples"
 		case !t.flat:
-			verdict = "**no**"
+			verdict = "**no**: " + t.why
 		}
 		fmt.Fprintf(&b, "| %s | %.4g | %.4g | %.4g | %.4g | %.4g | %+.3g | %+.3g | ±%.3g | %s |\n", t.name, t.mean, t.first, t.last, t.min, t.max, t.perHour, t.change, t.tolerance, verdict)
 	}
 	if s.flat() {
-		b.WriteString("\nEvery series is flat.\n")
+		b.WriteString("\nEvery series is flat, every delivery above zero, every failure rate within its tolerance.\n")
 	} else {
-		b.WriteString("\nNot flat: the series marked **no**.\n")
+		b.WriteString("\nFailed: the series marked **no**.\n")
 	}
 	return b.String()
 }

@@ -21,9 +21,11 @@ type API struct {
 	*core.Core
 	cfg      Config
 	simBases *recent.List[any, *simulate.Base] // prepared eth_simulateV1 bases (simbase.go)
+	// jumpDests are the JUMPDEST analyses shared by all eth_simulateV1 requests.
+	jumpDests *simulate.JumpDests
 }
 
 // New returns the execution methods of the endpoint c.
 func New(c *core.Core, cfg Config) *API {
-	return &API{Core: c, cfg: cfg, simBases: newSimBases()}
+	return &API{Core: c, cfg: cfg, simBases: newSimBases(), jumpDests: simulate.NewJumpDests()}
 }

@@ -62,8 +62,9 @@ func (a *API) SimulateV1(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	env := simulate.Env{
-		Env:    exec.Env{Config: a.ChainConfig, Chain: a.Chain.Context(), GasCap: a.GasCap, EVMTimeout: a.EVMTimeout},
-		Limits: a.cfg.SimLimits,
+		Env:       exec.Env{Config: a.ChainConfig, Chain: a.Chain.Context(), GasCap: a.GasCap, EVMTimeout: a.EVMTimeout},
+		Limits:    a.cfg.SimLimits,
+		JumpDests: a.jumpDests,
 	}
 	// Simulations start from a prepared base, one per base state (simbase.go).
 	var base *simulate.Base

@@ -20,13 +20,18 @@ import (
 // that the tests can show the comparison was not vacuous.
 var preparedRuns atomic.Int64
 
+// testJumpDests are shared by the prepared-base runs of all tests, as the API shares one
+// JumpDests between all requests; the direct runs analyse their code afresh.
+var testJumpDests = NewJumpDests()
+
 // simulateBothWays runs a simulation on env as given and again on a Base made from a copy
-// of env, fails t when the two differ in any byte of the result or the error, and returns the
+// of env (sharing testJumpDests), fails t when the two differ in any byte of the result or the error, and returns the
 // first. decode returns the request's options afresh for each run.
 func simulateBothWays(ctx context.Context, t testing.TB, env Env, decode func() Opts) ([]Block, error) {
 	t.Helper()
 	baseEnv := env
 	baseEnv.State = env.State.Copy()
+	baseEnv.JumpDests = testJumpDests
 	base := NewBase(ctx, baseEnv)
 	viaBase, baseErr := Run(ctx, base.Env(), decode())
 	opts := decode()

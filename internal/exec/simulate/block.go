@@ -107,7 +107,9 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 	vmConfig := sim.env.vmConfig()
 	vmConfig.NoBaseFee, vmConfig.Tracer = !sim.validate, hooks
 	run.evm = vm.NewEVM(blockCtx, run.hooked, cfg, vmConfig)
-	run.evm.SetJumpDestCache(sharedJumpDests)
+	if sim.env.JumpDests != nil {
+		run.evm.SetJumpDestCache(sim.env.JumpDests)
+	}
 	// The request's end cancels this EVM (Run), where go-ethereum registers a hook per call.
 	sim.stop.run(run.evm)
 	defer sim.stop.run(nil)

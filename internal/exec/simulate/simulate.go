@@ -162,6 +162,9 @@ type Env struct {
 	// (its blobGasUsed) is computed with it, as op-geth's simulator prepends it to the block
 	// for FinalizeAndAssemble. Without it the footprint is 0, where op-geth fails.
 	L1Info *types.Transaction
+	// JumpDests, when set, keeps the JUMPDEST analyses of the code the simulations run
+	// across blocks and requests; nil: each simulated block analyses its code again.
+	JumpDests *JumpDests
 }
 
 // CheckOpts rejects requests over the limits: no blocks (InvalidParams "empty

@@ -337,11 +337,11 @@ func TestSimulateStops(t *testing.T) {
 	}
 }
 
-// TestJumpDestCache: analyses come back by code hash, and the cache never holds more than
-// jumpDestsKept of them.
+// TestJumpDestCache: analyses come back by code hash, the cache never holds more than
+// jumpDestsKept of them, and none longer than the largest deployable code's.
 func TestJumpDestCache(t *testing.T) {
 	t.Parallel()
-	c := &jumpDestCache{m: make(map[common.Hash]vm.BitVec)}
+	c := NewJumpDests()
 	for i := range jumpDestsKept + 10 {
 		hash := common.Hash{byte(i), byte(i >> 8), 1}
 		c.Store(hash, vm.BitVec{byte(i)})
@@ -351,5 +351,16 @@ func TestJumpDestCache(t *testing.T) {
 		if len(c.m) > jumpDestsKept {
 			t.Fatalf("%d analyses kept, at most %d wanted", len(c.m), jumpDestsKept)
 		}
+	}
+	largest := common.Hash{0xff}
+	c.Store(largest, make(vm.BitVec, jumpDestBytesKept))
+	if _, ok := c.Load(largest); !ok {
+		t.Fatalf("the analysis of the largest deployable code (%d bytes) was not kept", jumpDestBytesKept)
+	}
+	// Override code of a 5 MiB request: 2.5 MB of code, a 330 kB analysis.
+	tooLong := common.Hash{0xfe}
+	c.Store(tooLong, make(vm.BitVec, 2_500_000/8+5))
+	if _, ok := c.Load(tooLong); ok {
+		t.Fatal("an analysis longer than any deployable code's was kept")
 	}
 }
