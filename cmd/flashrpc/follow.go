@@ -38,7 +38,7 @@ func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	o.register(fs, "directory that keeps the replica's chain across restarts (default: a temporary directory removed on exit)")
 	fs.StringVar(&o.upstream, "upstream", "", "JSON-RPC URL (HTTP) of a node of the chain to follow: whole blocks are fetched from it (required)")
 	fs.StringVar(&o.upstreamWS, "upstream.ws", "", "WebSocket URL whose newHeads subscription announces the upstream's blocks (default: --upstream with the ws scheme; off: poll only); where it fails the head is polled every --upstream.poll")
-	fs.StringVar(&o.feedURL, "feed", "", "WebSocket URL of the sequencer's flashblocks feed (FlashblocksPayloadV1, JSON or brotli); without it pending is the sealed head")
+	fs.StringVar(&o.feedURL, "feed", "", "WebSocket URL of the sequencer's flashblocks feed (FlashblocksPayloadV1, JSON or brotli); without it the replica serves sealed blocks only and pending is the next block as forecast, as on a chain without pre-confirmations")
 	fs.StringVar(&o.genesis, "genesis", "", "genesis file of the chain (flashrpc dev writes <datadir>/genesis.json); required unless --datadir holds the chain already")
 	fs.StringVar(&o.sequencer, "sequencer", "", "JSON-RPC URL eth_sendRawTransaction and eth_sendRawTransactionSync are forwarded to (default: --upstream)")
 	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis, needs --genesis) or remote (read from the upstream at each sealed block, for chains too large to replay; docs/deploy.md)")

@@ -1,7 +1,10 @@
 // Package follow runs a replica of another sequencer (flashrpc follow): it keeps the local
 // chain in step with an upstream node's sealed blocks and the block in progress in step with
 // the sequencer's flashblocks feed. It is a second producer of pre-confirmations for the
-// preconf path, beside the dev sequencer: the API never knows where they came from.
+// preconf path, beside the dev sequencer: the API never knows where they came from. Without
+// a feed it builds no block in progress and hides the Views (preconf.Preconf.Hide): the
+// replica shows its chain as a chain without pre-confirmations does, `pending` the next
+// block as forecast on both endpoints.
 //
 // # Sealed blocks
 //

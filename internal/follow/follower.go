@@ -45,8 +45,9 @@ type Config struct {
 	// fails the upstream's head is polled every PollInterval, and the subscription is tried
 	// again every ResubscribeEvery.
 	UpstreamWS string
-	// Feed is the WebSocket URL of the flashblocks feed; empty follows sealed blocks only
-	// (pending is then the sealed head).
+	// Feed is the WebSocket URL of the flashblocks feed; empty follows sealed blocks only,
+	// as on a chain without pre-confirmations: New hides p's Views (preconf.Preconf.Hide),
+	// so `pending` is the next block as forecast on both endpoints.
 	Feed string
 	// Sequencer is the JSON-RPC URL transactions are forwarded to; empty means Upstream.
 	Sequencer string
@@ -137,6 +138,9 @@ func New(cfg Config, c *chain.Chain, p *preconf.Preconf) (*Follower, error) {
 		nudge:    make(chan struct{}, 1),
 	}
 	f.seq = f.up
+	if cfg.Feed == "" {
+		p.Hide() // no block in progress is ever built here
+	}
 	f.rules = networks.NewRuleCheck(c.Config())
 	f.fork = fork.Of(c)
 	f.remote = f.fork != nil && f.fork.Replica()

@@ -145,7 +145,8 @@ type FollowConfig struct {
 	Upstream   string
 	UpstreamWS string
 	Poll       time.Duration
-	// FeedURL is the sequencer's flashblocks feed ("": pending is the sealed head).
+	// FeedURL is the sequencer's flashblocks feed ("": sealed blocks only, `pending` the next
+	// block as forecast, as on a chain without pre-confirmations).
 	FeedURL string
 	// Sequencer takes the forwarded transactions ("": Upstream).
 	Sequencer string

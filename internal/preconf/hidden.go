@@ -26,3 +26,17 @@ func (p *Preconf) setHidden(hidden bool) {
 	p.hidden = hidden
 	p.viewMu.Unlock()
 }
+
+// Hide marks the Views hidden from now until the next Open, without opening a block: for a
+// writer that never builds a block in progress, whose chain shows no pre-confirmations (a
+// replica that follows sealed blocks without a feed). Its readers then answer as on a chain
+// without pre-confirmations: `pending` the next block as forecast on both endpoints, no
+// pre-confirmation events.
+func (p *Preconf) Hide() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.viewMu.Lock()
+	defer p.viewMu.Unlock()
+	p.hidden = true
+	p.publishViewLocked(p.view.Load().Pending)
+}

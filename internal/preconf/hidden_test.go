@@ -94,3 +94,36 @@ func TestHiddenBlock(t *testing.T) {
 		t.Fatalf("a block opened without Hidden: View.Hidden %v, Current %v, %d published; want shown, once", v.Hidden, p.Current(), published)
 	}
 }
+
+// TestHide checks that Hide marks the Views hidden without a block in progress and keeps them
+// so while the chain seals blocks that another writer built (a replica's sealed blocks,
+// inserted into its chain), and that the next Open decides again.
+func TestHide(t *testing.T) {
+	ctx := context.Background()
+	c := openChain(t)
+	p := preconf.New(c)
+	if p.View().Hidden {
+		t.Fatal("a new Preconf's View is hidden")
+	}
+	p.Hide()
+	if v := p.View(); !v.Hidden || v.Pending != nil || p.Current() != nil {
+		t.Fatalf("after Hide: View.Hidden %v, Pending %v, Current %v; want hidden, nil, nil", v.Hidden, v.Pending != nil, p.Current() != nil)
+	}
+
+	// Another writer builds and seals block 1; p publishes the new head, still hidden.
+	builder := preconf.New(c)
+	openNext(t, builder, c)
+	preconfirm(t, builder, transfer(t, c, 0, common.Address{0xaa}))
+	block, err := builder.Seal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := p.View(); !v.Hidden || v.Latest.Hash() != block.Hash() {
+		t.Fatalf("after block 1 sealed: View.Hidden %v, Latest %d; want hidden at block 1", v.Hidden, v.Latest.Number)
+	}
+
+	openNext(t, p, c) // without Hidden
+	if v := p.View(); v.Hidden || p.Current() == nil {
+		t.Fatalf("a block opened without Hidden after Hide: View.Hidden %v, Current %v; want shown", v.Hidden, p.Current() != nil)
+	}
+}

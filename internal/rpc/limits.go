@@ -160,6 +160,9 @@ const (
 	// maxPooledBuffer is the largest buffer kept for reuse; larger ones are left to the GC.
 	maxPooledBuffer = 1 << 20
 
+	// maxPooledNote is the largest notification buffer kept for reuse (notification.go).
+	maxPooledNote = 64 << 10
+
 	// maxPooledBatch is the largest request slice an exchange keeps for reuse.
 	maxPooledBatch = 64
 )

@@ -67,6 +67,7 @@ type Server struct {
 	contentType []string
 
 	bufs      sync.Pool // *buffer
+	notes     sync.Pool // *buffer with note set (notification.go)
 	exchanges sync.Pool // *exchange
 
 	// fastRequests counts requests served by the fast path, handoffs the connections it
@@ -441,7 +442,10 @@ func hexQuantity(b []byte) string {
 }
 
 // buffer is a reusable byte slice.
-type buffer struct{ b []byte }
+type buffer struct {
+	b    []byte
+	note bool // a notification's, from and back to the notes pool (getNoteBuf)
+}
 
 // getBuf returns an empty buffer from the pool.
 func (s *Server) getBuf() *buffer {
@@ -451,8 +455,12 @@ func (s *Server) getBuf() *buffer {
 	return &buffer{b: make([]byte, 0, 1024)}
 }
 
-// putBuf returns b to the pool; the caller must not use it afterwards.
+// putBuf returns b to its pool; the caller must not use it afterwards.
 func (s *Server) putBuf(b *buffer) {
+	if b != nil && b.note {
+		s.putNoteBuf(b)
+		return
+	}
 	if b == nil || cap(b.b) > maxPooledBuffer {
 		return
 	}

@@ -53,7 +53,7 @@ func (s *Subscription) Done() <-chan struct{} { return s.done }
 // encoded (logged).
 func (s *Subscription) Notify(result any) bool {
 	srv := s.conn.srv
-	b := srv.getBuf()
+	b := srv.getNoteBuf()
 	b.b = append(b.b, notificationStart...)
 	b.b = append(b.b, s.id...)
 	b.b = append(b.b, `","result":`...)
