@@ -63,7 +63,6 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.StringVar(&f.vhosts, "http.vhosts", rpc.DefaultVirtualHost, "comma-separated host names requests may name in their Host header (403 otherwise; IP literals are always allowed; * allows any)")
 	fs.StringVar(&f.wsOrigins, "ws.origins", "", "comma-separated origins WebSocket upgrades may come from, e.g. http://localhost:5173 (403 otherwise; * allows any; no Origin header is always allowed) (default: the endpoint's own http(s)://localhost|127.0.0.1|[::1]:PORT)")
 	fs.StringVar(&f.corsDomain, "http.corsdomain", "", "comma-separated origins that get CORS headers, so their browser pages may call the endpoint (* allows any) (default: none)")
-	fs.Int("ws.send-queue", 0, "ignored (accepted so that existing command lines start): --ws.send-queue-bytes and --ws.slow-consumer-timeout decide who is a slow consumer")
 	fs.Int64Var(&f.RPC.WSSendQueueBytes, "ws.send-queue-bytes", rpc.DefaultWSSendQueueBytes, "byte budget of the unread messages of one WebSocket connection; a client whose backlog stays over it for --ws.slow-consumer-timeout, or reaches 4 times it, is disconnected as a slow consumer (a burst of notifications is not)")
 	fs.DurationVar(&f.RPC.WSSlowConsumerTimeout, "ws.slow-consumer-timeout", rpc.DefaultWSSlowConsumerTimeout, "how long a WebSocket connection's unread backlog may stay over --ws.send-queue-bytes before it is disconnected as a slow consumer")
 

@@ -5,21 +5,9 @@ import (
 	"io"
 	"math"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
-
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "1234": 1234, "512MiB": 512 << 20, "4GiB": 4 << 30, "3 KiB": 3 << 10, "7B": 7, "1TiB": 1 << 40} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "-1", "1.5GiB", "4GB", "abc", "9999999999TiB"} {
-		if got, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) = %d, want an error", in, got)
-		}
-	}
-}
 
 // TestMemoryLimitFlag checks that --memory-limit sets the Go runtime's memory limit, and 0
 // removes it.
@@ -43,7 +31,21 @@ func TestMemoryLimitFlag(t *testing.T) {
 	if err := fs.Parse([]string{"--memory-limit", "lots"}); err == nil {
 		t.Error("--memory-limit lots was accepted")
 	}
-	if d := defaultMemoryLimit(); machineMemory() > 0 && (d <= 0 || d > machineMemory()) {
-		t.Errorf("default memory limit %d, machine memory %d", d, machineMemory())
+}
+
+// TestRemovedWSSendQueueFlag checks that --ws.send-queue, which nothing read, is gone: a
+// command line with it is refused and says so, and the help no longer lists it.
+func TestRemovedWSSendQueueFlag(t *testing.T) {
+	var help strings.Builder
+	fs, _ := devFlags(&help)
+	err := fs.Parse([]string{"--ws.send-queue", "64"})
+	if err == nil || !strings.Contains(err.Error(), "flag provided but not defined: -ws.send-queue") {
+		t.Fatalf("--ws.send-queue: %v, want it refused as undefined", err)
+	}
+	help.Reset()
+	fs.SetOutput(&help)
+	fs.PrintDefaults()
+	if strings.Contains(help.String(), "ws.send-queue ") || !strings.Contains(help.String(), "ws.send-queue-bytes") {
+		t.Fatalf("help:\n%s", help.String())
 	}
 }

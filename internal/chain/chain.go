@@ -123,7 +123,7 @@ func Open(cfg Config) (*Chain, error) {
 		c.removeTemp()
 		return nil, fmt.Errorf("open chain: database in %s: %w", dir, err)
 	}
-	c.db = rawdb.NewDatabase(kv)
+	c.db = rawdb.NewDatabase(newCloseGuard(kv)) // closeguard.go: Close waits for open iterators
 	genesis := cfg.Genesis
 	if cfg.OpenUpstream != nil {
 		up, err := cfg.OpenUpstream(c.db, dir, logger)
@@ -186,10 +186,31 @@ func Open(cfg Config) (*Chain, error) {
 func newEngine() consensus.Engine { return beacon.New(ethash.NewFaker()) }
 
 // Close stops the chain, flushes what go-ethereum keeps in memory, closes the database and
-// removes a temporary data directory.
+// removes a temporary data directory. Stop what reads and writes the chain first (the
+// sequencer and its chain write, the log index, the endpoints); iterators still open are
+// waited for (closeguard.go), and Pebble's own report of anything left open is returned.
 func (c *Chain) Close() error {
+	c.stopSnapshotGenerator()
 	c.bc.Stop()
 	return errors.Join(c.closeDB(), c.removeTemp())
+}
+
+// stopSnapshotGenerator stops go-ethereum's snapshot generator when BlockChain.Stop would
+// leave it running: Stop journals the snapshot tree from the head's layer, and only that
+// stops the generator; when the head has no layer (the chain was set back below the
+// snapshot's disk layer, or a block's state was committed past the tree) the journal fails
+// and the generator goes on iterating the database while it closes. Journaling the disk
+// layer stops it and records its progress.
+func (c *Chain) stopSnapshotGenerator() {
+	snaps := c.bc.Snapshots()
+	if snaps == nil || snaps.Snapshot(c.bc.CurrentBlock().Root) != nil {
+		return
+	}
+	if root := snaps.DiskRoot(); root != (common.Hash{}) {
+		if _, err := snaps.Journal(root); err != nil {
+			c.log.Warn("close chain: journal the state snapshot's disk layer", "err", err)
+		}
+	}
 }
 
 func (c *Chain) closeDB() error {

@@ -48,6 +48,10 @@
 // (preconf, which pairs the Heads with the block in progress) run first, then OnReorg
 // listeners, told of canonical blocks that a rewind or a side chain dropped (reorg.go), then
 // OnHead listeners; all run synchronously on the writing goroutine and must not block.
+// Close expects the writers and the state readers stopped; it waits (up to 10 s) for the
+// database iterators still open (the log index's searches, eth_getLogs in flight) rather than
+// close Pebble under them, stops go-ethereum's snapshot generator even when the head has no
+// snapshot layer, and returns Pebble's report of anything left open (closeguard.go).
 //
 // The rules op-geth lacks (rules.go): blocks execute with internal/oprollup's precompile
 // overrides, as every other EVM of flashrpc does, and an OP Stack chain validates block bodies

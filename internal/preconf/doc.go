@@ -68,8 +68,9 @@
 // Sealing, between Latest (its parent) and Pending (the next block, built on it), and the View
 // that names it Latest drops it, as for a block in progress (view.go). When the write fails,
 // the block and the block built on it leave the View and the next operation discards the block
-// in progress and returns the error: their transactions were pre-confirmed only, as after a
-// crash. A block whose state changed since its last pre-confirmation (a cheat) and a fork's
+// in progress and returns the error: their transactions were pre-confirmed only. The Preconf
+// keeps them, deposits aside, for its writer to take back (TakeDropped, dropped.go): the dev
+// sequencer returns them to its pool, and they are sealed later. A block whose state changed since its last pre-confirmation (a cheat) and a fork's
 // block are written before SealAsync returns.
 //
 // OP Stack blocks (opstack.go): the attributes carry the transactions the block opens with (the

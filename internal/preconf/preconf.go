@@ -93,6 +93,10 @@ type Preconf struct {
 	write     *sealWrite // the chain write of the block SealAsync sealed last; nil when settled
 	listeners []func(*Snapshot)
 	retracts  []func(*Retraction)
+
+	// dropped are the transactions of the blocks a failed chain write dropped, until
+	// TakeDropped (dropped.go). Guarded by mu.
+	dropped []*types.Transaction
 }
 
 // New returns a Preconf building on c's head. It publishes c's Heads as its first View and

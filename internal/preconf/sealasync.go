@@ -19,9 +19,10 @@ import (
 
 // sealWrite is the chain write of a sealed block, running on its own goroutine.
 type sealWrite struct {
-	head *types.Header // the sealed block's header: the next block's parent
-	done chan struct{} // closed when the write has ended
-	err  error         // the write's error, set before done is closed
+	block *types.Block  // the sealed block
+	head  *types.Header // its header: the next block's parent
+	done  chan struct{} // closed when the write has ended
+	err   error         // the write's error, set before done is closed
 }
 
 // SealAsync seals the block in progress as Seal does, but returns once the sealed block's
@@ -51,7 +52,7 @@ func (p *Preconf) SealAsync(ctx context.Context) (*types.Block, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
-	sw := &sealWrite{head: block.Header(), done: make(chan struct{})}
+	sw := &sealWrite{block: block, head: block.Header(), done: make(chan struct{})}
 	p.write = sw
 	p.work, p.last = nil, nil
 	// The View keeps the block as its Pending until the next Open (Sealing beside the next
@@ -97,8 +98,8 @@ func (p *Preconf) WaitWritten() error {
 
 // settleLocked ends the bookkeeping of a finished chain write: when wait is set it waits for a
 // write in flight, otherwise it leaves one that has not finished. A failed write discards
-// the block in progress, which builds on the block that was not written, and returns the
-// write's error. p.mu must be held.
+// the block in progress, which builds on the block that was not written, keeps both blocks'
+// transactions for TakeDropped (dropped.go) and returns the write's error. p.mu must be held.
 func (p *Preconf) settleLocked(wait bool) error {
 	sw := p.write
 	if sw == nil {
@@ -115,6 +116,7 @@ func (p *Preconf) settleLocked(wait bool) error {
 	}
 	p.write = nil
 	if sw.err != nil {
+		p.dropLocked(sw)
 		p.work, p.last = nil, nil
 		p.publishView(nil)
 		return fmt.Errorf("write of sealed block %d: %w", sw.head.Number.Uint64(), sw.err)

@@ -54,7 +54,10 @@
 // The timer's seals do not wait for the chain write (preconf.SealAsync): the next block opens
 // on the sealed block's committed state and its pre-confirmations keep their interval while
 // the chain writes the sealed block. On-request seals (dev_seal, evm_mine) and the dev
-// controls wait for it, so what they return is on the standard endpoint.
+// controls wait for it, so what they return is on the standard endpoint. When that write
+// fails (a full disk), the sealed block and the block built on it are dropped and the next
+// block opens on the chain's head; their transactions, deposits aside, go back to the pool
+// (dropped.go, txpool.Pool.Requeue), checked again against that block, and are sealed later.
 //
 // Concurrency: one mutex serialises the timer loop and the on-request calls; readers of the block
 // in progress go through preconf and never wait for it.

@@ -291,7 +291,9 @@ func (s *Sequencer) openLocked(ctx context.Context) error {
 	}
 	// The new block starts from the sealed state, which differs from the last pre-confirmed
 	// one when the seal left transactions out.
-	s.pool.Reset(s.poolView(snap))
+	view := s.poolView(snap)
+	s.pool.Reset(view)
+	s.requeueDroppedLocked(view) // dropped.go
 	return nil
 }
 
