@@ -1,0 +1,94 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/ethdb"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// State schemes (Config.StateScheme), with go-ethereum's names.
+//
+// SchemeHash is the archive: every block's state trie is committed to disk as the block is
+// written, so every historic state can be read and proven, and a sealed block's state is on
+// disk before the block is announced. The database grows with every block.
+//
+// SchemePath is go-ethereum's path-based scheme: one state on disk, overwritten in place, the
+// last 128 blocks' changes in memory above it, and a state history (reverse diffs, in a
+// freezer under chaindata/ancient/state) for the last Config.StateHistory blocks, through which
+// older states are read and the chain is rewound. The database stays bounded. The memory layers
+// reach the disk only at a clean shutdown (a journal); after kill -9 the disk state may be older
+// than the head, and Open re-executes the blocks above it (recover.go).
+const (
+	SchemeHash = rawdb.HashScheme
+	SchemePath = rawdb.PathScheme
+)
+
+// DefaultStateHistory is go-ethereum's default of --history.state: how many recent blocks
+// keep their state history under the path scheme (about 12.5 days of Ethereum, 2 days of an
+// OP chain at 2 s, 5 hours at Base's 200 ms).
+const DefaultStateHistory = params.FullImmutabilityThreshold
+
+// pathWriteBufferMB bounds the changes the path scheme collects below its memory layers before
+// it writes them to disk (go-ethereum's default is 64 MB). Everything above the last write is
+// re-executed after kill -9 (recover.go), so a smaller buffer keeps that short.
+const pathWriteBufferMB = 16
+
+// ErrSchemeConflict is Open's error for a Config.StateScheme other than the one the database
+// keeps its state in.
+var ErrSchemeConflict = errors.New("conflicts with the state scheme of the chain")
+
+// resolveScheme returns the state scheme of the chain in db opened with want: the stored one
+// when want is empty (hash for a database without state), want when it agrees, an error
+// naming both when it does not. go-ethereum reads the scheme from the state itself
+// (rawdb.ReadStateScheme), as geth does.
+func resolveScheme(db ethdb.Database, want, dir string) (string, error) {
+	switch want {
+	case "", SchemeHash, SchemePath:
+	default:
+		return "", fmt.Errorf("state scheme %q: want %s or %s", want, SchemeHash, SchemePath)
+	}
+	stored := rawdb.ReadStateScheme(db)
+	switch {
+	case stored == "" && want == "":
+		return SchemeHash, nil
+	case stored == "":
+		return want, nil
+	case want == "" || want == stored:
+		return stored, nil
+	}
+	return "", fmt.Errorf("state scheme %s %w in %s (%s): give --state.scheme %s or none, or another --datadir (a datadir keeps the scheme it was created with)", want, ErrSchemeConflict, dir, stored, stored)
+}
+
+// historyDB is the chain database as go-ethereum's path scheme sees it: the chain keeps its
+// blocks in Pebble only (no freezer of ancient blocks), but the path scheme keeps its state
+// history in a freezer of its own, in the directory AncientDatadir names; without one it keeps
+// none and can neither rewind nor read an older state.
+type historyDB struct {
+	ethdb.Database
+	ancient string
+}
+
+// AncientDatadir returns the directory of the state history freezer.
+func (d historyDB) AncientDatadir() (string, error) { return d.ancient, nil }
+
+// ancientDir is where the path scheme's state history lives (chaindata/ancient, as in geth).
+func ancientDir(dir string) string { return filepath.Join(dir, chainDataSubdir, "ancient") }
+
+// blockChainConfig returns go-ethereum's configuration of the chain's storage for scheme.
+// Archive mode means, with hash, that every block's state is flushed as it is inserted; with
+// path, that the state history is indexed so that older states can be read through it.
+func blockChainConfig(scheme string, stateHistory uint64) *core.BlockChainConfig {
+	cfg := core.DefaultConfig().WithArchive(true).WithStateScheme(scheme)
+	cfg.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash needs it
+	if scheme == SchemePath {
+		cfg.StateHistory = stateHistory
+		cfg.TrienodeHistory = -1               // no historic proofs: their history would grow as fast as an archive
+		cfg.TrieDirtyLimit = pathWriteBufferMB // written in the background, off the seal's path
+	}
+	return cfg
+}
