@@ -63,6 +63,13 @@ func parseDev(args []string, stdout, stderr io.Writer) (*devOptions, error) {
 	if err := o.codeSize.check(); err != nil {
 		return nil, err
 	}
+	shared := ""
+	if o.fork.url != "" {
+		shared = "--fork-url"
+	}
+	if err := o.stateScheme.check(fs, shared); err != nil {
+		return nil, err
+	}
 	o.given = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
 	if err := o.fork.check(o.given); err != nil {
@@ -106,8 +113,10 @@ func (o *devOptions) applyNetwork() error {
 
 // config returns the dev node's configuration: the flags, and which of them were given.
 func (o *devOptions) config(logger *slog.Logger) node.DevConfig {
+	server := o.serverFlags.config(logger)
+	o.stateScheme.apply(&server)
 	return node.DevConfig{
-		Server: o.serverFlags.config(logger), Feed: o.feed, Fork: o.fork.config(),
+		Server: server, Feed: o.feed, Fork: o.fork.config(),
 		ChainType: networks.Kind(o.chainType), ChainID: o.chainID, GasLimit: o.gasLimit, Network: o.network,
 		L1BaseFee: o.l1BaseFee.v, L1BlobBaseFee: o.l1BlobBaseFee.v,
 		Explicit: node.Explicit{
