@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -64,4 +65,18 @@ func (c *Chain) historicStateAt(header *types.Header) (*state.StateDB, error) {
 		return nil, &HistoryUnavailableError{Number: header.Number.Uint64(), Keep: c.stateHistory, Cause: err}
 	}
 	return state.NewWithReader(header.Root, db, reader)
+}
+
+// pathRewindable refuses, under the path scheme, a rewind to a block whose state can no longer
+// be restored through the state history: go-ethereum's BlockChain would go on rewinding to the
+// newest block whose state it has, the genesis at worst, and delete every block above it.
+func (c *Chain) pathRewindable(number uint64) error {
+	h := c.HeaderByNumber(number)
+	if h == nil || c.bc.HasState(h.Root) {
+		return nil // setHead's own checks answer
+	}
+	if ok, err := c.bc.TrieDB().Recoverable(h.Root); ok && err == nil {
+		return nil
+	}
+	return fmt.Errorf("rewind to block %d: %w", number, &HistoryUnavailableError{Number: number, Keep: c.stateHistory, Cause: errors.New("its state history is not kept")})
 }

@@ -154,6 +154,10 @@ func TestPathHistoricState(t *testing.T) {
 	if err.Error() != want {
 		t.Fatalf("error %q, want %q", err, want)
 	}
+	// The chain rewinds no further than its state history: it is left as it was.
+	if err := c.Rewind(5); !errors.As(err, &unavailable) || c.Head().Number.Uint64() != 160 {
+		t.Fatalf("rewinding to block 5: %v, head %d; want a HistoryUnavailableError and the head at 160", err, c.Head().Number)
+	}
 	// The head and the memory layers are read and proven as under hash.
 	for _, b := range []*types.Block{blocks[159], blocks[40]} {
 		st, err := c.StateAt(b.Header())
