@@ -57,7 +57,10 @@ func (c *Chain) StateHistory() uint64 { return c.stateHistory }
 func (c *Chain) historicStateAt(header *types.Header) (*state.StateDB, error) {
 	// The state history reader's own error says why (HistoricDB.Reader's does not).
 	if _, err := c.bc.TrieDB().HistoricStateReader(header.Root); err != nil {
-		return nil, &HistoryUnavailableError{Number: header.Number.Uint64(), Keep: c.stateHistory, Indexing: strings.Contains(err.Error(), "indexed"), Cause: err}
+		number := header.Number.Uint64()
+		// A block below the memory layers and the kept history is gone, indexed or not.
+		pruned := c.stateHistory > 0 && number+pathTrieLayers+c.stateHistory < c.Head().Number.Uint64()
+		return nil, &HistoryUnavailableError{Number: number, Keep: c.stateHistory, Indexing: !pruned && strings.Contains(err.Error(), "indexed"), Cause: err}
 	}
 	db := state.NewHistoricDatabase(c.bc.TrieDB(), c.bc.CodeDB())
 	reader, err := db.Reader(header.Root)
