@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/networks"
@@ -195,6 +196,14 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 		fmt.Fprintf(&b, "  chain data: temporary, removed on exit (use --datadir to keep it)\n")
 	} else {
 		fmt.Fprintf(&b, "  chain data: %s\n", o.DataDir)
+	}
+	switch {
+	case c.Scheme() == chain.SchemePath && c.StateHistory() == 0:
+		fmt.Fprintf(&b, "  state: path scheme, the state history of every block kept (--history.state 0)\n")
+	case c.Scheme() == chain.SchemePath:
+		fmt.Fprintf(&b, "  state: path scheme, the state of the last %d blocks kept (--history.state; older reads are refused)\n", c.StateHistory())
+	default:
+		fmt.Fprintf(&b, "  state: hash scheme, every block's state kept (an archive: the datadir grows with every block)\n")
 	}
 	if up := c.Upstream(); up != nil {
 		fmt.Fprintf(&b, "\nDev accounts (10,000 ETH each in the first forked block, %d):\n\n", up.Number()+1)

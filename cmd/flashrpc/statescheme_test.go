@@ -53,6 +53,11 @@ func TestStateSchemeFlags(t *testing.T) {
 	if s := tn.Chain().Scheme(); s != chain.SchemeHash {
 		t.Fatalf("a new dev chain's scheme is %s, want hash", s)
 	}
+	var banner bytes.Buffer
+	printDevBanner(&banner, testOptions(dir), tn.Dev)
+	if !strings.Contains(banner.String(), "state: hash scheme, every block's state kept") {
+		t.Errorf("the banner does not say the state scheme:\n%s", banner.String())
+	}
 	if err := tn.Close(); err != nil {
 		t.Fatal(err)
 	}
