@@ -136,8 +136,9 @@ func Open(cfg Config) (*Chain, error) {
 		c.removeTemp()
 		return nil, fmt.Errorf("open chain: database in %s: %w", dir, err)
 	}
-	c.db = rawdb.NewDatabase(newCloseGuard(kv))                                // closeguard.go: Close waits for open iterators
-	if c.scheme, err = resolveScheme(c.db, cfg.StateScheme, dir); err != nil { // scheme.go
+	c.db = rawdb.NewDatabase(newCloseGuard(kv)) // closeguard.go: Close waits for open iterators
+	var storeScheme bool
+	if c.scheme, storeScheme, err = resolveScheme(c.db, cfg.StateScheme, dir); err != nil { // scheme.go
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 	}
 	c.stateHistory = DefaultStateHistory
@@ -194,6 +195,17 @@ func Open(cfg Config) (*Chain, error) {
 	if storeDenim {
 		// Once the chain is there: a chain that failed to open keeps no Denim time.
 		if err := writeDenim(c.db, denim); err != nil {
+			bc.Stop()
+			return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
+		}
+	}
+	if storeScheme {
+		// Once the chain is there, and under path once its genesis state is on disk.
+		err := writeScheme(c.db, c.scheme)
+		if err == nil && c.scheme == SchemePath && bc.CurrentBlock().Number.Sign() == 0 {
+			err = waitGenesisState(c.db, bc.Genesis().Root())
+		}
+		if err != nil {
 			bc.Stop()
 			return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 		}

@@ -4,6 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
@@ -42,17 +46,40 @@ const pathWriteBufferMB = 16
 // keeps its state in.
 var ErrSchemeConflict = errors.New("conflicts with the state scheme of the chain")
 
+// schemeKey is the database key under which Open records the chain's state scheme when it
+// creates the chain. go-ethereum reads the scheme from the state itself (rawdb.ReadStateScheme),
+// which tells nothing until the path scheme's first write of the state reaches the disk, in
+// the background: a path chain killed before then would be taken for an empty one.
+var schemeKey = []byte("flashrpc-state-scheme")
+
 // resolveScheme returns the state scheme of the chain in db opened with want: the stored one
 // when want is empty (hash for a database without state), want when it agrees, an error
-// naming both when it does not. go-ethereum reads the scheme from the state itself
-// (rawdb.ReadStateScheme), as geth does.
-func resolveScheme(db ethdb.Database, want, dir string) (string, error) {
+// naming both when it does not. store says that Open must record it (writeScheme).
+func resolveScheme(db ethdb.Database, want, dir string) (scheme string, store bool, err error) {
 	switch want {
 	case "", SchemeHash, SchemePath:
 	default:
-		return "", fmt.Errorf("state scheme %q: want %s or %s", want, SchemeHash, SchemePath)
+		return "", false, fmt.Errorf("state scheme %q: want %s or %s", want, SchemeHash, SchemePath)
 	}
-	stored := rawdb.ReadStateScheme(db)
+	stored, err := db.Get(schemeKey)
+	if err != nil || len(stored) == 0 {
+		stored = []byte(rawdb.ReadStateScheme(db)) // a datadir from before the key
+		store = true
+	}
+	scheme, err = pickScheme(string(stored), want, dir)
+	return scheme, store, err
+}
+
+// writeScheme records the chain's state scheme (schemeKey).
+func writeScheme(db ethdb.KeyValueWriter, scheme string) error {
+	if err := db.Put(schemeKey, []byte(scheme)); err != nil {
+		return fmt.Errorf("record the state scheme: %w", err)
+	}
+	return nil
+}
+
+// pickScheme returns the scheme of a chain stored with stored ("" for none) opened with want.
+func pickScheme(stored, want, dir string) (string, error) {
 	switch {
 	case stored == "" && want == "":
 		return SchemeHash, nil
@@ -92,3 +119,20 @@ func blockChainConfig(scheme string, stateHistory uint64) *core.BlockChainConfig
 	}
 	return cfg
 }
+
+// waitGenesisState waits until the path scheme has written the genesis state to db: it does so
+// in the background, and a chain whose genesis state is not on disk after kill -9 has nothing
+// to execute its blocks on again.
+func waitGenesisState(db ethdb.Database, genesisRoot common.Hash) error {
+	deadline := time.Now().Add(genesisStateWait)
+	for genesisRoot != types.EmptyRootHash && !rawdb.HasAccountTrieNode(db, nil) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the genesis state was not written within %s", genesisStateWait)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return db.SyncKeyValue()
+}
+
+// genesisStateWait bounds waitGenesisState: a genesis state is written in milliseconds.
+const genesisStateWait = 30 * time.Second

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,10 +17,14 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/holiman/uint256"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
 var schemeKey, _ = crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
@@ -217,10 +222,63 @@ func TestPathUncleanStopChild(t *testing.T) {
 		return // run by TestPathRecoversAfterUncleanStop only
 	}
 	c := openScheme(t, dir, chain.SchemePath, nil, nil)
+	if os.Getenv(uncleanStopCheatEnv) != "" {
+		sealBlocks(t, c, 3)
+		sealCheat(t, c)
+		sealBlocks(t, c, 2)
+		os.Exit(0)
+	}
 	for _, b := range sealBlocks(t, c, 150) {
 		fmt.Printf("sealed %d %s\n", b.NumberU64(), b.Hash().Hex())
 	}
 	os.Exit(0) // no Close: the path scheme's memory layers are not journaled
+}
+
+// uncleanStopCheatEnv makes TestPathUncleanStopChild seal a dev chain's cheat in block 4.
+const uncleanStopCheatEnv = "FLASHRPC_CHAIN_UNCLEAN_STOP_CHEAT"
+
+// sealCheat seals one block on c's head that carries a state change outside its transactions,
+// as the dev chain's anvil_setBalance does.
+func sealCheat(t *testing.T, c *chain.Chain) {
+	t.Helper()
+	ctx := context.Background()
+	p := preconf.New(c)
+	head := c.Head()
+	if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+12, common.Address{}, nil), preconf.PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Dev().Cheat(ctx, func(st *state.StateDB) {
+		st.SetBalance(common.Address{0xbb}, uint256.NewInt(42), tracing.BalanceChangeUnspecified)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Seal(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPathUncleanStopLosesCheats: a dev chain's block carrying a cheat cannot be executed
+// again, so after an unclean stop the path scheme loses it and the blocks after it, and Open
+// says which and why.
+func TestPathUncleanStopLosesCheats(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPathUncleanStopChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), uncleanStopEnv+"="+dir, uncleanStopCheatEnv+"=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	logs := &recordHandler{}
+	c := openScheme(t, dir, "", nil, slog.New(logs))
+	defer c.Close()
+	if h := c.Head().Number.Uint64(); h != 3 {
+		t.Fatalf("head %d after the unclean stop, want 3 (the cheat's block 4 and the two after it lost)", h)
+	}
+	want := "blocks 4 to 6 lost after an unclean stop: executing block 4"
+	if !slices.ContainsFunc(logs.errors(), func(e string) bool { return strings.Contains(e, want) }) {
+		t.Fatalf("no error logged containing %q: %v", want, logs.errors())
+	}
+	sealBlocks(t, c, 1) // the chain goes on from block 3
 }
 
 // TestPathRecoversAfterUncleanStop: a path chain whose process exits without closing it (as
@@ -274,10 +332,11 @@ func TestPathRecoversAfterUncleanStop(t *testing.T) {
 	sealBlocks(t, c, 1) // the chain goes on
 }
 
-// recordHandler is a slog.Handler that keeps the messages logged.
+// recordHandler is a slog.Handler that keeps the messages logged, and the err attributes.
 type recordHandler struct {
 	mu   sync.Mutex
 	msgs []string
+	errs []string
 }
 
 func (h *recordHandler) Enabled(context.Context, slog.Level) bool { return true }
@@ -285,7 +344,19 @@ func (h *recordHandler) Handle(_ context.Context, r slog.Record) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.msgs = append(h.msgs, r.Message)
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "err" {
+			h.errs = append(h.errs, a.Value.String())
+		}
+		return true
+	})
 	return nil
+}
+
+func (h *recordHandler) errors() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.errs...)
 }
 func (h *recordHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *recordHandler) WithGroup(string) slog.Handler      { return h }
