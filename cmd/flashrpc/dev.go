@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/fork"
 	"github.com/flashrpc/flashrpc/internal/networks"
@@ -63,6 +64,13 @@ func parseDev(args []string, stdout, stderr io.Writer) (*devOptions, error) {
 	if err := o.codeSize.check(); err != nil {
 		return nil, err
 	}
+	shared := ""
+	if o.fork.url != "" {
+		shared = "--fork-url"
+	}
+	if err := o.stateScheme.check(fs, shared); err != nil {
+		return nil, err
+	}
 	o.given = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
 	if err := o.fork.check(o.given); err != nil {
@@ -111,8 +119,10 @@ func (o *devOptions) applyNetwork() error {
 
 // config returns the dev node's configuration: the flags, and which of them were given.
 func (o *devOptions) config(logger *slog.Logger) node.DevConfig {
+	server := o.serverFlags.config(logger)
+	o.stateScheme.apply(&server)
 	return node.DevConfig{
-		Server: o.serverFlags.config(logger), Feed: o.feed, Fork: o.fork.config(),
+		Server: server, Feed: o.feed, Fork: o.fork.config(),
 		ChainType: networks.Kind(o.chainType), ChainID: o.chainID, GasLimit: o.gasLimit, Network: o.network,
 		L1BaseFee: o.l1BaseFee.v, L1BlobBaseFee: o.l1BlobBaseFee.v,
 		Explicit: node.Explicit{
@@ -191,6 +201,14 @@ func printDevBanner(w io.Writer, o *devOptions, n *node.Dev) {
 		fmt.Fprintf(&b, "  chain data: temporary, removed on exit (use --datadir to keep it)\n")
 	} else {
 		fmt.Fprintf(&b, "  chain data: %s\n", o.DataDir)
+	}
+	switch {
+	case c.Scheme() == chain.SchemePath && c.StateHistory() == 0:
+		fmt.Fprintf(&b, "  state: path scheme, the state history of every block kept (--history.state 0)\n")
+	case c.Scheme() == chain.SchemePath:
+		fmt.Fprintf(&b, "  state: path scheme, the state of the last %d blocks kept (--history.state; older reads are refused)\n", c.StateHistory())
+	default:
+		fmt.Fprintf(&b, "  state: hash scheme, every block's state kept (an archive: the datadir grows with every block)\n")
 	}
 	if up := c.Upstream(); up != nil {
 		fmt.Fprintf(&b, "\nDev accounts (10,000 ETH each in the first forked block, %d):\n\n", up.Number()+1)

@@ -137,6 +137,7 @@ type devOptions struct {
 	fork            forkFlags     // fork.go
 	chainFlags                    // chaintype.go
 	codeSize        codeSizeFlags // codesize.go
+	stateScheme     stateFlags    // statescheme.go
 }
 
 func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
@@ -152,6 +153,7 @@ func devFlags(out io.Writer) (*flag.FlagSet, *devOptions) {
 	fs.StringVar(&o.feedFormat, "feed.format", "", "wire format of the feed: \"base\", Base's flashblocks (every diff carries the partial block's state root and hash), or \"subblocks\", OP's (zero roots; metadata carries receipts and balances) (default: the --network's format, OP Mainnet's subblocks, Unichain's base; base without --network)")
 	o.fork.register(fs)
 	o.codeSize.register(fs)
+	o.stateScheme.register(fs)
 	fs.StringVar(&o.API.ClientVersion, "client-version", "", "web3_clientVersion's answer (default: flashrpc/<version>/…); Hardhat's network helpers need one starting with \"anvil\" or \"HardhatNetwork\"")
 	fs.StringVar(&o.mnemonic, "mnemonic", "", "BIP-39 mnemonic the dev accounts derive from (default: the well-known test mnemonic \"test test … junk\")")
 	return fs, o

@@ -29,7 +29,8 @@ type followOptions struct {
 	network    string
 	maxLag     uint64
 	poll       time.Duration
-	feed       node.Feed // feed.go: the republished feed
+	feed       node.Feed  // feed.go: the republished feed
+	scheme     stateFlags // statescheme.go
 }
 
 func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
@@ -42,6 +43,7 @@ func followFlags(out io.Writer) (*flag.FlagSet, *followOptions) {
 	fs.StringVar(&o.genesis, "genesis", "", "genesis file of the chain (flashrpc dev writes <datadir>/genesis.json); required unless --datadir holds the chain already")
 	fs.StringVar(&o.sequencer, "sequencer", "", "JSON-RPC URL eth_sendRawTransaction and eth_sendRawTransactionSync are forwarded to (default: --upstream)")
 	fs.StringVar(&o.state, "state", "local", "where state comes from: local (every block replayed from genesis, needs --genesis) or remote (read from the upstream at each sealed block, for chains too large to replay; docs/deploy.md)")
+	o.scheme.register(fs)
 	fs.StringVar(&o.network, "network", "", "the network whose rules the replica runs (`flashrpc networks` lists them): the chain decides (its genesis, or with --state remote the upstream's chain id), and a --network that disagrees is refused, naming both; for a chain id that is no network's (a local chain such as `flashrpc dev --network op-mainnet`), the genesis must have the network's rules, and with --state remote the replica runs them as of now")
 	fs.Uint64Var(&o.maxLag, "health.max-lag", defaultMaxLag, "blocks the replica may be behind its upstream before GET /health answers 503")
 	fs.DurationVar(&o.poll, "upstream.poll", follow.DefaultPollInterval, "how often the upstream's head is asked for when it cannot be subscribed to")
@@ -72,6 +74,13 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	if err := o.check(); err != nil {
+		return err
+	}
+	shared := ""
+	if o.state == "remote" {
+		shared = "--state remote"
+	}
+	if err := o.scheme.check(fs, shared); err != nil {
 		return err
 	}
 	logger, err := o.logger(stderr)
@@ -107,8 +116,10 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 
 // config returns the replica's node configuration.
 func (o *followOptions) config(logger *slog.Logger) node.FollowConfig {
+	server := o.serverFlags.config(logger)
+	o.scheme.apply(&server)
 	return node.FollowConfig{
-		Server: o.serverFlags.config(logger), Feed: o.feed,
+		Server: server, Feed: o.feed,
 		Upstream: o.upstream, UpstreamWS: o.upstreamWS, Poll: o.poll, FeedURL: o.feedURL, Sequencer: o.sequencer,
 		Genesis: o.genesis, RemoteState: o.state == "remote", MaxLag: o.maxLag, Network: o.network,
 	}

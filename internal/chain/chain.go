@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/ethash"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
@@ -66,6 +67,15 @@ type Config struct {
 	// chain (oprollup.LiftCodeSizeLimits): a dev chain's option (--disable-code-size-limit).
 	// The chain does not store it: a chain opened without it runs the limits again.
 	NoCodeSizeLimit bool
+	// StateScheme is how the state is stored (scheme.go): SchemeHash, the archive, or
+	// SchemePath, one state on disk with a bounded history. Empty means the scheme of the
+	// state in the database, hash for a new one; another scheme than the stored one is an
+	// error naming both (ErrSchemeConflict). A chain with an upstream (fork mode) is hash only.
+	StateScheme string
+	// StateHistory is how many recent blocks keep their state history under the path scheme:
+	// their states can be read and the chain rewound to them. Nil means DefaultStateHistory,
+	// 0 every block. It does nothing under hash.
+	StateHistory *uint64
 }
 
 // ErrNoChain is Open's error for a database that holds no chain when Config.Genesis is nil.
@@ -79,9 +89,12 @@ type Chain struct {
 	dir     string // the data directory
 	tempDir string // removed by Close when the chain lives in a temporary directory
 	log     *slog.Logger
-	imp     bool                                     // Config.Impersonation
-	denim   *uint64                                  // Config.Denim
-	readers *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
+	imp     bool   // Config.Impersonation
+	scheme  string // the state scheme, SchemeHash or SchemePath
+	// stateHistory is Config.StateHistory resolved: blocks whose state history is kept (path).
+	stateHistory uint64
+	denim        *uint64                                  // Config.Denim
+	readers      *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
 
 	heads atomic.Pointer[Heads] // the published markers (heads.go)
 	// committed is the block CommitExecuted committed until Write has set it as the head:
@@ -124,11 +137,25 @@ func Open(cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("open chain: database in %s: %w", dir, err)
 	}
 	c.db = rawdb.NewDatabase(newCloseGuard(kv)) // closeguard.go: Close waits for open iterators
+	var storeScheme bool
+	if c.scheme, storeScheme, err = resolveScheme(c.db, cfg.StateScheme, dir); err != nil { // scheme.go
+		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
+	}
+	c.stateHistory = DefaultStateHistory
+	if cfg.StateHistory != nil {
+		c.stateHistory = *cfg.StateHistory
+	}
+	if c.scheme == SchemePath {
+		c.db = historyDB{Database: c.db, ancient: ancientDir(dir)}
+	}
 	genesis := cfg.Genesis
 	if cfg.OpenUpstream != nil {
 		up, err := cfg.OpenUpstream(c.db, dir, logger)
 		if err != nil {
 			return nil, errors.Join(err, c.closeDB())
+		}
+		if up != nil && c.scheme == SchemePath {
+			return nil, errors.Join(fmt.Errorf("open chain: %s: --state.scheme %s is for chains with their own state; a fork, or a replica reading the upstream's state, keeps %s", dir, SchemePath, SchemeHash), c.closeDB())
 		}
 		if up != nil {
 			c.up = up
@@ -149,15 +176,18 @@ func Open(cfg Config) (*Chain, error) {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 	}
 	c.denim = denim
-	c.engine = oprollup.HeaderRules(newEngine(), denim) // rules.go
-	bcConfig := core.DefaultConfig().WithArchive(true)
-	bcConfig.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash needs it
+	c.engine = oprollup.HeaderRules(newEngine(), denim)    // rules.go
+	bcConfig := blockChainConfig(c.scheme, c.stateHistory) // scheme.go
 	if c.up != nil {
 		// Fork blocks commit their state through the fork's own state.Database, past the
 		// snapshot tree, which would go stale; the local trie is small.
 		bcConfig.SnapshotLimit = 0
 	}
 	bcConfig.Preimages = cfg.Preimages
+	var unpersisted []*types.Block
+	if c.scheme == SchemePath {
+		unpersisted = pathUnpersisted(c.db) // recover.go: blocks the BlockChain may rewind
+	}
 	bc, err := core.NewBlockChain(c.db, genesis, c.engine, bcConfig)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
@@ -173,7 +203,23 @@ func Open(cfg Config) (*Chain, error) {
 			return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 		}
 	}
+	if storeScheme {
+		// Once the chain is there, and under path once its genesis state is on disk.
+		err := writeScheme(c.db, c.scheme)
+		if err == nil && c.scheme == SchemePath && bc.CurrentBlock().Number.Sign() == 0 {
+			err = waitGenesisState(c.db, bc.Genesis().Root())
+		}
+		if err != nil {
+			bc.Stop()
+			return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
+		}
+	}
 	c.bc = bc
+	if n, err := c.reexecute(unpersisted); err != nil { // recover.go
+		c.log.Error("open chain: sealed blocks lost", "err", err, "reexecuted", n, "head", bc.CurrentBlock().Number.Uint64())
+	} else if n > 0 {
+		c.log.Info("open chain: blocks executed again after an unclean stop", "blocks", n, "head", bc.CurrentBlock().Number.Uint64())
+	}
 	if c.up != nil {
 		if err := c.up.Start(Store{BlockChain: bc, DB: c.db, Engine: c.engine, Denim: c.Denim()}); err != nil {
 			bc.Stop()

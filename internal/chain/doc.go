@@ -7,12 +7,18 @@
 // a replace in go.mod; the dev genesis keeps the system contracts go-ethereum v1.17.10 gave it
 // (system_contracts.go), so its hash did not change with the move.
 //
-// Durability: the trie database runs in hashdb archive mode, which commits every block's state to
-// disk as the block is inserted. go-ethereum's default modes keep recent state in memory and rewind
-// the chain to the last flushed state after a crash, deleting the blocks above it; archive mode
-// makes a sealed block survive kill -9 (reference/go-ethereum.md §4.4). Pebble writes without
-// fsync and buffers its write-ahead log briefly in memory, so Insert ends with one synced log
-// write: a block is durable when Insert returns (WriteExecuted too).
+// Durability and state schemes (scheme.go, Config.StateScheme). By default the trie database
+// runs in hashdb archive mode, which commits every block's state to disk as the block is
+// inserted. go-ethereum's default modes keep recent state in memory and rewind the chain to the
+// last flushed state after a crash, deleting the blocks above it; archive mode makes a sealed
+// block survive kill -9 (reference/go-ethereum.md §4.4), and keeps every state, so the database
+// grows with every block. The path scheme (go-ethereum's pathdb) keeps one state on disk, the
+// last 128 blocks' changes in memory and a bounded state history (Config.StateHistory) through
+// which older states are read (history.go) and the chain rewound; after kill -9 its disk state
+// is older than the head, so Open reads the blocks above it before go-ethereum rewinds and
+// deletes them, and executes them again (recover.go). A datadir keeps the scheme it was created
+// with. Pebble writes without fsync and buffers its write-ahead log briefly in memory, so Insert
+// ends with one synced log write: a block is durable when Insert returns (WriteExecuted too).
 //
 // Two ways in for a new head: Insert has go-ethereum execute and validate the block (imports,
 // side chains, replicas); WriteExecuted (write.go) writes a block its caller already executed,

@@ -67,6 +67,9 @@ func (c *Chain) Proof(ctx context.Context, header *types.Header, addr common.Add
 		}
 	}
 	tr, err := trie.NewStateTrie(trie.StateTrieID(header.Root), c.bc.TrieDB())
+	if err != nil && c.scheme == SchemePath {
+		return nil, fmt.Errorf("%w: no proof at block %d: under --state.scheme path the node keeps the tries of the last %d blocks only (older states are read through the state history, which has no tries); use --state.scheme hash for an archive", ErrStateUnavailable, number, pathTrieLayers)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: block %d (state root %s): %v", ErrStateUnavailable, number, header.Root.Hex(), err)
 	}

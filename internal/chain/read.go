@@ -71,11 +71,16 @@ func (c *Chain) Transaction(hash common.Hash) (tx *types.Transaction, loc TxLoca
 	return tx, TxLocation{BlockHash: blockHash, BlockNumber: number, Index: index}, true
 }
 
-// StateAt opens the state after the block with this header. Every sealed block's state is
-// kept (archive mode). The returned StateDB belongs to the caller; it reads through the
+// StateAt opens the state after the block with this header. Under the hash scheme every
+// sealed block's state is kept (archive mode); under path, a state older than its memory
+// layers is read through the state history (history.go), and one older than that is a
+// *HistoryUnavailableError. The returned StateDB belongs to the caller; it reads through the
 // shared reader of its root (statereader.go), so what one request read, the next finds.
 func (c *Chain) StateAt(header *types.Header) (*state.StateDB, error) {
 	st, err := c.stateAt(header)
+	if err != nil && c.scheme == SchemePath && c.up == nil {
+		return c.historicStateAt(header)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("state of block %d: %w", header.Number.Uint64(), err)
 	}

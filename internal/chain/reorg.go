@@ -48,6 +48,11 @@ func (c *Chain) setHead(number uint64) error {
 			return fmt.Errorf("fork: rewind to block %d: %w %d (forks rewind no further; start a new fork instead)", number, ErrBeforeFork, first)
 		}
 	}
+	if c.scheme == SchemePath {
+		if err := c.pathRewindable(number); err != nil { // history.go
+			return err
+		}
+	}
 	var dropped []*types.Header
 	for n := c.Head().Number.Uint64(); n > number; n-- {
 		if h := c.HeaderByNumber(n); h != nil {

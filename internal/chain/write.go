@@ -25,7 +25,7 @@ var ErrNotOnHead = errors.New("block does not build on the head")
 // It does what go-ethereum's BlockChain does after executing a block (writeBlockWithState,
 // which op-geth does not export): it commits st (the trie nodes, the code and the snapshot
 // layer) and checks that its root is the header's, writes the block and its receipts, flushes
-// the state to the database (archive), then sets the head with BlockChain.SetCanonical, which
+// the state to the database (hash scheme; path keeps it in memory, recover.go), then sets the head with BlockChain.SetCanonical, which
 // finds the state present and does not execute anything. Then, as Insert, it syncs the
 // database, publishes the Heads and tells the OnHead listeners.
 //
@@ -123,7 +123,7 @@ func (cc committedContext) GetHeader(hash common.Hash, number uint64) *types.Hea
 }
 
 // Write is WriteExecuted's second step: it writes the block and its receipts, flushes the
-// committed state to the database (archive), sets the head with BlockChain.SetCanonical,
+// committed state to the database (hash scheme: archive), sets the head with BlockChain.SetCanonical,
 // syncs the database, publishes the Heads and tells the listeners. It runs once, on any
 // goroutine, while no other write of the chain runs.
 func (e *Executed) Write() error {
@@ -140,8 +140,13 @@ func (e *Executed) Write() error {
 	if err := batch.Write(); err != nil {
 		return fmt.Errorf("write block %d: %w", block.NumberU64(), err)
 	}
-	if err := c.bc.TrieDB().Commit(block.Root(), false); err != nil {
-		return fmt.Errorf("write block %d: flush state: %w", block.NumberU64(), err)
+	// Hash (archive) flushes the block's state now, as go-ethereum does for an archive. Path
+	// keeps it a memory layer, written in the background; kill -9 before then is repaired by
+	// executing the block again on open (recover.go).
+	if c.scheme == SchemeHash {
+		if err := c.bc.TrieDB().Commit(block.Root(), false); err != nil {
+			return fmt.Errorf("write block %d: flush state: %w", block.NumberU64(), err)
+		}
 	}
 	c.log.Debug("stored executed block", "number", block.NumberU64(), "commit", e.commit, "store", time.Since(start), "queued", start.Sub(e.start)-e.commit)
 	return e.finish()

@@ -26,6 +26,14 @@ type Server struct {
 	PreconfPort int
 	// DBCacheMB is the chain database's block cache in MB (0: the chain's default).
 	DBCacheMB int
+	// StateScheme is how a chain with its own state stores it (chain.Config.StateScheme):
+	// chain.SchemeHash (archive) or chain.SchemePath; "" means the datadir's, hash for a new
+	// one. Dev and follow with local state use it; a fork and a remote-state replica are hash
+	// only, serve and import take the datadir's.
+	StateScheme string
+	// StateHistory is how many recent blocks keep their state history under the path scheme
+	// (chain.Config.StateHistory): nil means chain.DefaultStateHistory, 0 every block.
+	StateHistory *uint64
 	// LogsIndex keeps the log index behind eth_getLogs; false makes every query scan.
 	LogsIndex bool
 	// RPC holds each endpoint's transport limits; Logger, Observer and Pages are the node's

@@ -127,7 +127,7 @@ func openFollowChain(cfg *FollowConfig, obs remote.Observer, logger *slog.Logger
 			return nil, fmt.Errorf("--genesis: %w", err)
 		}
 	}
-	c, err := fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, Genesis: g, Denim: denim, CacheMB: cfg.DBCacheMB, Logger: logger}, nil)
+	c, err := fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, Genesis: g, Denim: denim, CacheMB: cfg.DBCacheMB, Logger: logger, StateScheme: cfg.StateScheme, StateHistory: cfg.StateHistory}, nil)
 	if errors.Is(err, chain.ErrNoChain) {
 		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json), or --state remote to read the state from the upstream")
 	}
