@@ -3,21 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"math/big"
-	"os"
-	"os/exec"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/ethereum/go-ethereum/params"
-	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/networks"
 )
@@ -69,113 +57,13 @@ func TestDenimKillAt5Hz(t *testing.T) {
 		t.Skip("builds and runs the flashrpc binary; skipped with -short")
 	}
 	ctx := context.Background()
-	bin := stampedBinary(t)
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "dev", "--network", "base-mainnet", "--datadir", dir, "--http.port", "0", "--preconf.port", "0", "--feed.port", "-1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	url := endpointURL(t, stdout, "standard")
-	raw, err := gethrpc.Dial(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	client := ethclient.NewClient(raw)
-
-	// The load: transfers from two dev accounts, signed beforehand, sent as fast as the
-	// endpoint takes them until the process is killed.
-	const perAccount = 2000
-	keys := testOptionsAccounts(t)[:2]
-	recipient := common.HexToAddress("0x000000000000000000000000000000000000dead")
-	txs := make([][]*types.Transaction, len(keys))
-	for i, key := range keys {
-		for nonce := range uint64(perAccount) {
-			txs[i] = append(txs[i], signTx(t, key, big.NewInt(1337), nonce, &recipient, big.NewInt(1), params.TxGas, nil))
-		}
-	}
-	var killed atomic.Bool
-	loadErr := make(chan error, len(keys))
-	var load sync.WaitGroup
-	for i := range keys {
-		load.Add(1)
-		go func(txs []*types.Transaction) {
-			defer load.Done()
-			for _, tx := range txs {
-				if err := client.SendTransaction(ctx, tx); err != nil {
-					if !killed.Load() {
-						loadErr <- err
-					}
-					return
-				}
-			}
-		}(txs[i])
-	}
-
-	// The watcher: every sealed block the standard endpoint serves, by number.
-	seen := map[uint64]common.Hash{}
-	var next uint64 = 1
-	deadline := time.Now().Add(60 * time.Second)
-	for next <= 25 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the node sealed %d blocks in 60 s, want 25", next-1)
-		}
-		select {
-		case err := <-loadErr:
-			t.Fatalf("load: %v", err)
-		default:
-		}
-		for {
-			h, err := client.HeaderByNumber(ctx, new(big.Int).SetUint64(next))
-			if err != nil {
-				break // not sealed yet
-			}
-			seen[next] = h.Hash()
-			next++
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	killed.Store(true)
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	load.Wait()
-	close(loadErr)
-	for err := range loadErr {
-		t.Fatalf("load: %v", err)
-	}
+	dir, seen := killedUnderLoad(t, 25, "--network", "base-mainnet")
 
 	tn := startTestNode(t, testOptions(dir))
 	if d := tn.Chain().Denim(); d == nil || *d != 0 {
 		t.Fatalf("restarted: Denim %v, want the chain's (0)", d)
 	}
-	var withTxs int
-	for n, hash := range seen {
-		h, err := tn.std.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
-		if err != nil {
-			t.Fatalf("after kill -9: block %d: %v", n, err)
-		}
-		if h.Hash() != hash {
-			t.Fatalf("after kill -9: block %d is %s, the client saw %s", n, h.Hash(), hash)
-		}
-		b, err := tn.std.BlockByHash(ctx, hash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(b.Transactions()) > 2 {
-			withTxs++
-		}
-	}
-	if withTxs == 0 {
-		t.Fatal("no block the client saw carried a transfer: the node was not under load")
-	}
+	checkSeenBlocks(t, tn, seen)
 	// The restarted node seals Denim blocks on its own (200 ms, from the chain's Denim): a
 	// block above the head it restarted with, 200 ms after its parent.
 	restartHead := tn.Chain().Head().Number.Uint64()

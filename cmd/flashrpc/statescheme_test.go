@@ -5,21 +5,10 @@ import (
 	"context"
 	"log/slog"
 	"math/big"
-	"os"
-	"os/exec"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/ethereum/go-ethereum/params"
-	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 )
@@ -84,118 +73,22 @@ func TestPathSchemeKillAt5Hz(t *testing.T) {
 		t.Skip("builds and runs the flashrpc binary; skipped with -short")
 	}
 	ctx := context.Background()
-	bin := stampedBinary(t)
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "dev", "--network", "base-mainnet", "--state.scheme", "path", "--datadir", dir, "--http.port", "0", "--preconf.port", "0", "--feed.port", "-1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	url := endpointURL(t, stdout, "standard")
-	raw, err := gethrpc.Dial(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	client := ethclient.NewClient(raw)
-
-	const perAccount = 2000
-	keys := testOptionsAccounts(t)[:2]
-	recipient := common.HexToAddress("0x000000000000000000000000000000000000dead")
-	txs := make([][]*types.Transaction, len(keys))
-	for i, key := range keys {
-		for nonce := range uint64(perAccount) {
-			txs[i] = append(txs[i], signTx(t, key, big.NewInt(1337), nonce, &recipient, big.NewInt(1), params.TxGas, nil))
-		}
-	}
-	var killed atomic.Bool
-	loadErr := make(chan error, len(keys))
-	var load sync.WaitGroup
-	for i := range keys {
-		load.Add(1)
-		go func(txs []*types.Transaction) {
-			defer load.Done()
-			for _, tx := range txs {
-				if err := client.SendTransaction(ctx, tx); err != nil {
-					if !killed.Load() {
-						loadErr <- err
-					}
-					return
-				}
-			}
-		}(txs[i])
-	}
-
-	seen := map[uint64]common.Hash{}
-	var next uint64 = 1
-	deadline := time.Now().Add(60 * time.Second)
-	for next <= 30 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the node sealed %d blocks in 60 s, want 30", next-1)
-		}
-		select {
-		case err := <-loadErr:
-			t.Fatalf("load: %v", err)
-		default:
-		}
-		for {
-			h, err := client.HeaderByNumber(ctx, new(big.Int).SetUint64(next))
-			if err != nil {
-				break // not sealed yet
-			}
-			seen[next] = h.Hash()
-			next++
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	killed.Store(true)
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	load.Wait()
-	close(loadErr)
-	for err := range loadErr {
-		t.Fatalf("load: %v", err)
-	}
+	const blocks = 30
+	dir, seen := killedUnderLoad(t, blocks, "--network", "base-mainnet", "--state.scheme", "path")
 
 	tn := startTestNode(t, testOptions(dir))
 	if s := tn.Chain().Scheme(); s != chain.SchemePath {
 		t.Fatalf("restarted with the scheme %s, want the datadir's (path)", s)
 	}
-	var withTxs int
-	for n, hash := range seen {
-		h, err := tn.std.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
-		if err != nil {
-			t.Fatalf("after kill -9: block %d: %v", n, err)
-		}
-		if h.Hash() != hash {
-			t.Fatalf("after kill -9: block %d is %s, the client saw %s", n, h.Hash(), hash)
-		}
-		b, err := tn.std.BlockByHash(ctx, hash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(b.Transactions()) > 2 {
-			withTxs++
-		}
-	}
-	if withTxs == 0 {
-		t.Fatal("no block the client saw carried a transfer: the node was not under load")
-	}
+	checkSeenBlocks(t, tn, seen)
 	// The state of the last block a client saw is there again: the sender's nonce counts
 	// every transfer sealed up to it.
 	sender := testOptionsAccounts(t)[0]
-	nonce, err := tn.std.NonceAt(ctx, crypto.PubkeyToAddress(sender.PublicKey), new(big.Int).SetUint64(next-1))
+	nonce, err := tn.std.NonceAt(ctx, crypto.PubkeyToAddress(sender.PublicKey), new(big.Int).SetUint64(blocks))
 	if err != nil {
-		t.Fatalf("state of block %d after kill -9: %v", next-1, err)
+		t.Fatalf("state of block %d after kill -9: %v", blocks, err)
 	}
 	if nonce == 0 {
-		t.Fatalf("sender's nonce 0 at block %d after kill -9", next-1)
+		t.Fatalf("sender's nonce 0 at block %d after kill -9", blocks)
 	}
 }
