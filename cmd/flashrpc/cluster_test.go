@@ -64,6 +64,19 @@ func TestCluster(t *testing.T) {
 		script.Process.Signal(syscall.SIGTERM) // the script stops what it started
 		script.Wait()
 	})
+	t.Cleanup(func() { // a failed run shows what each process logged
+		if t.Failed() {
+			logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+			for _, name := range logs {
+				data, err := os.ReadFile(name)
+				if err != nil {
+					t.Logf("%s: %v", name, err)
+					continue
+				}
+				t.Logf("%s (last 4 kB):\n%s", filepath.Base(name), data[max(0, len(data)-4096):])
+			}
+		}
+	})
 	waitLine(t, stdout, "cluster ready")
 	lb := fmt.Sprintf("http://127.0.0.1:%d", base+101)
 	replicaPre := func(i int) string { return fmt.Sprintf("http://127.0.0.1:%d", base+10*i+1) }
