@@ -66,7 +66,10 @@ func TestCluster(t *testing.T) {
 	})
 	t.Cleanup(func() { // a failed run shows what each process logged
 		if t.Failed() {
-			logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+			logs, err := filepath.Glob(filepath.Join(dir, "*.log"))
+			if err != nil {
+				t.Logf("cluster logs: %v", err)
+			}
 			for _, name := range logs {
 				data, err := os.ReadFile(name)
 				if err != nil {
