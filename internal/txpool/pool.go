@@ -279,19 +279,22 @@ func (p *Pool) Remove(txs ...*types.Transaction) {
 func (p *Pool) RemoveUsed(txs ...*types.Transaction) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := p.cfg.Now()
+	// Each sender's nonce first, then one pass over its lists: a block holds many
+	// transactions of a sender.
+	senders := make(map[*account]bool)
 	for _, tx := range txs {
 		from, err := types.Sender(p.signer, tx) // cached: executed by the sequencer
 		if err != nil {
 			continue // never pooled: the pool recovered every sender on Add
 		}
-		acct := p.accounts[from]
-		if acct == nil {
-			continue // the sender has nothing pooled
+		if acct := p.accounts[from]; acct != nil {
+			acct.nonce = max(acct.nonce, tx.Nonce()+1)
+			senders[acct] = true
 		}
-		// syncLocked drops tx, and any other pooled transaction with its nonce or a lower one.
-		acct.nonce = max(acct.nonce, tx.Nonce()+1)
-		p.syncLocked(acct, now)
+	}
+	now := p.cfg.Now()
+	for acct := range senders {
+		p.syncLocked(acct, now) // drops what is below the nonce: the used transactions
 		p.forgetIfEmptyLocked(acct)
 	}
 }
