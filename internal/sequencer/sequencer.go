@@ -366,7 +366,9 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf
 	block := current.Block
 	budget, used := s.gasBudget(current), block.GasUsed()
 	queue := newPriceQueue(s.pool.Pending(), block.BaseFee())
-	var done []*types.Transaction // pre-confirmed now, or never includable: out of the pool
+	// Out of the pool: spent, the transactions whose nonce the block now holds (pre-confirmed
+	// now, or beaten to it); invalid, those that can never be included.
+	var spent, invalid []*types.Transaction
 	for queue.Len() > 0 {
 		tx := queue.peek()
 		if used+tx.Gas() > budget && used+tx.Gas() <= block.GasLimit() {
@@ -378,18 +380,18 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf
 		}
 		switch {
 		case err == nil:
-			done = append(done, tx)
+			spent = append(spent, tx)
 			queue.shift()
 		case errors.Is(err, core.ErrNonceTooLow):
 			// Its nonce was used by another transaction; the sender's next one may fit.
-			done = append(done, tx)
+			spent = append(spent, tx)
 			queue.shift()
 		case errors.Is(err, preconf.ErrStateUnavailable):
 			s.log.Warn("a transaction waits: its state could not be read", "hash", tx.Hash(), "err", err)
 			queue.dropSender()
 		case neverIncludable(err, tx, block.GasLimit()):
 			s.log.Debug("dropping a transaction that can never be included", "hash", tx.Hash(), "err", err)
-			done = append(done, tx)
+			invalid = append(invalid, tx)
 			queue.dropSender()
 		default:
 			queue.dropSender()
@@ -405,8 +407,12 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf
 	}
 	snap, err := batch.Commit(ctx, opts)
 	// The pool holds what is not pre-confirmed yet; a pre-confirmed transaction is found in the
-	// block in progress until its block is sealed.
-	s.pool.Remove(done...)
+	// block in progress until its block is sealed. The senders' nonces in the pool move past
+	// the spent ones before the Reset below: a send validated meanwhile against the view from
+	// before this build must not take their later transactions for a run behind a gap
+	// (txpool.Pool.RemoveUsed).
+	s.pool.RemoveUsed(spent...)
+	s.pool.Remove(invalid...)
 	if err == nil {
 		s.pool.Reset(s.poolView(snap))
 	}

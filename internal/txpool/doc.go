@@ -10,11 +10,13 @@
 // executable ("pending") while their nonces continue the sender's nonce in the state of the
 // block in progress without a gap, and queued when a nonce leaves a gap. A transaction that
 // fills the gap is executable and the queued ones that follow it are promoted. The sequencer
-// removes what it pre-confirmed (Remove) and then calls Reset with the new state, which drops
-// transactions whose nonce was used or that the sender can no longer pay for, queues again
-// executable ones behind such a drop, promotes, and expires queued transactions whose
-// account's heartbeat is older than Config.Lifetime. Content and Stats show both sets
-// (txpool_content and txpool_status build on them).
+// removes what it pre-confirmed (RemoveUsed, which moves each sender's nonce in the pool past
+// it at once, so that a send validated against the view from before the build still finds the
+// rest of the run executable) and what can never be included (Remove), then calls Reset with
+// the new state, which drops transactions whose nonce was used or that the sender can no
+// longer pay for, queues again executable ones behind such a drop, promotes, and expires
+// queued transactions whose account's heartbeat is older than Config.Lifetime. Content and
+// Stats show both sets (txpool_content and txpool_status build on them).
 //
 // # Limits and eviction
 //
@@ -39,10 +41,11 @@
 // promoted stays queued until there is room. A refused transaction changes nothing.
 //
 // Differences from go-ethereum: the pool works synchronously (no background reorganisation:
-// Add, Remove and Reset apply every rule before they return), so a transaction over a limit
-// is refused with an error instead of being accepted and dropped later; the per-account limits
-// count slots, not transactions (the same for transactions up to 32 KiB); and a transaction
-// whose fee cap is below the base fee of the block in progress is refused at once.
+// Add, Remove, RemoveUsed and Reset apply every rule before they return), so a transaction
+// over a limit is refused with an error instead of being accepted and dropped later; the
+// per-account limits count slots, not transactions (the same for transactions up to 32 KiB);
+// and a transaction whose fee cap is below the base fee of the block in progress is refused
+// at once.
 //
 // # OP Stack chains
 //

@@ -269,6 +269,36 @@ func (p *Pool) Remove(txs ...*types.Transaction) {
 	}
 }
 
+// RemoveUsed drops transactions whose nonce the block in progress has used: each was
+// pre-confirmed there, or another transaction took its nonce. Each sender's nonce in the pool
+// moves past them at once, as the next Reset would move it: until that Reset, an Add validated
+// against a view from before the pre-confirmation (it read the view while the sequencer was
+// building) must still find the sender's run starting at the sender's nonce, not take what
+// follows the used nonces for a run behind a gap and queue it again, over the account's queue
+// limit. Transactions that leave the pool without using their nonce go through Remove.
+func (p *Pool) RemoveUsed(txs ...*types.Transaction) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// Each sender's nonce first, then one pass over its lists: a block holds many
+	// transactions of a sender.
+	senders := make(map[*account]bool)
+	for _, tx := range txs {
+		from, err := types.Sender(p.signer, tx) // cached: executed by the sequencer
+		if err != nil {
+			continue // never pooled: the pool recovered every sender on Add
+		}
+		if acct := p.accounts[from]; acct != nil {
+			acct.nonce = max(acct.nonce, tx.Nonce()+1)
+			senders[acct] = true
+		}
+	}
+	now := p.cfg.Now()
+	for acct := range senders {
+		p.syncLocked(acct, now) // drops what is below the nonce: the used transactions
+		p.forgetIfEmptyLocked(acct)
+	}
+}
+
 // Get returns a pooled transaction, or nil.
 func (p *Pool) Get(hash common.Hash) *types.Transaction {
 	p.mu.Lock()

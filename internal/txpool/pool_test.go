@@ -470,7 +470,8 @@ func TestReset(t *testing.T) {
 	wantNonces(t, p, addrC, []uint64{2}, nil)
 
 	// Removing an executable transaction from the middle queues the ones after it at the next
-	// Reset; the sequencer's Remove of what it included leaves the run executable.
+	// Reset; removing the first of the run, then resetting to a state whose nonce moved past
+	// it, leaves the rest executable.
 	_, addrD := testKey(703)
 	d, _ := testKey(703)
 	txs := []*types.Transaction{signed(t, d, 0, 1, 0), signed(t, d, 1, 1, 0), signed(t, d, 2, 1, 0)}
@@ -503,6 +504,46 @@ func TestStaleView(t *testing.T) {
 	wantNonces(t, p, addr, []uint64{1, 2, 3}, nil)
 	if err := p.Add(signed(t, key, 0, 2, 0), old); !errors.Is(err, core.ErrNonceTooLow) {
 		t.Fatalf("used nonce with a stale view: %v, want nonce too low", err)
+	}
+	checkAccounting(t, p)
+}
+
+// TestRemoveUsedThenStaleAdd: the sequencer drops what it pre-confirmed (RemoveUsed) before it
+// resets the pool to the new state, and an Add validated against the view from before the
+// pre-confirmation can take the pool's lock in between. That Add finds the sender's run still
+// starting at the sender's nonce: nothing is queued again, nothing is dropped over the
+// account's queue limit, and the new transaction is executable.
+func TestRemoveUsedThenStaleAdd(t *testing.T) {
+	t.Parallel()
+	s := newTestState()
+	p := New(testConfig, Config{})
+	key, addr := testKey(900)
+	before := s.view() // what a send read while the sequencer was building
+	const sent = 80    // more than Config.AccountQueue behind what the block took
+	var txs []*types.Transaction
+	for n := range uint64(sent) {
+		txs = append(txs, signed(t, key, n, 1, 0))
+	}
+	mustAdd(t, p, s, txs...)
+	p.RemoveUsed(txs[:10]...) // pre-confirmed; the pool's Reset to the new state comes next
+	if err := p.Add(signed(t, key, sent, 1, 0), before); err != nil {
+		t.Fatalf("add nonce %d against the view from before the pre-confirmation: %v", sent, err)
+	}
+	var want []uint64
+	for n := uint64(10); n <= sent; n++ {
+		want = append(want, n)
+	}
+	wantNonces(t, p, addr, want, nil)
+	s.setNonce(addr, 10)
+	p.Reset(s.view())
+	wantNonces(t, p, addr, want, nil)
+
+	// A used nonce that is not the run's next (another transaction took it) drops what is
+	// below it too, and the whole account once nothing is left.
+	p.RemoveUsed(signed(t, key, sent, 2, 0))
+	wantNonces(t, p, addr, nil, nil)
+	if n := p.Len(); n != 0 {
+		t.Fatalf("%d transactions pooled after their nonces were used, want 0", n)
 	}
 	checkAccounting(t, p)
 }
