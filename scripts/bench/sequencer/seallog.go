@@ -19,9 +19,11 @@ import (
 // (late) and the deadlines skipped. A write whose total exceeds the block time delays the next
 // seal (one write is in flight at most): the seal then takes a block's slot.
 
-// sealCosts are the phases of one block's seal, from the node's log.
+// sealCosts are the phases of one block's seal, from the node's log, and when it was sealed
+// (the `sealed block` line's time, to the millisecond).
 type sealCosts struct {
 	took, commit, store, total, setHead, sync, listeners time.Duration
+	sealedAt                                             time.Time
 }
 
 // sealLog reads a node's log file.
@@ -63,6 +65,11 @@ func (l *sealLog) window(blocks []uint64, from, to time.Time) (costs []sealCosts
 			c := want[n]
 			if c == nil {
 				continue
+			}
+			if kv["msg"] == "sealed block" {
+				if c.sealedAt, err = time.Parse(time.RFC3339Nano, kv["time"]); err != nil {
+					return nil, 0, 0, fmt.Errorf("%s: time=%q: %w", l.path, kv["time"], err)
+				}
 			}
 			for key, d := range map[string]*time.Duration{"took": &c.took, "commit": &c.commit, "store": &c.store, "total": &c.total, "setHead": &c.setHead, "sync": &c.sync, "listeners": &c.listeners} {
 				if v, ok := kv[key]; ok {
@@ -145,7 +152,20 @@ func sealSummary(rate int, costs []sealCosts, late, skipped int, interval time.D
 	if len(total) > 0 {
 		p99 = ms(total[len(total)*99/100])
 	}
-	return fmt.Sprintf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %d |", rate, len(costs),
+	// The interval between two seals: the sequencer's own cadence, without the write's
+	// variation that the newHeads interval also carries.
+	var seals []time.Duration
+	for i := 1; i < len(costs); i++ {
+		if a, b := costs[i-1].sealedAt, costs[i].sealedAt; !a.IsZero() && !b.IsZero() {
+			seals = append(seals, b.Sub(a))
+		}
+	}
+	slices.Sort(seals)
+	sealP99 := "–"
+	if len(seals) > 0 {
+		sealP99 = ms(seals[len(seals)*99/100]) + " / " + ms(seals[len(seals)-1])
+	}
+	return fmt.Sprintf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %d |", rate, len(costs), sealP99,
 		med(pick(func(c sealCosts) time.Duration { return c.took })),
 		med(pick(func(c sealCosts) time.Duration { return c.commit })),
 		med(pick(func(c sealCosts) time.Duration { return c.store })),
@@ -156,4 +176,4 @@ func sealSummary(rate int, costs []sealCosts, late, skipped int, interval time.D
 }
 
 // sealHeader is the header of sealSummary's table.
-const sealHeader = "| offered tx/s | blocks | seal under the lock p50 / max (ms) | state commit | store (block, receipts, trie flush) | setHead | fsync | listeners | write total p50 / max | write total p99 | writes > block time | late builds | skipped deadlines |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+const sealHeader = "| offered tx/s | blocks | interval between seals p99 / max (ms) | seal under the lock p50 / max (ms) | state commit | store (block, receipts, trie flush) | setHead | fsync | listeners | write total p50 / max | write total p99 | writes > block time | late builds | skipped deadlines |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
