@@ -41,12 +41,8 @@
 // time.Ticker drops ticks (the block then lasts longer: a block is BlockTime / interval
 // flashblocks built). The lead follows the builds: 1.5 × the longest of the last 20 plus 2 ms,
 // at least 1 ms and at most half an interval: a few milliseconds when the chain is quiet, the
-// slowest recent build under load. A block's first flashblock, built while the chain writes the
-// block before, has a lead of its own: 1.5 × the longest of the last 5 first builds plus 2 ms,
-// at least the others' lead and at most the whole interval (its build then starts as soon as
-// the block is open); the others' lead follows the other builds. A transaction arriving after a
-// build's start goes into the next flashblock: it waits interval/2 + lead on average to be
-// pre-confirmed. The last
+// slowest recent build under load. A transaction arriving after a build's start goes into the
+// next flashblock: it waits interval/2 + lead on average to be pre-confirmed. The last
 // flashblock of a block is sealed right after its publication, and the next block's index 0 is
 // published right after the seal. On-request pre-confirmations (Preconfirm, dev_preconfirm, the
 // dev controls) are published as soon as they are built. While the timer waits for a deadline

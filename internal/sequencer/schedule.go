@@ -9,21 +9,11 @@ import "time"
 // interval between two publications. The lead follows the recent builds: a few milliseconds
 // when they are quick, so that a transaction waits little for its publication, and enough
 // for the slowest recent one under load, up to half an interval.
-//
-// The first flashblock of a block has a lead of its own. It is built while the chain writes the
-// block just sealed (preconf.SealAsync: 130-250 ms of CPU for a block of 10,000 mix
-// transactions) on the same cores, so under load it takes longer than the others, and half an
-// interval did not cover it (the boundary's interval p99 was 253-318 ms at 4,000-5,000 mix
-// transactions a second, docs/benchmarks.md). Nothing is built between the seal and its
-// deadline, so its build may start as early as the seal: its lead follows the recent first
-// builds alone, up to the whole interval. The other flashblocks' lead follows theirs, so
-// that the slow first ones do not lengthen every wait.
 
 const (
-	// buildHistory is how many recent builds set the lead: two blocks at the default timing.
+	// buildHistory is how many recent builds set the lead: two blocks at the default timing,
+	// so that the slow first flashblock after a boundary is always among them.
 	buildHistory = 20
-	// firstHistory is how many recent first flashblocks of a block set their lead.
-	firstHistory = 5
 	// leadMargin is added to 1.5 × the longest recent build for what varies between builds
 	// (the timer waking late, a core taken by another goroutine).
 	leadMargin = 2 * time.Millisecond
@@ -38,10 +28,8 @@ type schedule struct {
 	interval time.Duration
 	start    time.Time
 	next     int64                       // the number of the next flashblock to plan
-	builds   [buildHistory]time.Duration // the last builds but first ones, a ring
-	recorded int                         // builds recorded in builds so far
-	firsts   [firstHistory]time.Duration // the last builds of a block's first flashblock, a ring
-	firstsN  int                         // builds recorded in firsts so far
+	builds   [buildHistory]time.Duration // the last builds, a ring
+	recorded int                         // builds recorded so far
 }
 
 // newSchedule returns the schedule of flashblocks every interval from start, the first one due
@@ -56,30 +44,19 @@ func (s *schedule) due(k int64) time.Time { return s.start.Add(time.Duration(k) 
 // lead returns how long before its deadline a build starts: 1.5 × the longest of the recent
 // builds plus leadMargin, within [minLead, interval/2].
 func (s *schedule) lead() time.Duration {
-	return min(max(longestOf(s.builds[:])*3/2+leadMargin, minLead), s.interval/2)
-}
-
-// firstLead returns how long before its deadline the build of a block's first flashblock
-// starts: 1.5 × the longest of the recent first builds plus leadMargin, at least lead and at
-// most the interval (the build then starts as soon as the block is open).
-func (s *schedule) firstLead() time.Duration {
-	return min(max(longestOf(s.firsts[:])*3/2+leadMargin, s.lead()), s.interval)
-}
-
-func longestOf(builds []time.Duration) time.Duration {
 	var longest time.Duration
-	for _, b := range builds {
+	for _, b := range s.builds {
 		longest = max(longest, b)
 	}
-	return longest
+	return min(max(longest*3/2+leadMargin, minLead), s.interval/2)
 }
 
 // plan returns the deadline of the next flashblock and when its build starts, for a loop that
-// is free at now; first says that it is a block's first flashblock (firstLead). A deadline passed by more than an interval is skipped, as a time.Ticker
+// is free at now. A deadline passed by more than an interval is skipped, as a time.Ticker
 // drops the ticks its reader missed; the next one is planned even when it has passed (the build
 // then starts at once and is published as soon as it is done). skipped counts the deadlines
 // left out.
-func (s *schedule) plan(now time.Time, first bool) (deadline, begin time.Time, skipped int64) {
+func (s *schedule) plan(now time.Time) (deadline, begin time.Time, skipped int64) {
 	k := s.next
 	if late := now.Sub(s.due(k)); late > s.interval {
 		// The first k' after k with due(k') >= now - interval.
@@ -88,21 +65,11 @@ func (s *schedule) plan(now time.Time, first bool) (deadline, begin time.Time, s
 	}
 	s.next = k + 1
 	deadline = s.due(k)
-	lead := s.lead()
-	if first {
-		lead = s.firstLead()
-	}
-	return deadline, deadline.Add(-lead), skipped
+	return deadline, deadline.Add(-s.lead()), skipped
 }
 
-// observe records how long a build took, from its start to the moment it could be published;
-// first says that it built a block's first flashblock.
-func (s *schedule) observe(build time.Duration, first bool) {
-	if first {
-		s.firsts[s.firstsN%firstHistory] = build
-		s.firstsN++
-		return
-	}
+// observe records how long a build took, from its start to the moment it could be published.
+func (s *schedule) observe(build time.Duration) {
 	s.builds[s.recorded%buildHistory] = build
 	s.recorded++
 }

@@ -44,17 +44,17 @@ func TestSchedulePlan(t *testing.T) {
 			t.Parallel()
 			s := newSchedule(testInterval, t0)
 			for _, b := range tt.builds {
-				s.observe(b, false)
+				s.observe(b)
 			}
 			for range tt.planned {
-				s.plan(t0, false)
+				s.plan(t0)
 			}
-			deadline, begin, skipped := s.plan(at(tt.now), false)
+			deadline, begin, skipped := s.plan(at(tt.now))
 			if deadline != at(tt.wantDeadline) || begin != at(tt.wantBegin) || skipped != tt.wantSkipped {
 				t.Fatalf("got deadline %v, begin %v, skipped %d; want %v, %v, %d", deadline.Sub(t0), begin.Sub(t0), skipped, tt.wantDeadline, tt.wantBegin, tt.wantSkipped)
 			}
 			// The next flashblock is the one after the planned one.
-			if next, _, _ := s.plan(deadline, false); next != deadline.Add(testInterval) {
+			if next, _, _ := s.plan(deadline); next != deadline.Add(testInterval) {
 				t.Fatalf("next deadline %v, want %v", next.Sub(t0), deadline.Add(testInterval).Sub(t0))
 			}
 		})
@@ -70,74 +70,30 @@ func TestScheduleLead(t *testing.T) {
 	if got, want := s.lead(), leadMargin; got != want {
 		t.Fatalf("no builds: lead %v, want %v", got, want)
 	}
-	s.observe(0, false)
+	s.observe(0)
 	if got := s.lead(); got < minLead || got > 5*time.Millisecond {
 		t.Fatalf("instant builds: lead %v, want a few ms", got)
 	}
-	s.observe(40*time.Millisecond, false)
+	s.observe(40 * time.Millisecond)
 	if got, want := s.lead(), 62*time.Millisecond; got != want {
 		t.Fatalf("a 40 ms build: lead %v, want %v", got, want)
 	}
-	s.observe(300*time.Millisecond, false)
+	s.observe(300 * time.Millisecond)
 	if got, want := s.lead(), testInterval/2; got != want {
 		t.Fatalf("a 300 ms build: lead %v, want at most %v", got, want)
 	}
 	for i := range buildHistory - 1 {
-		s.observe(time.Millisecond, false)
+		s.observe(time.Millisecond)
 		if got := s.lead(); got != testInterval/2 {
 			t.Fatalf("%d quick builds after the slow one: lead %v, want still %v", i+1, got, testInterval/2)
 		}
 	}
-	s.observe(time.Millisecond, false)
+	s.observe(time.Millisecond)
 	if got, want := s.lead(), 3500*time.Microsecond; got != want {
 		t.Fatalf("the slow build aged out: lead %v, want %v", got, want)
 	}
 	if got := newSchedule(2*time.Millisecond, t0).lead(); got != time.Millisecond {
 		t.Fatalf("a 2 ms interval: lead %v, want half of it", got)
-	}
-}
-
-// TestScheduleFirstLead checks the lead of a block's first flashblock: it follows the recent
-// first builds alone, is never shorter than the other flashblocks' lead, may reach the whole
-// interval (the build then starts as soon as the block is open), and returns to the others'
-// lead once the slow first builds are firstHistory blocks old; the first builds do not
-// lengthen the other flashblocks' lead.
-func TestScheduleFirstLead(t *testing.T) {
-	t.Parallel()
-	const ms = time.Millisecond
-	s := newSchedule(testInterval, t0)
-	s.observe(10*ms, false)
-	if got, want := s.firstLead(), s.lead(); got != want || want != 17*ms {
-		t.Fatalf("no first builds: first lead %v, want the lead, 17 ms (lead %v)", got, want)
-	}
-	s.observe(60*ms, true)
-	if got, want := s.firstLead(), 92*ms; got != want {
-		t.Fatalf("a 60 ms first build: first lead %v, want %v", got, want)
-	}
-	if got, want := s.lead(), 17*ms; got != want {
-		t.Fatalf("a 60 ms first build: the others' lead %v, want still %v", got, want)
-	}
-	s.observe(150*ms, true)
-	if got := s.firstLead(); got != testInterval {
-		t.Fatalf("a 150 ms first build: first lead %v, want the interval", got)
-	}
-	// Planned right after the seal of the block before, the first flashblock starts at once.
-	deadline, begin, _ := s.plan(t0, true)
-	if deadline != at(testInterval) || begin != t0 {
-		t.Fatalf("first flashblock after slow first builds: deadline %v, begin %v; want %v, 0", deadline.Sub(t0), begin.Sub(t0), testInterval)
-	}
-	if _, begin, _ := s.plan(deadline, false); begin != at(2*testInterval-17*ms) {
-		t.Fatalf("the flashblock after it: begin %v, want %v", begin.Sub(t0), 2*testInterval-17*ms)
-	}
-	for i := range firstHistory - 1 {
-		s.observe(ms, true)
-		if got := s.firstLead(); got != testInterval {
-			t.Fatalf("%d quick first builds after the slow one: first lead %v, want still %v", i+1, got, testInterval)
-		}
-	}
-	s.observe(ms, true)
-	if got, want := s.firstLead(), 17*ms; got != want {
-		t.Fatalf("the slow first builds aged out: first lead %v, want the lead, %v", got, want)
 	}
 }
 
@@ -244,21 +200,15 @@ func TestCadence(t *testing.T) {
 	ts.mu.Unlock()
 	wantTxs(t, "block 1", sealed.Transactions(), a, b)
 
-	// A stall: the loop wakes 450 ms after flashblock 3's deadline. Flashblock 3, block 2's
-	// first, is published at once; flashblock 4's deadline (800 ms) has passed by more than an
-	// interval and is skipped; flashblock 5's (1,000 ms) is built at once and published late,
-	// which seals block 2. Flashblock 3's build took 462.5 ms from its planned start, so the
-	// lead of a block's first flashblock is now the whole interval: block 3's first (due at
-	// 1,200 ms) is built at once, without sleeping until a start, and waits for its deadline.
+	// A stall: the loop wakes 450 ms after flashblock 3's deadline. Flashblock 3 is published
+	// at once; flashblock 4's deadline (800 ms) has passed by more than an interval and is
+	// skipped; flashblock 5's (1,000 ms) is built at once and published late, which seals block
+	// 2; the lead is now half an interval, so flashblock 6 (1,200 ms) starts at 1,100 ms.
 	call.wake <- at(1050 * ms)
-	call = next("publication of block 3's first flashblock, due at 1,200 ms", 1200*ms)
+	next("build of the flashblock due at 1,200 ms", 1100*ms)
 	if cur := ts.pre.Current(); cur.Number() != 3 || cur.Index != 0 {
 		t.Fatalf("after the stall: pending is block %d index %d, want 3, 0 (two flashblocks built, one skipped)", cur.Number(), cur.Index)
 	}
-	// The other flashblocks keep their own lead (flashblock 2's 7 ms and the late flashblock
-	// 5's, built at once): flashblock 7, due at 1,400 ms, starts 12.5 ms before it.
-	call.wake <- call.until
-	next("build of the flashblock due at 1,400 ms", 1400*ms-12500*time.Microsecond)
 }
 
 // TestWallClockStops: the real clock's SleepUntil reports a closed stop even when the time

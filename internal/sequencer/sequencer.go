@@ -213,11 +213,8 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 	sched := newSchedule(interval, s.ticks.Now())
 	var late, skipped int // in the current block, for the debug log
 	for n := 1; ; n++ {
-		// The first flashblock built after a seal (schedule.go's firstLead); with one
-		// flashblock a block every build is one, and the general lead is kept.
-		first := perBlock > 1 && n%perBlock == 1
 		free := s.ticks.Now()
-		deadline, begin, skip := sched.plan(free, first)
+		deadline, begin, skip := sched.plan(free)
 		if !s.ticks.SleepUntil(begin, stop) {
 			return
 		}
@@ -237,13 +234,13 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 		if ready.IsZero() { // the pre-confirmation failed before it was ready
 			ready = s.ticks.Now()
 		}
-		sched.observe(ready.Sub(from), first)
+		sched.observe(ready.Sub(from))
 		skipped += int(skip)
 		if ready.After(deadline) {
 			late++
 		}
 		if seal {
-			s.log.Debug("flashblock schedule", "lead", sched.lead(), "firstLead", sched.firstLead(), "late", late, "skipped", skipped)
+			s.log.Debug("flashblock schedule", "lead", sched.lead(), "late", late, "skipped", skipped)
 			late, skipped = 0, 0
 		}
 	}
