@@ -19,8 +19,9 @@ import (
 // (late) and the deadlines skipped. A write whose total exceeds the block time delays the next
 // seal (one write is in flight at most): the seal then takes a block's slot.
 
-// sealCosts are the phases of one block's seal, from the node's log, and when it was sealed
-// (the `sealed block` line's time, to the millisecond).
+// sealCosts are the phases of one block's seal, from the node's log, and when the seal began
+// (the `sealed block` line's time, to the millisecond, less its took: the build's deadline
+// when the build was on time).
 type sealCosts struct {
 	took, commit, store, total, setHead, sync, listeners time.Duration
 	sealedAt                                             time.Time
@@ -67,9 +68,15 @@ func (l *sealLog) window(blocks []uint64, from, to time.Time) (costs []sealCosts
 				continue
 			}
 			if kv["msg"] == "sealed block" {
-				if c.sealedAt, err = time.Parse(time.RFC3339Nano, kv["time"]); err != nil {
+				at, err := time.Parse(time.RFC3339Nano, kv["time"])
+				if err != nil {
 					return nil, 0, 0, fmt.Errorf("%s: time=%q: %w", l.path, kv["time"], err)
 				}
+				took, err := time.ParseDuration(kv["took"])
+				if err != nil {
+					return nil, 0, 0, fmt.Errorf("%s: took=%q: %w", l.path, kv["took"], err)
+				}
+				c.sealedAt = at.Add(-took)
 			}
 			for key, d := range map[string]*time.Duration{"took": &c.took, "commit": &c.commit, "store": &c.store, "total": &c.total, "setHead": &c.setHead, "sync": &c.sync, "listeners": &c.listeners} {
 				if v, ok := kv[key]; ok {
@@ -152,8 +159,8 @@ func sealSummary(rate int, costs []sealCosts, late, skipped int, interval time.D
 	if len(total) > 0 {
 		p99 = ms(total[len(total)*99/100])
 	}
-	// The interval between two seals: the sequencer's own cadence, without the write's
-	// variation that the newHeads interval also carries.
+	// The interval between the starts of two seals: the sequencer's own cadence, without the
+	// commit's and the write's variation that the newHeads interval also carries.
 	var seals []time.Duration
 	for i := 1; i < len(costs); i++ {
 		if a, b := costs[i-1].sealedAt, costs[i].sealedAt; !a.IsZero() && !b.IsZero() {
@@ -176,4 +183,4 @@ func sealSummary(rate int, costs []sealCosts, late, skipped int, interval time.D
 }
 
 // sealHeader is the header of sealSummary's table.
-const sealHeader = "| offered tx/s | blocks | interval between seals p99 / max (ms) | seal under the lock p50 / max (ms) | state commit | store (block, receipts, trie flush) | setHead | fsync | listeners | write total p50 / max | write total p99 | writes > block time | late builds | skipped deadlines |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+const sealHeader = "| offered tx/s | blocks | interval between seal starts p99 / max (ms) | seal under the lock p50 / max (ms) | state commit | store (block, receipts, trie flush) | setHead | fsync | listeners | write total p50 / max | write total p99 | writes > block time | late builds | skipped deadlines |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
