@@ -10,6 +10,15 @@
 //	go run ./scripts/bench/sequencer --rates 1000,2000,3000,4000,5000
 //	go run ./scripts/bench/sequencer --mix realistic --rates 2000,4000
 //
+// On a chain without pre-confirmations (`flashrpc dev --network base-mainnet`, Base since Denim:
+// a block every 200 ms) --heads ws://127.0.0.1:8545 measures the interval between sealed blocks
+// from the standard endpoint's newHeads instead of the feed, and how far each notification
+// arrives after the block's timestampMs (heads.go); --node-log, the node's debug log, adds each
+// window's seal costs (seallog.go):
+//
+//	flashrpc dev --network base-mainnet --accounts 500 --gas-limit 100000000 --log.level debug 2>node.log &
+//	go run ./scripts/bench/sequencer --mix realistic --heads ws://127.0.0.1:8545 --node-log node.log --rates 1000,2000
+//
 // --mix transfers (the default) sends ETH transfers; --mix realistic sends internal/benchmix's
 // mix (40 % ETH transfers, 35 % ERC-20 transfers, 25 % Uniswap V2-style swaps), after
 // deploying its contracts and giving every sender tokens and approvals. The senders are the
@@ -55,6 +64,11 @@ func main() {
 	warmup := flag.Duration("warmup", 3*time.Second, "time per rate before measuring")
 	interval := flag.Duration("interval", 200*time.Millisecond, "the node's pre-confirmation interval")
 	flag.IntVar(&slowest, "slowest", 0, "print each window's N longest intervals and the flashblock (block/index) that ended each, to stderr")
+	headsURL := flag.String("heads", "", "the standard endpoint's WebSocket URL: measure the interval between sealed blocks from its newHeads instead of the feed (a chain without pre-confirmations)")
+	nodeLog := flag.String("node-log", "", "the node's log file (--log.level debug, text format): print each window's seal costs")
+	datadir := flag.String("datadir", "", "the node's datadir: print its growth over each rate's blocks (growth.go)")
+	profileURL := flag.String("cpuprofile-url", "", "the node's CPU profile URL (http://127.0.0.1:9464/debug/pprof/profile with --metrics.port 9464 --pprof): profile the last rate's window")
+	profileOut := flag.String("cpuprofile-out", "cpu.pprof", "where --cpuprofile-url's profile is written")
 	mixFlag := flag.String("mix", "transfers", "transfers: ETH transfers; realistic: internal/benchmix's mix")
 	flag.Parse()
 	var rates []int
@@ -85,21 +99,61 @@ func main() {
 		log.Fatalf("--mix: %q is neither transfers nor realistic", *mixFlag)
 	}
 	var feed *feedWatch
-	if *feedURL != "" {
+	switch {
+	case *headsURL != "":
+		feed = newHeadsWatch(*headsURL, c)
+	case *feedURL != "":
 		feed = newFeedWatch(*feedURL)
-	} else {
+	default:
 		feed = newBlockWatch(c)
 	}
-	fmt.Printf("| offered tx/s | pre-confirmed tx/s | Mgas/s | kept up | interval p50 | p99 | max | flashblocks | refused |\n|---|---|---|---|---|---|---|---|---|\n")
+	if *headsURL != "" {
+		fmt.Printf("| offered tx/s | included tx/s | Mgas/s | kept up | block interval p50 | p99 | max | blocks | refused | lag after timestampMs p50 | max | drift |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	} else {
+		fmt.Printf("| offered tx/s | pre-confirmed tx/s | Mgas/s | kept up | interval p50 | p99 | max | flashblocks | refused |\n|---|---|---|---|---|---|---|---|---|\n")
+	}
+	var seals, growths []string
 	allOK := true
-	for _, rate := range rates {
-		r, err := runRate(c, feed, accs, chainID, mix, rate, *warmup, *duration, *interval)
+	for i, rate := range rates {
+		var before growthMark
+		if *datadir != "" {
+			if before, err = mark(c, *datadir); err != nil {
+				log.Fatalf("rate %d: datadir: %v", rate, err)
+			}
+		}
+		var profile chan error
+		var atWindow func()
+		if *profileURL != "" && i == len(rates)-1 {
+			profile = make(chan error, 1)
+			atWindow = func() { profile <- fetchProfile(*profileURL, *duration, *profileOut) }
+		}
+		r, err := runRate(c, feed, accs, chainID, mix, rate, *warmup, *duration, *interval, atWindow)
 		if err != nil {
 			log.Fatalf("rate %d: %v", rate, err)
 		}
+		if profile != nil {
+			if err := <-profile; err != nil {
+				log.Fatalf("rate %d: CPU profile: %v", rate, err)
+			}
+			fmt.Fprintf(os.Stderr, "rate %d: CPU profile of the node written to %s\n", rate, *profileOut)
+		}
 		ok := r.included >= 0.99*float64(rate) && abs(r.p99-*interval) <= 20*time.Millisecond
 		allOK = allOK && ok
-		fmt.Printf("| %d | %.0f | %.1f | %v | %v | %v | %v | %d | %d |\n", rate, r.included, r.mgas, ok, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.max.Round(time.Millisecond), r.flashblocks, r.refused)
+		fmt.Printf("| %d | %.0f | %.1f | %v | %v | %v | %v | %d | %d |", rate, r.included, r.mgas, ok, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.max.Round(time.Millisecond), r.flashblocks, r.refused)
+		if *headsURL != "" {
+			fmt.Printf(" %v | %v | %v |", r.lagP50.Round(time.Millisecond), r.lagMax.Round(time.Millisecond), r.drift.Round(time.Millisecond))
+		}
+		fmt.Println()
+		if *nodeLog != "" {
+			l := &sealLog{path: *nodeLog}
+			costs, late, skipped, err := l.window(r.blocks, r.from, r.to)
+			if err != nil {
+				log.Fatalf("rate %d: node log: %v", rate, err)
+			}
+			if len(costs) > 0 {
+				seals = append(seals, sealSummary(rate, costs, late, skipped, *interval))
+			}
+		}
 		if refusals := c.takeRefusals(); len(refusals) > 0 {
 			fmt.Fprintf(os.Stderr, "rate %d: refused %v\n", rate, refusals)
 		}
@@ -107,6 +161,19 @@ func main() {
 		if err := c.waitDrained(accs); err != nil {
 			log.Fatal(err)
 		}
+		if *datadir != "" {
+			g, err := before.growth(c, *datadir)
+			if err != nil {
+				log.Fatalf("rate %d: datadir: %v", rate, err)
+			}
+			growths = append(growths, fmt.Sprintf("rate %d: %v", rate, g))
+		}
+	}
+	if len(growths) > 0 {
+		fmt.Printf("\nDatadir growth (%s):\n\n%s\n", *datadir, strings.Join(growths, "\n"))
+	}
+	if len(seals) > 0 {
+		fmt.Printf("\nSeal costs (from the node's log):\n\n%s\n%s\n", sealHeader, strings.Join(seals, "\n"))
 	}
 	if !allOK {
 		os.Exit(1)
@@ -126,11 +193,17 @@ type rateResult struct {
 	p50, p99, max time.Duration
 	flashblocks   int
 	refused       int64
+
+	// With newHeads (heads.go): how late the notifications arrived after their block's
+	// timestampMs, and the window's blocks for the seal costs (seallog.go).
+	lagP50, lagMax, drift time.Duration
+	blocks                []uint64
+	from, to              time.Time
 }
 
 // runRate offers rate transfers per second for warmup+duration and measures the window after
-// the warm-up.
-func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *big.Int, mix *benchmix.Mix, rate int, warmup, duration, interval time.Duration) (*rateResult, error) {
+// the warm-up. atWindow, when set, runs on its own goroutine when the window starts.
+func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *big.Int, mix *benchmix.Mix, rate int, warmup, duration, interval time.Duration, atWindow func()) (*rateResult, error) {
 	total := int(float64(rate) * (warmup + duration).Seconds())
 	raws, err := signTransfers(c, accs, chainID, mix, total)
 	if err != nil {
@@ -140,6 +213,9 @@ func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *bi
 	start := time.Now()
 	measureFrom, measureTo := start.Add(warmup), start.Add(warmup+duration)
 	feed.reset()
+	if atWindow != nil {
+		time.AfterFunc(warmup, atWindow)
+	}
 	// Send in batches every 10 ms, spread over 4 connections.
 	const tick = 10 * time.Millisecond
 	perTick := max(1, rate/int(time.Second/tick))
@@ -170,8 +246,16 @@ func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *bi
 	close(work)
 	wg.Wait()
 	time.Sleep(time.Until(measureTo) + time.Second)
-	txs, gas, gaps, blocks := feed.window(measureFrom, measureTo, interval)
-	r := &rateResult{included: float64(txs) / duration.Seconds(), mgas: float64(gas) / duration.Seconds() / 1e6, flashblocks: blocks, refused: refused.Load()}
+	txs, gas, gaps, blocks, err := feed.window(measureFrom, measureTo, interval)
+	if err != nil {
+		return nil, err
+	}
+	r := &rateResult{included: float64(txs) / duration.Seconds(), mgas: float64(gas) / duration.Seconds() / 1e6, flashblocks: blocks, refused: refused.Load(), from: measureFrom, to: measureTo}
+	in := feed.between(measureFrom, measureTo)
+	r.lagP50, r.lagMax, r.drift = lagStats(in)
+	for _, e := range in {
+		r.blocks = append(r.blocks, e.block)
+	}
 	if len(gaps) > 0 {
 		slices.Sort(gaps)
 		r.p50, r.p99, r.max = gaps[len(gaps)/2], gaps[len(gaps)*99/100], gaps[len(gaps)-1]
@@ -376,6 +460,9 @@ func (c *client) takeRefusals() map[string]int {
 type feedWatch struct {
 	mu     sync.Mutex
 	events []feedEvent
+	// countTxs, when set, counts the transactions of a whole-block event recorded without them
+	// (txs -1; newHeadsWatch), denim when the block carries a millisecond time.
+	countTxs func(block uint64, denim bool) (int, error)
 }
 
 type feedEvent struct {
@@ -384,7 +471,8 @@ type feedEvent struct {
 	index uint64
 	txs   int
 	gas   uint64 // the block's cumulative gas used
-	whole bool   // a whole sealed block (newBlockWatch), not a flashblock
+	whole bool   // a whole sealed block (newBlockWatch, newHeadsWatch), not a flashblock
+	tms   uint64 // the block's timestampMs (newHeadsWatch; 0 before Denim)
 }
 
 func newFeedWatch(url string) *feedWatch {
@@ -477,11 +565,21 @@ func (f *feedWatch) reset() {
 // index 0 opens a block together with the previous block's seal, and at a block boundary the
 // sequencer's two timers (pre-confirmation and seal) fire together, so intervals are taken
 // between flashblocks of index 1 and above, and a gap under half the interval (two timers at
-// one instant) is not an interval.
-func (f *feedWatch) window(from, to time.Time, interval time.Duration) (txs int, gas uint64, gaps []time.Duration, flashblocks int) {
+// one instant) is not an interval. Between whole sealed blocks every gap is an interval (a
+// late block is followed by a short one).
+func (f *feedWatch) window(from, to time.Time, interval time.Duration) (txs int, gas uint64, gaps []time.Duration, flashblocks int, err error) {
 	var ended []gapEnd
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.countTxs != nil {
+		for i, e := range f.events {
+			if e.txs < 0 && !e.at.Before(from) && !e.at.After(to) {
+				if f.events[i].txs, err = f.countTxs(e.block, e.tms > 0); err != nil {
+					return 0, 0, nil, 0, err
+				}
+			}
+		}
+	}
 	var last time.Time
 	var prev feedEvent
 	for _, e := range f.events {
@@ -502,9 +600,9 @@ func (f *feedWatch) window(from, to time.Time, interval time.Duration) (txs int,
 			gas += e.gas - before.gas
 		}
 		if !last.IsZero() {
-			if gap := e.at.Sub(last); gap >= interval/2 {
+			if gap := e.at.Sub(last); gap >= interval/2 || e.whole {
 				gaps = append(gaps, gap)
-				ended = append(ended, gapEnd{gap, e.block, e.index})
+				ended = append(ended, gapEnd{gap, e.block, e.index, e.whole})
 			}
 		}
 		last = e.at
@@ -512,10 +610,27 @@ func (f *feedWatch) window(from, to time.Time, interval time.Duration) (txs int,
 	if slowest > 0 {
 		slices.SortFunc(ended, func(a, b gapEnd) int { return int(b.gap - a.gap) })
 		for _, g := range ended[:min(slowest, len(ended))] {
-			fmt.Fprintf(os.Stderr, "interval %v ended by block %d index %d\n", g.gap.Round(time.Millisecond), g.block, g.index)
+			if g.whole {
+				fmt.Fprintf(os.Stderr, "interval %v ended by block %d\n", g.gap.Round(time.Millisecond), g.block)
+			} else {
+				fmt.Fprintf(os.Stderr, "interval %v ended by block %d index %d\n", g.gap.Round(time.Millisecond), g.block, g.index)
+			}
 		}
 	}
-	return txs, gas, gaps, flashblocks
+	return txs, gas, gaps, flashblocks, nil
+}
+
+// between returns the events that arrived between from and to.
+func (f *feedWatch) between(from, to time.Time) []feedEvent {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var in []feedEvent
+	for _, e := range f.events {
+		if !e.at.Before(from) && !e.at.After(to) {
+			in = append(in, e)
+		}
+	}
+	return in
 }
 
 // slowest is the --slowest flag: how many of a window's longest intervals to print.
@@ -525,6 +640,7 @@ var slowest int
 type gapEnd struct {
 	gap          time.Duration
 	block, index uint64
+	whole        bool // a sealed block's interval (newHeads), not a flashblock's
 }
 
 // setupMix deploys the realistic mix's contracts from accs[0] and gives every account tokens
