@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -38,6 +39,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 	fs.IntVar(&f.HTTPPort, "http.port", 8545, "port of the standard endpoint (sealed blocks)")
 	fs.IntVar(&f.PreconfPort, "preconf.port", 8547, "port of the pre-confirmed endpoint (where the pending tag is the block in progress)")
 	fs.IntVar(&f.DBCacheMB, "db.cache", 64, "block cache of the chain database (Pebble) in MB; wide eth_getLogs queries read receipts through it")
+	fs.IntVar(&f.StateCacheMB, "state.cache", 512, fmt.Sprintf("memory for caching the state in MB, half for trie nodes and half for the snapshot's flat state (at least %d); both caches live outside the Go heap, so --memory-limit does not cover them: the resident memory grows by up to this much as they fill, then stays", chain.MinStateCacheMB))
 	f.opsFlags.register(fs)
 	registerMemoryLimit(fs)
 
@@ -84,6 +86,8 @@ func (f *serverFlags) check() error {
 		return errors.New("--rpc.evm.queue must not be negative")
 	case f.FiltersMax < 1:
 		return errors.New("--rpc.filters.max must be at least 1")
+	case f.StateCacheMB < chain.MinStateCacheMB:
+		return fmt.Errorf("--state.cache %d: want at least %d (MB): each of its two caches keeps 32 MB at least", f.StateCacheMB, chain.MinStateCacheMB)
 	case f.TxPool.AccountSlots == 0 || f.TxPool.GlobalSlots == 0 || f.TxPool.AccountQueue == 0 || f.TxPool.GlobalQueue == 0 || f.TxPool.PriceBump == 0:
 		return errors.New("--txpool.accountslots, --txpool.globalslots, --txpool.accountqueue, --txpool.globalqueue and --txpool.pricebump must be at least 1")
 	case f.TxPool.Lifetime <= 0:

@@ -28,6 +28,9 @@ import (
 // young chain needs far less (reference/go-ethereum.md §4.5).
 const (
 	defaultCacheMB  = 64
+	// MinStateCacheMB is the least Config.StateCacheMB that is what it says: each of the two
+	// caches (fastcache) keeps at least one 64 KiB chunk in each of its 512 buckets, 32 MB.
+	MinStateCacheMB = 64
 	defaultHandles  = 256
 	chainDataSubdir = "chaindata"
 )
@@ -41,6 +44,12 @@ type Config struct {
 	Genesis *core.Genesis
 	// CacheMB is Pebble's block cache in MB; zero means 64.
 	CacheMB int
+	// StateCacheMB is the memory for caching state in MB, half for trie nodes and half for
+	// the snapshot's flat state (go-ethereum's clean caches); zero means go-ethereum's 256 +
+	// 256. Both caches live outside the Go heap and fill as the state is written and read,
+	// then reuse their memory: a node's resident memory grows by up to this much after it
+	// starts, and no further (docs/operations.md, "Memory").
+	StateCacheMB int
 	// Logger receives the chain's own log lines; nil discards them.
 	Logger *slog.Logger
 	// OpenUpstream, when set, opens the upstream chain this one continues (upstream.go,
@@ -177,7 +186,7 @@ func Open(cfg Config) (*Chain, error) {
 	}
 	c.denim = denim
 	c.engine = oprollup.HeaderRules(newEngine(), denim)    // rules.go
-	bcConfig := blockChainConfig(c.scheme, c.stateHistory) // scheme.go
+	bcConfig := blockChainConfig(c.scheme, c.stateHistory, cfg.StateCacheMB) // scheme.go
 	if c.up != nil {
 		// Fork blocks commit their state through the fork's own state.Database, past the
 		// snapshot tree, which would go stale; the local trie is small.

@@ -109,8 +109,13 @@ func ancientDir(dir string) string { return filepath.Join(dir, chainDataSubdir, 
 // blockChainConfig returns go-ethereum's configuration of the chain's storage for scheme.
 // Archive mode means, with hash, that every block's state is flushed as it is inserted; with
 // path, that the state history is indexed so that older states can be read through it.
-func blockChainConfig(scheme string, stateHistory uint64) *core.BlockChainConfig {
+// stateCacheMB (Config.StateCacheMB) is split between the trie node and snapshot caches.
+func blockChainConfig(scheme string, stateHistory uint64, stateCacheMB int) *core.BlockChainConfig {
 	cfg := core.DefaultConfig().WithArchive(true).WithStateScheme(scheme)
+	if stateCacheMB > 0 {
+		cfg.TrieCleanLimit = stateCacheMB / 2
+		cfg.SnapshotLimit = stateCacheMB - cfg.TrieCleanLimit
+	}
 	cfg.TxLookupLimit = 0 // index every transaction: eth_getTransactionByHash needs it
 	if scheme == SchemePath {
 		cfg.StateHistory = stateHistory

@@ -26,6 +26,9 @@ type Server struct {
 	PreconfPort int
 	// DBCacheMB is the chain database's block cache in MB (0: the chain's default).
 	DBCacheMB int
+	// StateCacheMB is the memory for caching state, off the Go heap (chain.Config.StateCacheMB;
+	// 0: go-ethereum's default).
+	StateCacheMB int
 	// StateScheme is how a chain with its own state stores it (chain.Config.StateScheme):
 	// chain.SchemeHash (archive) or chain.SchemePath; "" means the datadir's, hash for a new
 	// one. Dev and follow with local state use it; a fork and a remote-state replica are hash

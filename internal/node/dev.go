@@ -236,7 +236,7 @@ func (n *Dev) funded() []common.Address {
 // forkSpec returns what the fork fc is opened from in dataDir (a fork writes its own block 0:
 // no genesis).
 func (n *Dev) forkSpec(dataDir string, fc *fork.Config) chainSpec {
-	return chainSpec{chain: chain.Config{DataDir: dataDir, CacheMB: n.cfg.DBCacheMB, Logger: n.log, NoCodeSizeLimit: n.cfg.NoCodeSizeLimit}, fork: fc}
+	return chainSpec{chain: chain.Config{DataDir: dataDir, CacheMB: n.cfg.DBCacheMB, StateCacheMB: n.cfg.StateCacheMB, Logger: n.log, NoCodeSizeLimit: n.cfg.NoCodeSizeLimit}, fork: fc}
 }
 
 // forkConfig returns the chain's fork configuration of f, which names an upstream.

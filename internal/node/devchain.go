@@ -75,7 +75,7 @@ func devGenesis(cfg *DevConfig, funded []common.Address) (*core.Genesis, error) 
 // what it was opened from.
 func openDevChain(cfg *DevConfig, funded []common.Address, logger *slog.Logger) (*chain.Chain, chainSpec, error) {
 	if cfg.DataDir != "" {
-		spec := chainSpec{chain: chain.Config{DataDir: cfg.DataDir, CacheMB: cfg.DBCacheMB, Logger: logger, Impersonation: true, Preimages: true, NoCodeSizeLimit: cfg.NoCodeSizeLimit, StateScheme: cfg.StateScheme, StateHistory: cfg.StateHistory}}
+		spec := chainSpec{chain: chain.Config{DataDir: cfg.DataDir, CacheMB: cfg.DBCacheMB, StateCacheMB: cfg.StateCacheMB, Logger: logger, Impersonation: true, Preimages: true, NoCodeSizeLimit: cfg.NoCodeSizeLimit, StateScheme: cfg.StateScheme, StateHistory: cfg.StateHistory}}
 		c, err := spec.open(context.Background())
 		switch {
 		case err == nil:
@@ -97,7 +97,7 @@ func openDevChain(cfg *DevConfig, funded []common.Address, logger *slog.Logger) 
 	if err != nil {
 		return nil, chainSpec{}, fmt.Errorf("dev genesis: %w", err)
 	}
-	spec := chainSpec{chain: chain.Config{DataDir: cfg.DataDir, Genesis: g, Denim: cfg.denim, CacheMB: cfg.DBCacheMB, Logger: logger, Impersonation: true, Preimages: true, NoCodeSizeLimit: cfg.NoCodeSizeLimit, StateScheme: cfg.StateScheme, StateHistory: cfg.StateHistory}}
+	spec := chainSpec{chain: chain.Config{DataDir: cfg.DataDir, Genesis: g, Denim: cfg.denim, CacheMB: cfg.DBCacheMB, StateCacheMB: cfg.StateCacheMB, Logger: logger, Impersonation: true, Preimages: true, NoCodeSizeLimit: cfg.NoCodeSizeLimit, StateScheme: cfg.StateScheme, StateHistory: cfg.StateHistory}}
 	c, err := chain.Open(spec.chain)
 	if err != nil {
 		return nil, spec, err

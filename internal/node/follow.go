@@ -114,7 +114,7 @@ func StartFollow(cfg FollowConfig) (_ *Follow, err error) {
 // told of its upstream requests.
 func openFollowChain(cfg *FollowConfig, obs remote.Observer, logger *slog.Logger) (*chain.Chain, error) {
 	if cfg.RemoteState {
-		return fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, CacheMB: cfg.DBCacheMB, Logger: logger}, &fork.Config{
+		return fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, CacheMB: cfg.DBCacheMB, StateCacheMB: cfg.StateCacheMB, Logger: logger}, &fork.Config{
 			URL: cfg.Upstream, Retries: remote.DefaultRetries, Backoff: remote.DefaultBackoff, Replica: true, Observer: obs,
 			Network: cfg.Network,
 		})
@@ -127,7 +127,7 @@ func openFollowChain(cfg *FollowConfig, obs remote.Observer, logger *slog.Logger
 			return nil, fmt.Errorf("--genesis: %w", err)
 		}
 	}
-	c, err := fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, Genesis: g, Denim: denim, CacheMB: cfg.DBCacheMB, Logger: logger, StateScheme: cfg.StateScheme, StateHistory: cfg.StateHistory}, nil)
+	c, err := fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, Genesis: g, Denim: denim, CacheMB: cfg.DBCacheMB, StateCacheMB: cfg.StateCacheMB, Logger: logger, StateScheme: cfg.StateScheme, StateHistory: cfg.StateHistory}, nil)
 	if errors.Is(err, chain.ErrNoChain) {
 		return nil, errors.New("the replica needs the chain's genesis: give --genesis FILE (flashrpc dev writes <datadir>/genesis.json), or --state remote to read the state from the upstream")
 	}

@@ -34,7 +34,7 @@ func StartServe(cfg Server) (_ *Serve, err error) {
 		return nil, err
 	}
 	n.stack.push(n.ops.close)
-	if n.chain, err = fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, CacheMB: cfg.DBCacheMB, Logger: logger}, nil); err != nil {
+	if n.chain, err = fork.Open(context.Background(), chain.Config{DataDir: cfg.DataDir, CacheMB: cfg.DBCacheMB, StateCacheMB: cfg.StateCacheMB, Logger: logger}, nil); err != nil {
 		return nil, err
 	}
 	n.stack.push(func() error { return closeChain(n.chain) })
