@@ -76,7 +76,8 @@ func startCluster(ctx context.Context, cfg config) (*cluster, error) {
 	}
 	c := &cluster{dir: cfg.dir, primaryPort: cfg.port, replicas: []int{cfg.port + 10, cfg.port + 20}, lbPort: cfg.port + 100}
 	c.cmd = exec.Command(script, "--replicas", "2", "--port", strconv.Itoa(cfg.port), "--dir", cfg.dir,
-		"--metrics", "--dev-args", fmt.Sprintf("--accounts %d", cfg.accounts))
+		"--metrics", "--dev-args", strings.TrimSpace(fmt.Sprintf("--accounts %d %s", cfg.accounts, cfg.nodeArgs)),
+		"--follow-args", cfg.nodeArgs)
 	c.cmd.Env = os.Environ()
 	if cfg.bin != "" {
 		bin, err := filepath.Abs(cfg.bin)

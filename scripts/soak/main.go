@@ -37,6 +37,7 @@ func main() {
 	flag.IntVar(&cfg.reads, "reads", 20, "read requests per second through HAProxy (balances, calls and eth_getLogs, on both frontends)")
 	flag.IntVar(&cfg.accounts, "accounts", 50, "dev accounts that send (the primary is started with as many)")
 	flag.IntVar(&cfg.port, "port", 8700, "first port of the cluster (scripts/cluster --port)")
+	flag.StringVar(&cfg.nodeArgs, "node-args", "", "flags added to every flashrpc node's command line, e.g. \"--state.cache 64\"")
 	flag.StringVar(&cfg.dir, "dir", "", "directory for the cluster's files, the CSV and the summary (default: a new temporary directory)")
 	flag.Parse()
 	if cfg.rate <= 0 || cfg.accounts <= 0 || cfg.sample <= 0 || cfg.warmup < 0 {
@@ -71,6 +72,7 @@ type config struct {
 	rate, reads, accounts    int
 	port                     int
 	dir                      string
+	nodeArgs                 string
 }
 
 // run starts the cluster, loads and samples it for cfg.duration, stops it and writes the CSV

@@ -77,6 +77,19 @@ func (sm *sampler) sample(ctx context.Context, elapsed time.Duration) *sample {
 			live = mb(goal / (1 + gogc/100))
 		}
 		s.set(name+"_heap_live_mb", live)
+		// What of the resident memory is the Go runtime's (what it holds from the OS and has
+		// not returned) and what is not: the state caches (go-ethereum's fastcache, mmapped),
+		// Pebble's block cache and memtables and other C allocations.
+		goMB := -1.0
+		if sys, released := m("go_memstats_sys_bytes"), m("go_memstats_heap_released_bytes"); sys > 0 && released >= 0 {
+			goMB = mb(sys - released)
+		}
+		s.set(name+"_go_mb", goMB)
+		outside := -1.0
+		if goMB >= 0 && rss >= 0 {
+			outside = rss - goMB
+		}
+		s.set(name+"_outside_go_mb", outside)
 		s.set(name+"_goroutines", m("go_goroutines"))
 		heads[name] = -1
 		if h, err := newClient(sm.cl.url(port)).blockNumber(); err == nil {
