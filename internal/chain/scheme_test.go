@@ -58,7 +58,7 @@ func openScheme(t *testing.T, dir, scheme string, history *uint64, logger *slog.
 }
 
 // sealBlocks seals n blocks of one transaction each from schemeKey on c's head.
-func sealBlocks(t *testing.T, c *chain.Chain, n int) []*types.Block {
+func sealBlocks(t testing.TB, c *chain.Chain, n int) []*types.Block {
 	t.Helper()
 	sender := crypto.PubkeyToAddress(schemeKey.PublicKey)
 	st, err := c.StateAt(c.Head())
@@ -261,7 +261,7 @@ var (
 // sealCheat seals one block on c's head that carries state changes outside its transactions,
 // as the dev chain's anvil_setBalance and anvil_setCode make, then a transaction from
 // schemeKey.
-func sealCheat(t *testing.T, c *chain.Chain) *types.Block {
+func sealCheat(t testing.TB, c *chain.Chain) *types.Block {
 	t.Helper()
 	ctx := context.Background()
 	st, err := c.StateAt(c.Head())
@@ -298,7 +298,7 @@ func sealCheat(t *testing.T, c *chain.Chain) *types.Block {
 }
 
 // echoTx returns a call of the echo contract from schemeKey with data.
-func echoTx(t *testing.T, c *chain.Chain, nonce uint64, data string) *types.Transaction {
+func echoTx(t testing.TB, c *chain.Chain, nonce uint64, data string) *types.Transaction {
 	t.Helper()
 	tx, err := types.SignNewTx(schemeKey, types.LatestSigner(c.Config()), &types.DynamicFeeTx{
 		ChainID: c.Config().ChainID, Nonce: nonce, To: &echoAddr, Data: []byte(data), Gas: 100_000,
