@@ -39,8 +39,12 @@ func schemeGenesis() *core.Genesis {
 	g.Timestamp = uint64(time.Now().Unix())
 	topic := common.Hash{0xec}
 	g.Alloc[echoAddr] = types.Account{Code: append(append([]byte{0x36, 0x5f, 0x5f, 0x37, 0x7f}, topic[:]...), 0x36, 0x5f, 0xa1, 0x00)}
+	g.Alloc[untouchedAddr] = types.Account{Balance: big.NewInt(7)}
 	return g
 }
+
+// untouchedAddr is an account of schemeGenesis that no block reads or changes.
+var untouchedAddr = common.Address{0x07}
 
 // openScheme opens (or creates) the chain in dir with scheme; an existing chain keeps its
 // genesis.
@@ -534,7 +538,10 @@ func TestPathCheatedBlockParentState(t *testing.T) {
 		}
 		return true
 	})
-	// Accounts the shared reader of block 3 had not read, and one it had.
+	// An account nothing had read at block 3, and those the blocks read.
+	if b := st.GetBalance(untouchedAddr); b.Uint64() != 7 || st.Error() != nil {
+		t.Fatalf("at block 3 after the cheated block 4: balance %s, error %v; want 7, none", b, st.Error())
+	}
 	if b, n := st.GetBalance(cheatBalanceAddr), st.GetNonce(sender); !b.IsZero() || n != 3 || st.Error() != nil {
 		t.Fatalf("at block 3 after the cheated block 4: cheat's balance %s, sender's nonce %d, error %v; want 0, 3, none", b, n, st.Error())
 	}
