@@ -14,12 +14,13 @@ import (
 // After kill -9 the path scheme's disk state is older than the head, and Open executes the
 // blocks above it again (recover.go). A dev chain's cheated block cannot be executed again, so
 // its state must be on disk before it is the head: recovery then starts above it. go-ethereum's
-// pathdb does this with Commit(root), which merges every memory layer up to root into the disk
-// layer and writes its buffer: the changes since the last write, so a cheat per block writes
-// about a block's worth. The merge holds pathdb's locks (readers of the state wait for it); the
-// write runs on pathdb's own goroutine, which Commit does not wait for and pathdb gives no way
-// to wait for, so persistState waits until the database records the block's state as the
-// persisted one (the write's last key).
+// pathdb does this with Commit(root), which merges the memory layers up to root into the disk
+// layer one at a time, oldest first, and writes the disk layer after each (a Pebble batch of
+// the layer's changes, after an fsync of the state history's files): one write per block since
+// the last one, 128 at most. The merge holds pathdb's layer lock, so readers of the state wait
+// for it. The last write runs on pathdb's own goroutine, which Commit does not wait for and
+// pathdb gives no way to wait for, so persistState waits until the database records the
+// block's state as the persisted one (the write's last key).
 //
 // The merge leaves one layer, the block's state: the states of the blocks below it are read
 // through the state history from then on (history.go), as those below the memory layers always

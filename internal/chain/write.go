@@ -140,9 +140,9 @@ func (cc committedContext) GetHeader(hash common.Hash, number uint64) *types.Hea
 }
 
 // Write is WriteExecuted's second step: it writes the block and its receipts, flushes the
-// committed state to the database (hash scheme: archive; path: WriteCheated's), sets the head with BlockChain.SetCanonical,
-// syncs the database, publishes the Heads and tells the listeners. It runs once, on any
-// goroutine, while no other write of the chain runs.
+// committed state to the database (hash scheme: archive; path: WriteCheated's), sets the head
+// with BlockChain.SetCanonical, syncs the database, publishes the Heads and tells the
+// listeners. It runs once, on any goroutine, while no other write of the chain runs.
 func (e *Executed) Write() error {
 	if e.written {
 		return nil
