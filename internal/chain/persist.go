@@ -39,7 +39,7 @@ import (
 const persistWait = time.Minute
 
 // persistPoll is how often persistState looks for the write's end: a block's worth of state is
-// written in about a millisecond.
+// written in a few milliseconds, most of them an fsync.
 const persistPoll = 100 * time.Microsecond
 
 // persistState writes the path scheme's state up to block's to disk and returns once it is
