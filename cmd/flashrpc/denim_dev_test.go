@@ -57,7 +57,7 @@ func TestDenimKillAt5Hz(t *testing.T) {
 		t.Skip("builds and runs the flashrpc binary; skipped with -short")
 	}
 	ctx := context.Background()
-	dir, seen := killedUnderLoad(t, 25, "--network", "base-mainnet")
+	dir, seen := killedUnderLoad(t, 25, nil, "--network", "base-mainnet")
 
 	tn := startTestNode(t, testOptions(dir))
 	if d := tn.Chain().Denim(); d == nil || *d != 0 {

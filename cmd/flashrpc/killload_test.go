@@ -21,8 +21,10 @@ import (
 // killedUnderLoad runs `flashrpc dev` with args on a new data directory in a separate
 // process under a stream of transfers from two dev accounts, records every block a client
 // saw sealed on the standard endpoint until it saw blocks 1..blocks, then kills the process
-// with SIGKILL mid-stream. It returns the data directory and the blocks seen, by number.
-func killedUnderLoad(t *testing.T, blocks uint64, args ...string) (dir string, seen map[uint64]common.Hash) {
+// with SIGKILL mid-stream. Once the client has seen half of the blocks, midway (when not nil)
+// runs with the standard endpoint, as the stream goes on: the dev chain's cheats, say. It
+// returns the data directory and the blocks seen, by number.
+func killedUnderLoad(t *testing.T, blocks uint64, midway func(*gethrpc.Client), args ...string) (dir string, seen map[uint64]common.Hash) {
 	t.Helper()
 	ctx := context.Background()
 	bin := stampedBinary(t)
@@ -91,6 +93,10 @@ func killedUnderLoad(t *testing.T, blocks uint64, args ...string) (dir string, s
 			}
 			seen[next] = h.Hash()
 			next++
+		}
+		if midway != nil && next > blocks/2 {
+			midway(raw)
+			midway = nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

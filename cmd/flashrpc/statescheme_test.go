@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 )
@@ -74,7 +77,7 @@ func TestPathSchemeKillAt5Hz(t *testing.T) {
 	}
 	ctx := context.Background()
 	const blocks = 30
-	dir, seen := killedUnderLoad(t, blocks, "--network", "base-mainnet", "--state.scheme", "path")
+	dir, seen := killedUnderLoad(t, blocks, nil, "--network", "base-mainnet", "--state.scheme", "path")
 
 	tn := startTestNode(t, testOptions(dir))
 	if s := tn.Chain().Scheme(); s != chain.SchemePath {
@@ -90,5 +93,46 @@ func TestPathSchemeKillAt5Hz(t *testing.T) {
 	}
 	if nonce == 0 {
 		t.Fatalf("sender's nonce 0 at block %d after kill -9", blocks)
+	}
+}
+
+// TestPathSchemeKillAfterCheats is TestPathSchemeKillAt5Hz with the dev chain's cheats midway
+// (anvil_setBalance and anvil_setCode on fresh addresses): the block that carries them cannot
+// be executed again, so the path scheme writes its state to disk as it is sealed, and the
+// restarted node has it and the blocks after it, with the same hashes and the cheats' state.
+func TestPathSchemeKillAfterCheats(t *testing.T) {
+	ctx := context.Background()
+	const blocks = 30
+	rich := common.HexToAddress("0x00000000000000000000000000000000c0ffee01")
+	coded := common.HexToAddress("0x00000000000000000000000000000000c0ffee02")
+	code := []byte{0x60, 0x2a, 0x5f, 0x52, 0x60, 0x20, 0x5f, 0xf3} // returns 42
+	balance := big.NewInt(123_456_789)
+	cheat := func(raw *gethrpc.Client) {
+		var ok bool
+		if err := raw.Call(&ok, "anvil_setBalance", rich, hexutil.EncodeBig(balance)); err != nil {
+			t.Fatalf("anvil_setBalance: %v", err)
+		}
+		if err := raw.Call(&ok, "anvil_setCode", coded, hexutil.Bytes(code)); err != nil {
+			t.Fatalf("anvil_setCode: %v", err)
+		}
+	}
+	dir, seen := killedUnderLoad(t, blocks, cheat, "--network", "base-mainnet", "--state.scheme", "path")
+
+	tn := startTestNode(t, testOptions(dir))
+	checkSeenBlocks(t, tn, seen)
+	at := new(big.Int).SetUint64(blocks) // the cheats were sealed midway
+	got, err := tn.std.BalanceAt(ctx, rich, at)
+	if err != nil {
+		t.Fatalf("balance at block %d after kill -9: %v", blocks, err)
+	}
+	if got.Cmp(balance) != 0 {
+		t.Fatalf("balance %s at block %d after kill -9, want anvil_setBalance's %s", got, blocks, balance)
+	}
+	gotCode, err := tn.std.CodeAt(ctx, coded, at)
+	if err != nil {
+		t.Fatalf("code at block %d after kill -9: %v", blocks, err)
+	}
+	if !bytes.Equal(gotCode, code) {
+		t.Fatalf("code %x at block %d after kill -9, want anvil_setCode's %x", gotCode, blocks, code)
 	}
 }

@@ -16,8 +16,9 @@
 // last 128 blocks' changes in memory and a bounded state history (Config.StateHistory) through
 // which older states are read (history.go) and the chain rewound; after kill -9 its disk state
 // is older than the head, so Open reads the blocks above it before go-ethereum rewinds and
-// deletes them, and executes them again (recover.go). A datadir keeps the scheme it was created
-// with. Pebble writes without fsync and buffers its write-ahead log briefly in memory, so Insert
+// deletes them, and executes them again (recover.go); a dev chain's cheated block, which
+// cannot be executed again, has its state written to disk before it is the head (WriteCheated,
+// persist.go). A datadir keeps the scheme it was created with. Pebble writes without fsync and buffers its write-ahead log briefly in memory, so Insert
 // ends with one synced log write: a block is durable when Insert returns (WriteExecuted too).
 //
 // Two ways in for a new head: Insert has go-ethereum execute and validate the block (imports,
@@ -42,15 +43,18 @@
 // without executing them, for the chain generator (internal/chaingen).
 //
 // The dev chain's cheats (internal/devapi) need three more things (write.go, rewind.go,
-// impersonated.go, dump.go): WriteExecuted makes a block the sequencer executed (with state
-// changes outside its transactions too) the head without executing it again, Rewind takes the head back (evm_revert,
-// anvil_reset), and with Config.Impersonation reads give impersonated transactions their
-// sender; Config.Preimages keeps trie-key preimages so that DumpState lists accounts by address.
+// impersonated.go, dump.go): WriteCheated makes a block the sequencer executed with state
+// changes outside its transactions the head without executing it again, Rewind takes the head
+// back (evm_revert, anvil_reset), and with Config.Impersonation reads give impersonated
+// transactions their sender; Config.Preimages keeps trie-key preimages so that DumpState lists
+// accounts by address.
 //
-// Concurrency: a *Chain is safe for concurrent use. Insert and WriteExecuted are called by one
-// writer at a time (the sequencer, or an import); reads may run concurrently with it. The head, safe and finalized
-// blocks are published together as an immutable Heads value (heads.go), after the blocks it
-// names are durable: a reader that needs them consistent loads Heads once. OnHeads listeners
+// Concurrency: a *Chain is safe for concurrent use. Insert and WriteExecuted (WriteCheated) are
+// called by one writer at a time (the sequencer, or an import); reads may run concurrently with
+// it; WriteCheated's merge of the path scheme's memory layers makes them wait for it
+// (persist.go). The head, safe and finalized blocks are published together as an immutable
+// Heads value (heads.go), after the blocks it names are durable: a reader that needs them
+// consistent loads Heads once. OnHeads listeners
 // (preconf, which pairs the Heads with the block in progress) run first, then OnReorg
 // listeners, told of canonical blocks that a rewind or a side chain dropped (reorg.go), then
 // OnHead listeners; all run synchronously on the writing goroutine and must not block.

@@ -19,11 +19,12 @@ import (
 // inserts them again (reexecute): go-ethereum executes each one on its parent's state, checks
 // it against its header's roots and makes it the head again, with the same hash.
 //
-// A block that cannot be executed again is lost, with everything above it, and Open says so:
-// a dev chain's block that carries state changes outside its transactions (the cheats,
-// anvil_setBalance and its kind) does not give its header's state root when executed again.
-// The hash scheme writes each block's state before the block is the head and needs none of
-// this.
+// A dev chain's block that its transactions do not give (the cheats: anvil_setBalance and its
+// kind) cannot be executed again: WriteCheated writes its state to disk before it becomes the
+// head (persist.go), so recovery starts above it and executes plain blocks only. A block that
+// fails to execute again all the same (one sealed by a flashrpc that did not persist cheated
+// blocks) is lost, with everything above it, and Open says so. The hash scheme writes each
+// block's state before the block is the head and needs none of this.
 
 // pathUnpersisted returns the canonical blocks, oldest first, whose state the path scheme had
 // not written to disk when the chain in db last stopped: those above the newest block whose
@@ -73,7 +74,7 @@ func (c *Chain) reexecute(kept []*types.Block) (int, error) {
 	n, err := c.bc.InsertChain(lost)
 	if err != nil {
 		failed := lost[min(n, len(lost)-1)]
-		return n, fmt.Errorf("blocks %d to %d lost after an unclean stop: executing block %d (%s) again failed (a dev chain's block carrying state changes outside its transactions, such as anvil_setBalance's, cannot be re-executed; --state.scheme hash keeps every block's state on disk): %w",
+		return n, fmt.Errorf("blocks %d to %d lost after an unclean stop: executing block %d (%s) again failed (a dev chain's cheated block whose state was not written to disk when it was sealed cannot be re-executed; --state.scheme hash keeps every block's state on disk): %w",
 			failed.NumberU64(), lost[len(lost)-1].NumberU64(), failed.NumberU64(), failed.Hash().TerminalString(), err)
 	}
 	if err := c.db.SyncKeyValue(); err != nil {

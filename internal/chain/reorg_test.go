@@ -37,7 +37,7 @@ func reorgChain(t *testing.T, keys []*ecdsa.PrivateKey) *chain.Chain {
 
 // buildBlock seals one block on c's head at a fixed time with one echo call per data item,
 // all from key, the first with nonce.
-func buildBlock(t *testing.T, c *chain.Chain, key *ecdsa.PrivateKey, nonce uint64, data ...string) *types.Block {
+func buildBlock(t testing.TB, c *chain.Chain, key *ecdsa.PrivateKey, nonce uint64, data ...string) *types.Block {
 	t.Helper()
 	ctx := context.Background()
 	p := preconf.New(c)

@@ -2,14 +2,15 @@ package chain_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
@@ -37,8 +39,12 @@ func schemeGenesis() *core.Genesis {
 	g.Timestamp = uint64(time.Now().Unix())
 	topic := common.Hash{0xec}
 	g.Alloc[echoAddr] = types.Account{Code: append(append([]byte{0x36, 0x5f, 0x5f, 0x37, 0x7f}, topic[:]...), 0x36, 0x5f, 0xa1, 0x00)}
+	g.Alloc[untouchedAddr] = types.Account{Balance: big.NewInt(7)}
 	return g
 }
+
+// untouchedAddr is an account of schemeGenesis that no block reads or changes.
+var untouchedAddr = common.Address{0x07}
 
 // openScheme opens (or creates) the chain in dir with scheme; an existing chain keeps its
 // genesis.
@@ -56,7 +62,7 @@ func openScheme(t *testing.T, dir, scheme string, history *uint64, logger *slog.
 }
 
 // sealBlocks seals n blocks of one transaction each from schemeKey on c's head.
-func sealBlocks(t *testing.T, c *chain.Chain, n int) []*types.Block {
+func sealBlocks(t testing.TB, c *chain.Chain, n int) []*types.Block {
 	t.Helper()
 	sender := crypto.PubkeyToAddress(schemeKey.PublicKey)
 	st, err := c.StateAt(c.Head())
@@ -222,73 +228,98 @@ func TestPathUncleanStopChild(t *testing.T) {
 		return // run by TestPathRecoversAfterUncleanStop only
 	}
 	c := openScheme(t, dir, chain.SchemePath, nil, nil)
-	if os.Getenv(uncleanStopCheatEnv) != "" {
-		sealBlocks(t, c, 3)
+	var blocks []*types.Block
+	switch os.Getenv(uncleanStopCheatEnv) {
+	case "":
+		blocks = sealBlocks(t, c, 150)
+	case "rewind": // blocks 1 to 3, then 4 and 5 again after a rewind below the cheated block 4
+		blocks = sealBlocks(t, c, 3)
 		sealCheat(t, c)
-		sealBlocks(t, c, 2)
-		os.Exit(0)
+		sealBlocks(t, c, 1)
+		if err := c.Rewind(3); err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, sealBlocks(t, c, 2)...)
+	default:
+		blocks = sealBlocks(t, c, 3)
+		blocks = append(blocks, sealCheat(t, c))
+		blocks = append(blocks, sealBlocks(t, c, 2)...)
 	}
-	for _, b := range sealBlocks(t, c, 150) {
+	for _, b := range blocks {
 		fmt.Printf("sealed %d %s\n", b.NumberU64(), b.Hash().Hex())
 	}
 	os.Exit(0) // no Close: the path scheme's memory layers are not journaled
 }
 
-// uncleanStopCheatEnv makes TestPathUncleanStopChild seal a dev chain's cheat in block 4.
+// uncleanStopCheatEnv makes TestPathUncleanStopChild seal a dev chain's cheats in block 4, and
+// with "rewind" rewind below it and seal other blocks 4 and 5.
 const uncleanStopCheatEnv = "FLASHRPC_CHAIN_UNCLEAN_STOP_CHEAT"
 
-// sealCheat seals one block on c's head that carries a state change outside its transactions,
-// as the dev chain's anvil_setBalance does.
-func sealCheat(t *testing.T, c *chain.Chain) {
+// The cheats sealCheat seals: a balance and code on fresh accounts.
+var (
+	cheatBalanceAddr = common.Address{0xbb}
+	cheatCodeAddr    = common.Address{0xcc}
+	cheatCode        = []byte{0x60, 0x2a, 0x5f, 0x52, 0x60, 0x20, 0x5f, 0xf3} // returns 42
+)
+
+// sealCheat seals one block on c's head that carries state changes outside its transactions,
+// as the dev chain's anvil_setBalance and anvil_setCode make, then a transaction from
+// schemeKey.
+func sealCheat(t testing.TB, c *chain.Chain) *types.Block {
 	t.Helper()
 	ctx := context.Background()
+	st, err := c.StateAt(c.Head())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonce := st.GetNonce(crypto.PubkeyToAddress(schemeKey.PublicKey))
 	p := preconf.New(c)
 	head := c.Head()
 	if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+12, common.Address{}, nil), preconf.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.Dev().Cheat(ctx, func(st *state.StateDB) {
-		st.SetBalance(common.Address{0xbb}, uint256.NewInt(42), tracing.BalanceChangeUnspecified)
+		st.SetBalance(cheatBalanceAddr, uint256.NewInt(42), tracing.BalanceChangeUnspecified)
+		st.SetCode(cheatCodeAddr, cheatCode, tracing.CodeChangeUnspecified)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Seal(ctx); err != nil {
+	b, err := p.Begin()
+	if err != nil {
 		t.Fatal(err)
 	}
+	if err := b.Add(ctx, echoTx(t, c, nonce, "after the cheat")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Commit(ctx, preconf.PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	block, err := p.Seal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return block
 }
 
-// TestPathUncleanStopLosesCheats: a dev chain's block carrying a cheat cannot be executed
-// again, so after an unclean stop the path scheme loses it and the blocks after it, and Open
-// says which and why.
-func TestPathUncleanStopLosesCheats(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPathUncleanStopChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), uncleanStopEnv+"="+dir, uncleanStopCheatEnv+"=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
+// echoTx returns a call of the echo contract from schemeKey with data.
+func echoTx(t testing.TB, c *chain.Chain, nonce uint64, data string) *types.Transaction {
+	t.Helper()
+	tx, err := types.SignNewTx(schemeKey, types.LatestSigner(c.Config()), &types.DynamicFeeTx{
+		ChainID: c.Config().ChainID, Nonce: nonce, To: &echoAddr, Data: []byte(data), Gas: 100_000,
+		GasFeeCap: big.NewInt(10 * params.GWei), GasTipCap: big.NewInt(params.GWei),
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	logs := &recordHandler{}
-	c := openScheme(t, dir, "", nil, slog.New(logs))
-	defer c.Close()
-	if h := c.Head().Number.Uint64(); h != 3 {
-		t.Fatalf("head %d after the unclean stop, want 3 (the cheat's block 4 and the two after it lost)", h)
-	}
-	want := "blocks 4 to 6 lost after an unclean stop: executing block 4"
-	if !slices.ContainsFunc(logs.errors(), func(e string) bool { return strings.Contains(e, want) }) {
-		t.Fatalf("no error logged containing %q: %v", want, logs.errors())
-	}
-	sealBlocks(t, c, 1) // the chain goes on from block 3
+	return tx
 }
 
-// TestPathRecoversAfterUncleanStop: a path chain whose process exits without closing it (as
-// after kill -9) comes back at the same head with the same blocks, by executing again the
-// blocks whose state was not on disk, and says so.
-func TestPathRecoversAfterUncleanStop(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
+// uncleanStopSealed runs TestPathUncleanStopChild on dir, with env added, and returns the
+// blocks it sealed before it exited without closing the chain, by number.
+func uncleanStopSealed(t *testing.T, dir string, env ...string) map[uint64]common.Hash {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPathUncleanStopChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), uncleanStopEnv+"="+dir)
+	cmd.Env = append(append(os.Environ(), uncleanStopEnv+"="+dir), env...)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
@@ -302,8 +333,112 @@ func TestPathRecoversAfterUncleanStop(t *testing.T) {
 			sealed[n] = common.HexToHash(h)
 		}
 	}
+	return sealed
+}
+
+// checkSealed fails unless c's head is the highest block of sealed and c has each block of
+// sealed with the same hash.
+func checkSealed(t *testing.T, c *chain.Chain, sealed map[uint64]common.Hash) {
+	t.Helper()
+	if h := c.Head().Number.Uint64(); h != uint64(len(sealed)) {
+		t.Fatalf("head %d after the unclean stop, want %d", h, len(sealed))
+	}
+	for n, hash := range sealed {
+		if got := c.CanonicalHash(n); got != hash {
+			t.Fatalf("block %d is %s after the unclean stop, was %s", n, got, hash)
+		}
+	}
+}
+
+// TestPathUncleanStopKeepsCheats: a dev chain's block carrying cheats cannot be executed
+// again, so the path scheme writes its state to disk as it is sealed; after an unclean stop
+// the chain comes back at the same head, the cheated block and those after it (executed
+// again) with the same hashes and the cheats' state readable, and it rewinds below the
+// cheated block.
+func TestPathUncleanStopKeepsCheats(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sealed := uncleanStopSealed(t, dir, uncleanStopCheatEnv+"=1")
+	if len(sealed) != 6 {
+		t.Fatalf("the child sealed %d blocks, want 6", len(sealed))
+	}
+	logs := &recordHandler{}
+	c := openScheme(t, dir, "", nil, slog.New(logs))
+	defer c.Close()
+	if errs := logs.errors(); len(errs) > 0 {
+		t.Fatalf("errors logged on open: %v", errs)
+	}
+	checkSealed(t, c, sealed)
+	if !logs.has("open chain: blocks executed again after an unclean stop") {
+		t.Fatalf("blocks 5 and 6 were not executed again (their state on disk?): %v", logs.messages())
+	}
+	st, err := c.StateAt(c.Head())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, code := st.GetBalance(cheatBalanceAddr), st.GetCode(cheatCodeAddr); b.Uint64() != 42 || !bytes.Equal(code, cheatCode) {
+		t.Fatalf("after the unclean stop: balance %s, code %x; want the cheats' 42 and %x", b, code, cheatCode)
+	}
+	if n := st.GetNonce(crypto.PubkeyToAddress(schemeKey.PublicKey)); n != 6 {
+		t.Fatalf("sender's nonce %d at the head, want 6", n)
+	}
+
+	// Below the cheated block, through the state history: the cheats are gone.
+	if err := c.Rewind(3); err != nil {
+		t.Fatal(err)
+	}
+	st, err = c.StateAt(c.Head())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, code := st.GetBalance(cheatBalanceAddr), st.GetCode(cheatCodeAddr); !b.IsZero() || len(code) != 0 {
+		t.Fatalf("rewound below the cheats: balance %s, code %x; want none", b, code)
+	}
+	next := sealBlocks(t, c, 1) // the chain goes on from block 3
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c = openScheme(t, dir, "", nil, nil)
+	if h := c.Head(); h.Hash() != next[0].Hash() {
+		t.Fatalf("head %d (%s) after reopening, want 4 (%s)", h.Number, h.Hash(), next[0].Hash())
+	}
+}
+
+// TestPathUncleanStopAfterRewindBelowCheats: after a rewind below a cheated block, whose state
+// was on disk, the plain blocks sealed instead of it come back after an unclean stop.
+func TestPathUncleanStopAfterRewindBelowCheats(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sealed := uncleanStopSealed(t, dir, uncleanStopCheatEnv+"=rewind")
+	if len(sealed) != 5 {
+		t.Fatalf("the child sealed %d blocks, want 5", len(sealed))
+	}
+	logs := &recordHandler{}
+	c := openScheme(t, dir, "", nil, slog.New(logs))
+	defer c.Close()
+	if errs := logs.errors(); len(errs) > 0 {
+		t.Fatalf("errors logged on open: %v", errs)
+	}
+	checkSealed(t, c, sealed)
+	st, err := c.StateAt(c.Head())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, n := st.GetBalance(cheatBalanceAddr), st.GetNonce(crypto.PubkeyToAddress(schemeKey.PublicKey)); !b.IsZero() || n != 5 {
+		t.Fatalf("after the unclean stop: cheat's balance %s, sender's nonce %d; want 0, 5", b, n)
+	}
+	sealBlocks(t, c, 1) // the chain goes on
+}
+
+// TestPathRecoversAfterUncleanStop: a path chain whose process exits without closing it (as
+// after kill -9) comes back at the same head with the same blocks, by executing again the
+// blocks whose state was not on disk, and says so.
+func TestPathRecoversAfterUncleanStop(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sealed := uncleanStopSealed(t, dir)
 	if len(sealed) != 150 {
-		t.Fatalf("the child sealed %d blocks, want 150:\n%s", len(sealed), out)
+		t.Fatalf("the child sealed %d blocks, want 150", len(sealed))
 	}
 	logs := &recordHandler{}
 	c := openScheme(t, dir, "", nil, slog.New(logs))
@@ -314,14 +449,7 @@ func TestPathRecoversAfterUncleanStop(t *testing.T) {
 	if !logs.has("open chain: blocks executed again after an unclean stop") {
 		t.Fatalf("nothing was executed again (the state of every block was on disk?): %v", logs.messages())
 	}
-	if h := c.Head(); h.Number.Uint64() != 150 {
-		t.Fatalf("head %d after the unclean stop, want 150", h.Number)
-	}
-	for n, hash := range sealed {
-		if got := c.CanonicalHash(n); got != hash {
-			t.Fatalf("block %d is %s after the unclean stop, was %s", n, got, hash)
-		}
-	}
+	checkSealed(t, c, sealed)
 	st, err := c.StateAt(c.Head())
 	if err != nil {
 		t.Fatal(err)
@@ -374,4 +502,77 @@ func (h *recordHandler) has(msg string) bool {
 		}
 	}
 	return false
+}
+
+// TestPathCheatedBlockParentState: writing a cheated block's state to disk merges the path
+// scheme's memory layers, through which the states below it were read; those states are read
+// through the state history from then on, with the values they had, never as empty accounts.
+func TestPathCheatedBlockParentState(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := openScheme(t, dir, chain.SchemePath, nil, nil)
+	sender := crypto.PubkeyToAddress(schemeKey.PublicKey)
+	parent := sealBlocks(t, c, 3)[2].Header()
+	// Reopened at a recent head, the chain indexes its state history at once (TestPathHistoricState).
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c = openScheme(t, dir, "", nil, nil)
+	defer c.Close()
+	st, err := c.StateAt(parent) // the head's state, read and kept by its shared reader
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := st.GetNonce(sender); n != 3 {
+		t.Fatalf("sender's nonce %d at block 3, want 3", n)
+	}
+	sealCheat(t, c)
+	waitFor(t, "the state of block 3 to be readable", func() bool {
+		st, err = c.StateAt(parent)
+		var u *chain.HistoryUnavailableError
+		if errors.As(err, &u) && u.Indexing {
+			return false
+		}
+		if err != nil {
+			t.Fatalf("state of block 3 after the cheated block 4: %v", err)
+		}
+		return true
+	})
+	// An account nothing had read at block 3, and those the blocks read.
+	if b := st.GetBalance(untouchedAddr); b.Uint64() != 7 || st.Error() != nil {
+		t.Fatalf("at block 3 after the cheated block 4: balance %s, error %v; want 7, none", b, st.Error())
+	}
+	if b, n := st.GetBalance(cheatBalanceAddr), st.GetNonce(sender); !b.IsZero() || n != 3 || st.Error() != nil {
+		t.Fatalf("at block 3 after the cheated block 4: cheat's balance %s, sender's nonce %d, error %v; want 0, 3, none", b, n, st.Error())
+	}
+	if code := st.GetCode(echoAddr); len(code) == 0 || st.Error() != nil {
+		t.Fatalf("at block 3 after the cheated block 4: echo contract's code %x, error %v", code, st.Error())
+	}
+}
+
+// TestPathRewindBelowCheatedBlock: evm_revert's rewind to below a cheated block, whose state
+// is on disk, restores the state before it through the state history (not its index, which a
+// new chain starts within a minute), as often as a test suite reverts.
+func TestPathRewindBelowCheatedBlock(t *testing.T) {
+	t.Parallel()
+	c := openScheme(t, t.TempDir(), chain.SchemePath, nil, nil)
+	defer c.Close()
+	base := sealBlocks(t, c, 2)[1]
+	for i := range 3 {
+		sealCheat(t, c)
+		sealBlocks(t, c, 1)
+		if err := c.Rewind(2); err != nil {
+			t.Fatalf("rewind %d: %v", i, err)
+		}
+		if h := c.Head(); h.Hash() != base.Hash() {
+			t.Fatalf("rewind %d: head %d (%s), want 2 (%s)", i, h.Number, h.Hash(), base.Hash())
+		}
+		st, err := c.StateAt(c.Head())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, code, n := st.GetBalance(cheatBalanceAddr), st.GetCode(cheatCodeAddr), st.GetNonce(crypto.PubkeyToAddress(schemeKey.PublicKey)); !b.IsZero() || len(code) != 0 || n != 2 {
+			t.Fatalf("rewind %d: balance %s, code %x, sender's nonce %d; want none, none, 2", i, b, code, n)
+		}
+	}
 }

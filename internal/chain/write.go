@@ -25,7 +25,8 @@ var ErrNotOnHead = errors.New("block does not build on the head")
 // It does what go-ethereum's BlockChain does after executing a block (writeBlockWithState,
 // which op-geth does not export): it commits st (the trie nodes, the code and the snapshot
 // layer) and checks that its root is the header's, writes the block and its receipts, flushes
-// the state to the database (hash scheme; path keeps it in memory, recover.go), then sets the head with BlockChain.SetCanonical, which
+// the state to the database (hash scheme; path keeps it in memory, recover.go, except a
+// cheated block's: WriteCheated), then sets the head with BlockChain.SetCanonical, which
 // finds the state present and does not execute anything. Then, as Insert, it syncs the
 // database, publishes the Heads and tells the OnHead listeners.
 //
@@ -43,6 +44,21 @@ func (c *Chain) WriteExecuted(block *types.Block, receipts types.Receipts, st *s
 	return e.Write()
 }
 
+// WriteCheated is WriteExecuted for a block that executing its transactions again would not
+// give: the dev chain's cheats (state changed outside any transaction, a base fee or gas limit
+// the protocol would not derive, an impersonated contract's transaction; internal/preconf).
+// Under the path scheme, which after kill -9 executes again the blocks whose state was still in
+// memory (recover.go), its state is written to disk before it becomes the head (persist.go), so
+// that recovery starts above it. Under hash it is WriteExecuted: every block's state is on disk.
+func (c *Chain) WriteCheated(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
+	e, err := c.CommitExecuted(block, receipts, st)
+	if err != nil {
+		return err
+	}
+	e.cheated = true
+	return e.Write()
+}
+
 // Executed is a block whose state CommitExecuted committed and that Write has still to write:
 // WriteExecuted in two steps, so that the sequencer can open the next block on the committed
 // state and let another goroutine do the rest (internal/preconf, Preconf.SealAsync).
@@ -54,6 +70,7 @@ type Executed struct {
 	start    time.Time
 	commit   time.Duration
 	written  bool // a fork's block: CommitExecuted wrote it whole
+	cheated  bool // WriteCheated's: its state cannot be derived by executing it again
 }
 
 // Block returns the block to write.
@@ -123,9 +140,9 @@ func (cc committedContext) GetHeader(hash common.Hash, number uint64) *types.Hea
 }
 
 // Write is WriteExecuted's second step: it writes the block and its receipts, flushes the
-// committed state to the database (hash scheme: archive), sets the head with BlockChain.SetCanonical,
-// syncs the database, publishes the Heads and tells the listeners. It runs once, on any
-// goroutine, while no other write of the chain runs.
+// committed state to the database (hash scheme: archive; path: WriteCheated's), sets the head
+// with BlockChain.SetCanonical, syncs the database, publishes the Heads and tells the
+// listeners. It runs once, on any goroutine, while no other write of the chain runs.
 func (e *Executed) Write() error {
 	if e.written {
 		return nil
@@ -142,10 +159,16 @@ func (e *Executed) Write() error {
 	}
 	// Hash (archive) flushes the block's state now, as go-ethereum does for an archive. Path
 	// keeps it a memory layer, written in the background; kill -9 before then is repaired by
-	// executing the block again on open (recover.go).
-	if c.scheme == SchemeHash {
+	// executing the block again on open (recover.go), which a cheated block does not allow:
+	// its state goes to disk now, before the block is the head (persist.go).
+	switch {
+	case c.scheme == SchemeHash:
 		if err := c.bc.TrieDB().Commit(block.Root(), false); err != nil {
 			return fmt.Errorf("write block %d: flush state: %w", block.NumberU64(), err)
+		}
+	case e.cheated:
+		if err := c.persistState(block); err != nil {
+			return fmt.Errorf("write block %d: %w", block.NumberU64(), err)
 		}
 	}
 	c.log.Debug("stored executed block", "number", block.NumberU64(), "commit", e.commit, "store", time.Since(start), "queued", start.Sub(e.start)-e.commit)

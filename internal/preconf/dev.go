@@ -19,8 +19,8 @@ import (
 // of the chain (Rewind: evm_revert, anvil_reset) and a seal with chosen transactions
 // (SealWith: dev_seal). They change the block in progress outside its transactions: a block
 // whose state was changed, or whose base fee is not the one the protocol derives, cannot be
-// executed again from its transactions, so Seal writes it as executed
-// (chain.Chain.WriteExecuted) instead of inserting it. Only the dev sequencer
+// executed again from its transactions, so Seal writes it as executed and says so
+// (chain.Chain.WriteCheated) instead of inserting it. Only the dev sequencer
 // (internal/sequencer, devcontrol.go) uses a Dev: a replica's block in progress is what its
 // upstream published. A Dev is safe for concurrent use: each method takes the Preconf's writer
 // lock.
@@ -47,6 +47,16 @@ func (w *work) cheated() bool {
 	}
 	want := eip1559.CalcBaseFee(w.config, w.parent, w.header.Time)
 	return want == nil || want.Cmp(w.header.BaseFee) != 0
+}
+
+// write writes block, sealed from w, into the chain as executed: a cheated block as such
+// (chain.Chain.WriteCheated), whose state the path scheme must then write to disk, since it
+// cannot be executed again after kill -9.
+func (w *work) write(block *types.Block, receipts types.Receipts, st *state.StateDB) error {
+	if w.cheated() {
+		return w.chain.WriteCheated(block, receipts, st)
+	}
+	return w.chain.WriteExecuted(block, receipts, st)
 }
 
 // Cheats are state changes made outside any transaction (the dev chain's anvil_setBalance and
@@ -299,7 +309,7 @@ func (d *Dev) SealWith(ctx context.Context, txs []*types.Transaction) (*types.Bl
 	r := retraction(p.last, block, fresh.receipts)
 	p.discardLocked() // the deliberate exception: the block in progress is gone until WriteExecuted
 	p.retractLocked(r)
-	if err := p.chain.WriteExecuted(block, fresh.receipts, fresh.state); err != nil {
+	if err := fresh.write(block, fresh.receipts, fresh.state); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
 	if p.unsealed != nil {

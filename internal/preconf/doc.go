@@ -97,11 +97,11 @@
 // again with new attributes (timestamp, base fee, fee recipient, prevRandao, gas limit),
 // Rewind abandons it and takes the chain back (evm_revert, anvil_reset), and SealWith seals it
 // with chosen transactions (dev_seal); Rebuild and Rewind retract its pre-confirmed logs, as a
-// reorg does. A cheated block is sealed as executed (chain.Chain.WriteExecuted): its
-// transactions alone do not produce it. The cheats no sealed block carries yet also travel in
-// every View (View.Cheats), so that reads of the sealed head's state apply them and `latest`
-// shows a cheat at once; Rewind can restore a saved list of them (evm_revert), and Open
-// applies them to the block it opens on that head.
+// reorg does. A cheated block is sealed as executed and marked so (chain.Chain.WriteCheated):
+// its transactions alone do not produce it, so the chain cannot execute it again after kill -9.
+// The cheats no sealed block carries yet also travel in every View (View.Cheats), so that reads
+// of the sealed head's state apply them and `latest` shows a cheat at once; Rewind can restore
+// a saved list of them (evm_revert), and Open applies them to the block it opens on that head.
 //
 // Concurrency: readers take the View (View) or the snapshot alone (Current) with one atomic
 // load and never block the writer; a request that holds a View sees one pre-confirmation index

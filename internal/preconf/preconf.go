@@ -273,7 +273,7 @@ func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 	// with this state and these receipts instead of executing it again. WriteExecuted
 	// publishes the chain's new Heads, and onHeads the View that has the block sealed and
 	// nothing in progress, before it tells the chain's listeners.
-	if err := p.chain.WriteExecuted(block, w.receipts, st); err != nil {
+	if err := w.write(block, w.receipts, st); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
 	p.work, p.last = nil, nil

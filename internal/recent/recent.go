@@ -45,3 +45,12 @@ func (l *List[K, V]) Get(key K, create func() (V, error)) (V, error) {
 	l.entries[0] = entry[K, V]{key, value}
 	return value, nil
 }
+
+// Reset drops every value, for when they all went stale at once (the chain's state readers,
+// when the path scheme merges its memory layers to disk).
+func (l *List[K, V]) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.entries)
+	l.entries = l.entries[:0]
+}

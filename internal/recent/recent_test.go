@@ -32,4 +32,8 @@ func TestList(t *testing.T) {
 	if get("d", 5) != 5 {
 		t.Fatal("a failed make was kept")
 	}
+	l.Reset()
+	if get("d", 6) != 6 || get("a", 7) != 7 {
+		t.Fatal("values kept across Reset")
+	}
 }
