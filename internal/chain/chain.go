@@ -27,7 +27,7 @@ import (
 // Storage defaults. go-ethereum's node uses a 2 GB database cache; a dev chain or a replica of a
 // young chain needs far less (reference/go-ethereum.md §4.5).
 const (
-	defaultCacheMB  = 64
+	defaultCacheMB = 64
 	// MinStateCacheMB is the least Config.StateCacheMB that is what it says: each of the two
 	// caches (fastcache) keeps at least one 64 KiB chunk in each of its 512 buckets, 32 MB.
 	MinStateCacheMB = 64
@@ -104,6 +104,7 @@ type Chain struct {
 	stateHistory uint64
 	denim        *uint64                                  // Config.Denim
 	readers      *recent.List[common.Hash, *sharedReader] // state readers shared by the StateDBs of recent roots (statereader.go)
+	stateEpoch   atomic.Uint64                            // bumped when the readers of older states are dropped (persist.go)
 
 	heads atomic.Pointer[Heads] // the published markers (heads.go)
 	// committed is the block CommitExecuted committed until Write has set it as the head:
@@ -185,7 +186,7 @@ func Open(cfg Config) (*Chain, error) {
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
 	}
 	c.denim = denim
-	c.engine = oprollup.HeaderRules(newEngine(), denim)    // rules.go
+	c.engine = oprollup.HeaderRules(newEngine(), denim)                      // rules.go
 	bcConfig := blockChainConfig(c.scheme, c.stateHistory, cfg.StateCacheMB) // scheme.go
 	if c.up != nil {
 		// Fork blocks commit their state through the fork's own state.Database, past the

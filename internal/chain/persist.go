@@ -55,6 +55,7 @@ func (c *Chain) persistState(block *types.Block) error {
 		return fmt.Errorf("persist state: %w", err)
 	}
 	c.readers.Reset() // the merged layers' readers fail from now on
+	c.stateEpoch.Add(1)
 	id := rawdb.ReadStateID(c.db, root)
 	if id == nil {
 		return fmt.Errorf("persist state: no state id recorded for root %s", root)
@@ -69,6 +70,12 @@ func (c *Chain) persistState(block *types.Block) error {
 	c.log.Debug("persisted a cheated block's state", "number", block.NumberU64(), "id", *id, "elapsed", time.Since(start))
 	return nil
 }
+
+// StateEpoch changes whenever states read before may no longer be readable through what was
+// read: a cheated block's write under the path scheme drops the memory layers that the
+// readers of older states read through. A cache of anything prepared from a state (a StateDB,
+// a simulation's base) keys by it too, so that it never hands out a reader of a dropped layer.
+func (c *Chain) StateEpoch() uint64 { return c.stateEpoch.Load() }
 
 // statePersisted reports whether pathdb has written the state at root, or a later one, to disk.
 func (c *Chain) statePersisted(root common.Hash) bool {

@@ -526,7 +526,12 @@ func TestPathCheatedBlockParentState(t *testing.T) {
 	if n := st.GetNonce(sender); n != 3 {
 		t.Fatalf("sender's nonce %d at block 3, want 3", n)
 	}
+	epoch := c.StateEpoch()
 	sealCheat(t, c)
+	// Caches of what was prepared from a state (eth_simulateV1's bases) key by the epoch.
+	if e := c.StateEpoch(); e != epoch+1 {
+		t.Fatalf("state epoch %d after a cheated block's write dropped the older states' readers, want %d", e, epoch+1)
+	}
 	waitFor(t, "the state of block 3 to be readable", func() bool {
 		st, err = c.StateAt(parent)
 		var u *chain.HistoryUnavailableError
