@@ -3,10 +3,8 @@ package networks
 import (
 	"fmt"
 	"math/big"
-	"reflect"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -246,19 +244,12 @@ func copyConfig(cfg *params.ChainConfig) *params.ChainConfig {
 // turnOffAfter removes every fork of cfg scheduled after the block at number and time: block
 // forks above number and time forks after time. TerminalTotalDifficulty stays.
 func turnOffAfter(cfg *params.ChainConfig, number, time uint64) {
-	v := reflect.ValueOf(cfg).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f, field := t.Field(i), v.Field(i)
+	for _, f := range forkFields(cfg) {
 		switch {
-		case strings.HasSuffix(f.Name, "Time") && f.Type == reflect.TypeFor[*uint64]():
-			if at := field.Interface().(*uint64); at != nil && *at > time {
-				field.SetZero()
-			}
-		case strings.HasSuffix(f.Name, "Block") && f.Type == reflect.TypeFor[*big.Int]():
-			if at := field.Interface().(*big.Int); at != nil && at.Cmp(new(big.Int).SetUint64(number)) > 0 {
-				field.SetZero()
-			}
+		case f.time != nil && *f.time != nil && **f.time > time:
+			*f.time = nil
+		case f.block != nil && *f.block != nil && (*f.block).Cmp(new(big.Int).SetUint64(number)) > 0:
+			*f.block = nil
 		}
 	}
 }
