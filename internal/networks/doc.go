@@ -51,6 +51,7 @@
 // and returns configurations the caller owns, except [Network.Config] and [Network.Later], which
 // are shared. The registry's networks are loaded once, on first use.
 //
-// Imports: go-ethereum's params and common and op-geth's superchain registry only; every other flashrpc
-// package may import it.
+// Imports: go-ethereum's params and common, op-geth's superchain registry, and flashblocks for
+// the one name of a feed's wire format (flashblocks.Format, [Network.Feed]); every other
+// flashrpc package but flashblocks may import it.
 package networks

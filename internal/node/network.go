@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
-	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/networks"
 )
 
@@ -63,8 +62,8 @@ func applyNetworkCadence(cfg *DevConfig, nw networks.Network) {
 			cfg.PreconfInterval = nw.PreconfInterval
 		}
 	}
-	if !cfg.Explicit.FeedFormat && nw.Feed == networks.FeedSubblocks {
-		cfg.Feed.Format = flashblocks.FormatSubblocks
+	if !cfg.Explicit.FeedFormat && nw.PreconfInterval > 0 {
+		cfg.Feed.Format = nw.Feed
 	}
 }
 
