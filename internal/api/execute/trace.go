@@ -128,7 +128,7 @@ func (a *API) TraceBlockByNumber(ctx context.Context, p rpc.Params) (any, error)
 	if err := param.CheckCount(p, 2); err != nil {
 		return nil, err
 	}
-	n, err := param.DecodeBlockNumber(p, 0, 0, true)
+	n, err := param.DecodeBlockNumber(p, 0)
 	if err != nil {
 		return nil, err
 	}
