@@ -37,31 +37,6 @@ func (f *chainFlags) registerChain(fs *flag.FlagSet) {
 	fs.Var(&f.l1BlobBaseFee, "l1.blob-base-fee", "blob base fee in wei of the dev L1 (decimal or 0x hex)")
 }
 
-// check validates the flags of a command line whose given flags are known.
-func (f *chainFlags) checkChain() error {
-	if f.chainType != chainTypeOP && f.chainType != chainTypeL1 {
-		return fmt.Errorf("--chain-type %q: want %q (OP Stack) or %q (plain Ethereum)", f.chainType, chainTypeOP, chainTypeL1)
-	}
-	if f.network != "" {
-		nw, ok := networks.LookupName(f.network)
-		if !ok {
-			return networks.UnknownNameError(f.network)
-		}
-		if f.given["chain-type"] && f.chainType != string(nw.Kind) {
-			return fmt.Errorf("--chain-type %s contradicts --network %s, whose kind is %s", f.chainType, nw.ID, nw.Kind)
-		}
-		f.chainType = string(nw.Kind)
-	}
-	if f.chainType == chainTypeL1 {
-		for _, name := range []string{"l1.base-fee", "l1.blob-base-fee"} {
-			if f.given[name] {
-				return fmt.Errorf("--%s applies to OP Stack chains only, not to --chain-type l1", name)
-			}
-		}
-	}
-	return nil
-}
-
 // weiFlag is a flag holding an amount of wei, decimal or 0x hex.
 type weiFlag struct{ v *big.Int }
 

@@ -45,7 +45,8 @@ func runDev(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// parseDev parses and checks the dev command's flags, and applies --network's settings.
+// parseDev parses and checks the dev command's flags; the node checks the chain they describe
+// (node.StartDev) and applies --network's settings.
 func parseDev(args []string, stdout, stderr io.Writer) (*devOptions, error) {
 	fs, o := devFlags(helpOutput(args, stdout, stderr))
 	if err := parseFlags(fs, args); err != nil {
@@ -76,44 +77,23 @@ func parseDev(args []string, stdout, stderr io.Writer) (*devOptions, error) {
 	if err := o.fork.check(o.given); err != nil {
 		return nil, err
 	}
-	if err := o.chainFlags.checkChain(); err != nil {
-		return nil, err
-	}
-	if err := o.applyNetwork(); err != nil {
+	if err := o.parseFeedFormat(); err != nil {
 		return nil, err
 	}
 	return o, nil
 }
 
-// applyNetwork gives the settings --network decides that were not given their values: the
-// network's block time, pre-confirmation interval and feed format. It parses --feed.format.
-// A network that runs Denim (base-*) keeps the defaults here: its 200 ms blocks without
-// pre-confirmations are Denim's, which the node gives the chain only when it runs Denim (a
-// fork of a block before Denim seals 2 s blocks with pre-confirmations, as Base did then).
-func (o *devOptions) applyNetwork() error {
-	format := flashblocks.FormatBase
-	if o.network != "" {
-		nw, _ := networks.LookupName(o.network) // checkChain refused an unknown name
-		if _, denim := nw.DenimTime(); !denim {
-			if !o.given["block-time"] {
-				o.blockTime = nw.BlockTime
-			}
-			if !o.given["preconf-interval"] {
-				o.preconfInterval = nw.PreconfInterval
-			}
-		}
-		if nw.Feed == networks.FeedSubblocks {
-			format = flashblocks.FormatSubblocks
-		}
+// parseFeedFormat parses --feed.format into the feed's format; without it the feed has
+// Base's format, or the --network's (node.DevConfig.Network).
+func (o *devOptions) parseFeedFormat() error {
+	if o.feedFormat == "" {
+		return nil
 	}
-	if o.feedFormat != "" {
-		f, err := flashblocks.ParseFormat(o.feedFormat)
-		if err != nil {
-			return fmt.Errorf("--feed.format %q: want base or subblocks", o.feedFormat)
-		}
-		format = f
+	f, err := flashblocks.ParseFormat(o.feedFormat)
+	if err != nil {
+		return fmt.Errorf("--feed.format %q: want base or subblocks", o.feedFormat)
 	}
-	o.feed.Format = format
+	o.feed.Format = f
 	return nil
 }
 
@@ -130,6 +110,7 @@ func (o *devOptions) config(logger *slog.Logger) node.DevConfig {
 			L1BaseFee: o.given["l1.base-fee"], L1BlobBaseFee: o.given["l1.blob-base-fee"],
 			Accounts:  o.given["accounts"] || o.given["mnemonic"],
 			BlockTime: o.given["block-time"], PreconfInterval: o.given["preconf-interval"],
+			FeedFormat: o.given["feed.format"],
 		},
 		Accounts: o.accounts, Mnemonic: o.mnemonic,
 		BlockTime: o.blockTime, PreconfInterval: o.preconfInterval,

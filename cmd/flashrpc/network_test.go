@@ -28,7 +28,9 @@ func networkOptions(t *testing.T, dataDir string, manual bool, args ...string) *
 		t.Fatalf("%v: %v %s", args, err, stderr.String())
 	}
 	if manual {
+		// As if given as 0: the node replaces a cadence not given with the network's.
 		o.blockTime, o.preconfInterval = 0, 0
+		o.given["block-time"], o.given["preconf-interval"] = true, true
 	}
 	return o
 }
@@ -222,11 +224,18 @@ func checkKarst(t *testing.T, tn *testNode, what string) {
 // and a feed in the subblocks format (zero roots and block hash).
 func TestDevNetworkOPMainnet(t *testing.T) {
 	o := networkOptions(t, t.TempDir(), false, "--network", "op-mainnet")
-	if o.blockTime != 2*time.Second || o.preconfInterval != 250*time.Millisecond || o.feed.Format != flashblocks.FormatSubblocks {
-		t.Fatalf("block time %s, pre-confirmations %s, feed %s; want 2s, 250ms, subblocks", o.blockTime, o.preconfInterval, o.feed.Format)
+	n, err := startDev(o, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	o.blockTime, o.preconfInterval = 0, 0
-	tn := startTestNode(t, o)
+	cad, format := n.Config(), n.Feed().Format
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if cad.BlockTime != 2*time.Second || cad.PreconfInterval != 250*time.Millisecond || format != flashblocks.FormatSubblocks {
+		t.Fatalf("block time %s, pre-confirmations %s, feed %s; want 2s, 250ms, subblocks", cad.BlockTime, cad.PreconfInterval, format)
+	}
+	tn := startTestNode(t, networkOptions(t, t.TempDir(), true, "--network", "op-mainnet"))
 	cfg, nw := tn.Chain().Config(), mustNetwork(t, "op-mainnet")
 	if cfg.ChainID.Uint64() != 1337 || cfg.KarstTime == nil || *cfg.KarstTime != 0 || cfg.OsakaTime == nil || *cfg.OsakaTime != 0 {
 		t.Fatalf("chain id %s, karst %v, osaka %v; want 1337 with Karst and Osaka from genesis", cfg.ChainID, cfg.KarstTime, cfg.OsakaTime)
@@ -267,11 +276,10 @@ func TestDevNetworkOPMainnet(t *testing.T) {
 // TestDevNetworkUnichain runs `dev --network unichain-mainnet` on its own timer: Base's feed
 // format, 200 ms pre-confirmations, and a block sealed every second (consecutive timestamps).
 func TestDevNetworkUnichain(t *testing.T) {
-	o := networkOptions(t, t.TempDir(), false, "--network", "unichain-mainnet")
-	if o.blockTime != time.Second || o.preconfInterval != 200*time.Millisecond || o.feed.Format != flashblocks.FormatBase {
-		t.Fatalf("block time %s, pre-confirmations %s, feed %s; want 1s, 200ms, base", o.blockTime, o.preconfInterval, o.feed.Format)
+	tn := startTestNode(t, networkOptions(t, t.TempDir(), false, "--network", "unichain-mainnet"))
+	if cfg, format := tn.Config(), tn.Feed().Format; cfg.BlockTime != time.Second || cfg.PreconfInterval != 200*time.Millisecond || format != flashblocks.FormatBase {
+		t.Fatalf("block time %s, pre-confirmations %s, feed %s; want 1s, 200ms, base", cfg.BlockTime, cfg.PreconfInterval, format)
 	}
-	tn := startTestNode(t, o)
 	waitFor(t, "three blocks", func() bool { return tn.Chain().Head().Number.Uint64() >= 3 })
 	for n := uint64(2); n <= 3; n++ {
 		h, prev := tn.Chain().HeaderByNumber(n), tn.Chain().HeaderByNumber(n-1)

@@ -26,5 +26,5 @@
 // Imports: go-ethereum, github.com/coder/websocket and github.com/andybalholm/brotli; nothing
 // from flashrpc, so every producer and consumer of a feed can use it: the node publishes the
 // dev sequencer's pre-confirmations (cmd/flashrpc) and the replica reads its upstream's feed
-// (internal/follow).
+// (internal/follow); internal/networks names each network's format with [Format].
 package flashblocks

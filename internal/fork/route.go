@@ -142,7 +142,7 @@ func (x *API) route(name string, r core.Reads, local rpc.Method, known func(comm
 // does not decode is left to the local method, which answers the error.
 
 func blockNumber(p rpc.Params, i int) (gethrpc.BlockNumber, bool) {
-	n, err := param.DecodeBlockNumber(p, i, 0, true)
+	n, err := param.DecodeBlockNumber(p, i)
 	return n, err == nil
 }
 

@@ -3,8 +3,6 @@ package networks
 import (
 	"fmt"
 	"math/big"
-	"reflect"
-	"strings"
 
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -25,19 +23,12 @@ func (n Network) RulesAsOf(chainID, now uint64) (*params.ChainConfig, error) {
 	}
 	cfg := copyConfig(n.Config)
 	cfg.ChainID = new(big.Int).SetUint64(chainID)
-	v := reflect.ValueOf(cfg).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f, field := t.Field(i), v.Field(i)
+	for _, f := range forkFields(cfg) {
 		switch {
-		case strings.HasSuffix(f.Name, "Time") && f.Type == reflect.TypeFor[*uint64]():
-			if at := field.Interface().(*uint64); at != nil && *at <= now {
-				field.Set(reflect.ValueOf(genesis()))
-			}
-		case strings.HasSuffix(f.Name, "Block") && f.Type == reflect.TypeFor[*big.Int]():
-			if at := field.Interface().(*big.Int); at != nil {
-				field.Set(reflect.ValueOf(big.NewInt(0)))
-			}
+		case f.time != nil && *f.time != nil && **f.time <= now:
+			*f.time = genesis()
+		case f.block != nil && *f.block != nil:
+			*f.block = big.NewInt(0)
 		}
 	}
 	cfg.DAOForkBlock, cfg.DAOForkSupport = nil, false

@@ -40,7 +40,7 @@ var baseNetworks = map[uint64]Network{
 			azul: at(baseMainnetAzul),
 		}, baseMainnetElasticity),
 		Later:     baseMainnetForks,
-		BlockTime: baseBlockTime, Feed: FeedNone,
+		BlockTime: baseBlockTime,
 	},
 	baseSepoliaChainID: {
 		ID: "base-sepolia", Name: "Base Sepolia", ChainID: baseSepoliaChainID, Kind: OPStack, Source: baseSource,
@@ -50,7 +50,7 @@ var baseNetworks = map[uint64]Network{
 			azul: at(baseSepoliaAzul),
 		}, baseSepoliaElasticity),
 		Later:     baseSepoliaForks,
-		BlockTime: baseBlockTime, Feed: FeedNone,
+		BlockTime: baseBlockTime,
 	},
 }
 

@@ -22,7 +22,8 @@
 //     block stay off, so the fork keeps the block's rules. [ForUpstream] picks the network a fork
 //     or replica runs from its upstream's chain id and --network.
 //   - schedule.go lists a network's forks with whether flashrpc runs each ([Fork],
-//     [Network.Forks]); listing.go writes every network ([All]) as `flashrpc networks` prints
+//     [Network.Forks]); forkfields.go is the one walk over a configuration's fork fields
+//     (...Block, ...Time) that the listing, [ForkRules] and [Network.RulesAsOf] share; listing.go writes every network ([All]) as `flashrpc networks` prints
 //     it, a table ([WriteTable]) or JSON ([Network.MarshalJSON]).
 //   - asof.go gives a new local chain a network's rules as of a time ([Network.RulesAsOf],
 //     `flashrpc dev --network NAME`), leaving out the forks not run that a local chain may go
@@ -50,6 +51,7 @@
 // and returns configurations the caller owns, except [Network.Config] and [Network.Later], which
 // are shared. The registry's networks are loaded once, on first use.
 //
-// Imports: go-ethereum's params and common and op-geth's superchain registry only; every other flashrpc
-// package may import it.
+// Imports: go-ethereum's params and common, op-geth's superchain registry, and flashblocks for
+// the one name of a feed's wire format (flashblocks.Format, [Network.Feed]); every other
+// flashrpc package but flashblocks may import it.
 package networks

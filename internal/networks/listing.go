@@ -9,21 +9,26 @@ import (
 )
 
 // listing is a network as `flashrpc networks --json` writes it (decisions.md "Networks by
-// name"): durations as Go duration strings ("200ms", "2s"; "0s" without pre-confirmations).
+// name"): durations as Go duration strings ("200ms", "2s"; "0s" without pre-confirmations),
+// the feed format as --feed.format names it ("none" without pre-confirmations).
 type listing struct {
-	Name            string     `json:"name"`
-	ChainID         uint64     `json:"chainId"`
-	Kind            Kind       `json:"kind"`
-	Source          string     `json:"source"`
-	Forks           []Fork     `json:"forks"`
-	BlockTime       string     `json:"blockTime"`
-	PreconfInterval string     `json:"preconfInterval"`
-	FeedFormat      FeedFormat `json:"feedFormat"`
+	Name            string `json:"name"`
+	ChainID         uint64 `json:"chainId"`
+	Kind            Kind   `json:"kind"`
+	Source          string `json:"source"`
+	Forks           []Fork `json:"forks"`
+	BlockTime       string `json:"blockTime"`
+	PreconfInterval string `json:"preconfInterval"`
+	FeedFormat      string `json:"feedFormat"`
 }
 
 func (n Network) listing() listing {
+	feed := "none" // no pre-confirmations flashrpc can read
+	if n.PreconfInterval > 0 {
+		feed = n.Feed.String()
+	}
 	return listing{Name: n.ID, ChainID: n.ChainID, Kind: n.Kind, Source: n.Source, Forks: n.Forks(),
-		BlockTime: n.BlockTime.String(), PreconfInterval: n.PreconfInterval.String(), FeedFormat: n.Feed}
+		BlockTime: n.BlockTime.String(), PreconfInterval: n.PreconfInterval.String(), FeedFormat: feed}
 }
 
 // MarshalJSON writes the network as `flashrpc networks --json` lists it: {name, chainId,

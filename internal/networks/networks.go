@@ -3,15 +3,15 @@ package networks
 import (
 	"fmt"
 	"math/big"
-	"reflect"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/params"
+
 	"github.com/ethereum/go-ethereum/superchain"
+	"github.com/flashrpc/flashrpc/internal/flashblocks"
 )
 
 // Kind says which rules a chain runs.
@@ -23,19 +23,6 @@ const (
 	Ethereum Kind = "l1"
 	// OPStack is an OP Stack chain (Base, OP Mainnet, …).
 	OPStack Kind = "op"
-)
-
-// FeedFormat names the wire format of a network's pre-confirmation feed.
-type FeedFormat string
-
-// The feed formats of the networks flashrpc knows.
-const (
-	// FeedNone: the network publishes no pre-confirmation feed flashrpc can read.
-	FeedNone FeedFormat = "none"
-	// FeedBase is Base's FlashblocksPayloadV1 with real roots (rollup-boost's format).
-	FeedBase FeedFormat = "base"
-	// FeedSubblocks is OP's subblocks format: FlashblocksPayloadV1 with zero roots and hashes.
-	FeedSubblocks FeedFormat = "subblocks"
 )
 
 // Network is a known chain: its names, kind, fork configuration and cadence.
@@ -63,10 +50,10 @@ type Network struct {
 	// BlockTime is the time between blocks.
 	BlockTime time.Duration
 	// PreconfInterval is the time between pre-confirmations; zero when the network publishes
-	// none flashrpc can read.
+	// none flashrpc can read (no feed: Feed is then the zero value, and means nothing).
 	PreconfInterval time.Duration
-	// Feed is the format of the network's pre-confirmation feed.
-	Feed FeedFormat
+	// Feed is the wire format of the network's pre-confirmation feed.
+	Feed flashblocks.Format
 	// GasLimit is the block gas limit at the chain's genesis, as the registry records it (an
 	// OP Stack chain's live limit comes from L1 and every block carries it); zero when
 	// flashrpc does not know it (Base, Ethereum chains).
@@ -84,7 +71,7 @@ var ethereumNetworks = map[uint64]Network{
 
 func ethereumNetwork(id, name string, cfg *params.ChainConfig) Network {
 	return Network{ID: id, Name: name, ChainID: cfg.ChainID.Uint64(), Kind: Ethereum, Source: "go-ethereum params",
-		Config: cfg, BlockTime: 12 * time.Second, Feed: FeedNone}
+		Config: cfg, BlockTime: 12 * time.Second}
 }
 
 // registryCadence holds what the superchain registry does not say about a chain: its
@@ -93,12 +80,12 @@ func ethereumNetwork(id, name string, cfg *params.ChainConfig) Network {
 // without a feed.
 var registryCadence = map[string]struct {
 	interval time.Duration
-	feed     FeedFormat
+	feed     flashblocks.Format
 }{
-	"op-mainnet":       {250 * time.Millisecond, FeedSubblocks},
-	"op-sepolia":       {250 * time.Millisecond, FeedSubblocks},
-	"unichain-mainnet": {200 * time.Millisecond, FeedBase},
-	"unichain-sepolia": {200 * time.Millisecond, FeedBase},
+	"op-mainnet":       {250 * time.Millisecond, flashblocks.FormatSubblocks},
+	"op-sepolia":       {250 * time.Millisecond, flashblocks.FormatSubblocks},
+	"unichain-mainnet": {200 * time.Millisecond, flashblocks.FormatBase},
+	"unichain-sepolia": {200 * time.Millisecond, flashblocks.FormatBase},
 }
 
 // registry returns the OP Stack chains of op-geth's embedded superchain registry by chain id,
@@ -118,10 +105,7 @@ var registry = sync.OnceValue(func() map[uint64]Network {
 		}
 		withKarst(config)
 		key := ch.Name + "-" + ch.Network
-		cadence, ok := registryCadence[key]
-		if !ok {
-			cadence.feed = FeedNone
-		}
+		cadence := registryCadence[key] // none: no pre-confirmations flashrpc can read
 		out[id] = Network{ID: key, Name: cfg.Name, ChainID: id, Kind: OPStack, Source: source, Config: config,
 			BlockTime: time.Duration(cfg.BlockTime) * time.Second, PreconfInterval: cadence.interval, Feed: cadence.feed,
 			GasLimit: cfg.Genesis.SystemConfig.GasLimit}
@@ -246,19 +230,12 @@ func copyConfig(cfg *params.ChainConfig) *params.ChainConfig {
 // turnOffAfter removes every fork of cfg scheduled after the block at number and time: block
 // forks above number and time forks after time. TerminalTotalDifficulty stays.
 func turnOffAfter(cfg *params.ChainConfig, number, time uint64) {
-	v := reflect.ValueOf(cfg).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f, field := t.Field(i), v.Field(i)
+	for _, f := range forkFields(cfg) {
 		switch {
-		case strings.HasSuffix(f.Name, "Time") && f.Type == reflect.TypeFor[*uint64]():
-			if at := field.Interface().(*uint64); at != nil && *at > time {
-				field.SetZero()
-			}
-		case strings.HasSuffix(f.Name, "Block") && f.Type == reflect.TypeFor[*big.Int]():
-			if at := field.Interface().(*big.Int); at != nil && at.Cmp(new(big.Int).SetUint64(number)) > 0 {
-				field.SetZero()
-			}
+		case f.time != nil && *f.time != nil && **f.time > time:
+			*f.time = nil
+		case f.block != nil && *f.block != nil && (*f.block).Cmp(new(big.Int).SetUint64(number)) > 0:
+			*f.block = nil
 		}
 	}
 }

@@ -1,10 +1,6 @@
 package networks
 
 import (
-	"math/big"
-	"reflect"
-	"strings"
-
 	"github.com/ethereum/go-ethereum/params"
 )
 
@@ -71,23 +67,13 @@ var opFields = map[string]bool{
 // the configuration's field order, named as [Fork.Name] says, with whether flashrpc runs it.
 func configForks(cfg *params.ChainConfig) []Fork {
 	var out []Fork
-	v := reflect.ValueOf(cfg).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f, field := t.Field(i), v.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	for _, f := range forkFields(cfg) {
 		switch {
-		case strings.HasSuffix(name, "Block") && f.Type == reflect.TypeFor[*big.Int]():
-			if b := field.Interface().(*big.Int); b != nil {
-				n := b.Uint64()
-				name = strings.TrimSuffix(name, "Block")
-				out = append(out, Fork{Name: name, Block: &n, Runs: runs[name]})
-			}
-		case strings.HasSuffix(name, "Time") && f.Type == reflect.TypeFor[*uint64]():
-			if at := field.Interface().(*uint64); at != nil {
-				name = strings.TrimSuffix(name, "Time")
-				out = append(out, Fork{Name: name, Time: clone(at), Runs: runs[name]})
-			}
+		case f.block != nil && *f.block != nil:
+			n := (*f.block).Uint64()
+			out = append(out, Fork{Name: f.name, Block: &n, Runs: runs[f.name]})
+		case f.time != nil && *f.time != nil:
+			out = append(out, Fork{Name: f.name, Time: clone(*f.time), Runs: runs[f.name]})
 		}
 	}
 	return out

@@ -98,8 +98,12 @@ type Fork struct {
 type Explicit struct {
 	ChainType, ChainID, GasLimit, L1BaseFee, L1BlobBaseFee, Accounts bool
 	// BlockTime and PreconfInterval: a chain that runs Denim seals every 200 ms and
-	// pre-confirms nothing unless they were given (an interval given is refused).
+	// pre-confirms nothing unless they were given (an interval given is refused); one named
+	// after another network has the network's cadence unless they were given.
 	BlockTime, PreconfInterval bool
+	// FeedFormat: a chain named after a network publishes in the network's feed format unless
+	// Feed.Format was given.
+	FeedFormat bool
 }
 
 // DevConfig configures a dev node: its own sequencer on a new, stored or forked chain.
@@ -107,8 +111,8 @@ type DevConfig struct {
 	Server
 	// Feed publishes every pre-confirmation.
 	Feed Feed
-	// ChainType, ChainID and GasLimit shape a new chain (GasLimit 0: the chain type's
-	// default). A stored chain keeps its own; one Explicit marks that contradicts it is an
+	// ChainType, ChainID and GasLimit shape a new chain (ChainType "": OP Stack; GasLimit 0:
+	// the chain type's default). A stored chain keeps its own; one Explicit marks that contradicts it is an
 	// error. With a fork, ChainID 0 means the upstream's, and an explicit ChainType selects
 	// the rules of an upstream flashrpc does not know.
 	ChainType networks.Kind
@@ -116,11 +120,14 @@ type DevConfig struct {
 	GasLimit  uint64
 	// Network names the network (networks.LookupName) whose rules a new chain runs as of its
 	// creation (networks.Network.RulesAsOf), with its genesis gas limit unless GasLimit is set;
-	// ChainType must then be the network's or empty. With a fork it is Fork.Network's default.
-	// "" runs the chain type's dev rules. A stored chain must be of the network's kind.
+	// ChainType must then be the network's or empty. The network's block time,
+	// pre-confirmation interval and feed format replace those not Explicit. With a fork it is
+	// Fork.Network's default. "" runs the chain type's dev rules. A stored chain must be of
+	// the network's kind.
 	Network string
 	// L1BaseFee and L1BlobBaseFee are the dev L1's fees of an OP Stack chain (nil: the
-	// oprollup defaults); on a fork they replace the fork block's only when explicit.
+	// oprollup defaults; explicit on an Ethereum chain: an error); on a fork they replace the
+	// fork block's only when explicit.
 	L1BaseFee     *big.Int
 	L1BlobBaseFee *big.Int
 	// Explicit marks the settings above (and Accounts/Mnemonic) that were stated.

@@ -74,12 +74,12 @@ type cadence struct{ blockTime, preconfInterval time.Duration }
 // the feed and the metrics, and opens both endpoints' sockets. A failure undoes what was
 // started and returns the error.
 func StartDev(cfg DevConfig) (_ *Dev, err error) {
-	given := cadence{cfg.BlockTime, cfg.PreconfInterval}
-	if err := resolveNetwork(&cfg, time.Now()); err != nil {
+	if err := resolveChain(&cfg); err != nil {
 		return nil, err
 	}
-	if cfg.ChainType == "" {
-		cfg.ChainType = networks.OPStack
+	given := cadence{cfg.BlockTime, cfg.PreconfInterval}
+	if err := newChainRules(&cfg, time.Now()); err != nil {
+		return nil, err
 	}
 	n := &Dev{cfg: cfg, given: given, log: cfg.Logger, mnemonic: cfg.Mnemonic}
 	if n.log == nil {
@@ -138,69 +138,6 @@ func StartDev(cfg DevConfig) (_ *Dev, err error) {
 		return nil, err
 	}
 	return n, nil
-}
-
-// resolveNetwork resolves cfg.Network: the network's kind is the chain type (an explicit
-// other one is refused), a fork's upstream must be of that network or none (Fork.Network), and
-// a new chain runs its rules as of now with its genesis gas limit unless one is given.
-func resolveNetwork(cfg *DevConfig, now time.Time) error {
-	if cfg.Network == "" {
-		return nil
-	}
-	nw, ok := networks.LookupName(cfg.Network)
-	if !ok {
-		return networks.UnknownNameError(cfg.Network)
-	}
-	if cfg.Explicit.ChainType && cfg.ChainType != nw.Kind {
-		return fmt.Errorf("--chain-type %s contradicts --network %s, %s", cfg.ChainType, nw.ID, chainTypeName(nw.Kind))
-	}
-	cfg.ChainType, cfg.network = nw.Kind, &nw
-	if cfg.Fork.URL != "" {
-		if cfg.Fork.Network == "" {
-			cfg.Fork.Network = nw.ID
-		}
-		return nil
-	}
-	chainID := cfg.ChainID
-	if chainID == 0 {
-		chainID = chain.DefaultChainID
-	}
-	rules, err := nw.LocalRules(chainID, uint64(now.Unix()))
-	if err != nil {
-		return err
-	}
-	cfg.rules = rules
-	cfg.denim, cfg.omits = nw.LocalDenim(uint64(now.Unix())), nw.LocalOmits(uint64(now.Unix()))
-	if err := denimCadence(cfg, cfg.denim); err != nil {
-		return err
-	}
-	if cfg.GasLimit == 0 {
-		cfg.GasLimit = nw.GasLimit
-	}
-	return nil
-}
-
-// denimCadence gives a chain that runs Denim from denim (Base's 200 ms blocks; nil: it does
-// not) Base's cadence since then: a block every 200 ms unless a block time was given, and no
-// pre-confirmations, which an explicit interval contradicts. StartDev calls it for a new
-// chain's network before creating it, and for the chain it opened, whose Denim a datadir
-// keeps (chain.Chain.Denim), with or without --network.
-func denimCadence(cfg *DevConfig, denim *uint64) error {
-	if denim == nil {
-		return nil
-	}
-	if cfg.Explicit.PreconfInterval && cfg.PreconfInterval != 0 {
-		what := "the chain"
-		if cfg.Network != "" {
-			what = "--network " + cfg.Network
-		}
-		return fmt.Errorf("--preconf-interval %s: %s runs Denim, Base's 200 ms blocks, and Base publishes no pre-confirmations since Denim: every block is sealed at once (leave --preconf-interval out; --block-time sets the block time)", cfg.PreconfInterval, what)
-	}
-	cfg.PreconfInterval = 0
-	if !cfg.Explicit.BlockTime {
-		cfg.BlockTime = networks.DenimBlockTime
-	}
-	return nil
 }
 
 // warnOmitted logs, for a chain named after a network, each fork of the network flashrpc

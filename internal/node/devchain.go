@@ -170,6 +170,7 @@ func adoptStored(c *chain.Chain, cfg *DevConfig, funded []common.Address) error 
 	return nil
 }
 
+// chainTypeName names a kind of chain in an error: "an OP Stack chain".
 func chainTypeName(k networks.Kind) string {
 	if k == networks.OPStack {
 		return "an OP Stack chain"

@@ -4,10 +4,12 @@
 // configuration value (DevConfig, Server, FollowConfig); command-line flags are
 // cmd/flashrpc's. It is the only place that wires the packages together.
 //
-// A dev chain named after a network (DevConfig.Network) runs its rules as of now; one that runs
-// Denim (Base's networks: devchain.go, dev.go's denimCadence) has Base's cadence since then, a
-// block every 200 ms without pre-confirmations, and the forks of the network it runs without
-// are logged and listed (Dev.Omitted). A chain's genesis file (genesisfile.go) carries its
+// A dev chain named after a network (DevConfig.Network; network.go checks and resolves it, and
+// the chain type, before anything starts) runs its rules as of now, with the network's cadence
+// and feed format unless given; one that runs Denim (Base's networks: devchain.go, network.go's
+// denimCadence) has Base's cadence since then, a block every 200 ms without
+// pre-confirmations, and the forks of the network it runs without are logged and listed
+// (Dev.Omitted). A chain's genesis file (genesisfile.go) carries its
 // Denim time as base/base's genesis does, config.base.denim; follow --genesis and import read
 // it with the genesis.
 //

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/fork"
-	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
 // ForkRequest names the fork a re-fork makes: the upstream's URL and the block to fork (nil:
@@ -265,45 +263,4 @@ func unswapChainData(dataDir, staging string) error {
 // directory.
 func commitChainData(dataDir, staging string) error {
 	return errors.Join(os.RemoveAll(filepath.Join(dataDir, "chaindata.old")), os.RemoveAll(staging))
-}
-
-// serviceSwitch is an endpoint's method table whose implementation can be replaced while the
-// server runs: every method and subscription of the table it was made with forwards to the
-// current table (one atomic load). A re-fork replaces the table with one of the same names.
-type serviceSwitch struct {
-	cur  atomic.Pointer[rpc.Service]
-	base rpc.Service
-}
-
-func newServiceSwitch(svc rpc.Service) *serviceSwitch {
-	s := &serviceSwitch{base: svc}
-	s.cur.Store(&svc)
-	return s
-}
-
-// set makes svc the current table.
-func (s *serviceSwitch) set(svc rpc.Service) { s.cur.Store(&svc) }
-
-// service returns the forwarding table, for rpc.NewServer.
-func (s *serviceSwitch) service() rpc.Service {
-	out := rpc.Service{Methods: make(map[string]rpc.Method, len(s.base.Methods)), Subscriptions: make(map[string]rpc.SubscribeFunc, len(s.base.Subscriptions))}
-	for name := range s.base.Methods {
-		out.Methods[name] = func(ctx context.Context, p rpc.Params) (any, error) {
-			m, ok := s.cur.Load().Methods[name]
-			if !ok {
-				return nil, fmt.Errorf("the method %s does not exist/is not available", name)
-			}
-			return m(ctx, p)
-		}
-	}
-	for kind := range s.base.Subscriptions {
-		out.Subscriptions[kind] = func(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
-			fn, ok := s.cur.Load().Subscriptions[kind]
-			if !ok {
-				return fmt.Errorf("no %q subscription", kind)
-			}
-			return fn(ctx, p, sub)
-		}
-	}
-	return out
 }

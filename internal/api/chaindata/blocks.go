@@ -2,6 +2,7 @@ package chaindata
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -13,14 +14,7 @@ import (
 
 // GetBlockByNumber answers eth_getBlockByNumber.
 func (a *API) GetBlockByNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	n, err := param.DecodeBlockNumber(p, 0, 0, true)
-	if err != nil {
-		return nil, err
-	}
-	fullTx, err := param.DecodeBool(p, 1)
+	n, fullTx, err := param.Two(p, param.DecodeBlockNumber, param.DecodeBool)
 	if err != nil {
 		return nil, err
 	}
@@ -46,25 +40,18 @@ func (a *API) GetBlockByNumber(ctx context.Context, v preconf.View, p rpc.Params
 
 // GetBlockByHash answers eth_getBlockByHash.
 func (a *API) GetBlockByHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
+	hash, fullTx, err := param.Two(p, param.DecodeHash, param.DecodeBool)
 	if err != nil {
 		return nil, err
 	}
-	fullTx, err := param.DecodeBool(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
+	switch block, snap := a.BlockByHash(v, hash); {
+	case snap != nil:
 		return a.PendingBlockJSON(snap, fullTx), nil
-	}
-	block := a.Chain.BlockByHash(hash)
-	if block == nil {
+	case block == nil:
 		return core.Null, nil
+	default:
+		return a.SealedBlockJSON(block, fullTx), nil
 	}
-	return a.SealedBlockJSON(block, fullTx), nil
 }
 
 // GetBlockTransactionCountByNumber answers eth_getBlockTransactionCountByNumber.
@@ -90,10 +77,7 @@ func (a *API) GetUncleCountByBlockHash(ctx context.Context, v preconf.View, p rp
 // countByNumber answers the *CountByBlockNumber methods: count of the block a number or tag
 // names, the block in progress included (it has no uncles); null when there is no such block.
 func (a *API) countByNumber(v preconf.View, p rpc.Params, count func(*types.Block) int) (any, error) {
-	if err := param.CheckCount(p, 1); err != nil {
-		return nil, err
-	}
-	n, err := param.DecodeBlockNumber(p, 0, 0, true)
+	n, err := param.One(p, param.DecodeBlockNumber)
 	if err != nil {
 		return nil, err
 	}
@@ -101,30 +85,30 @@ func (a *API) countByNumber(v preconf.View, p rpc.Params, count func(*types.Bloc
 	if err != nil {
 		return nil, err
 	}
-	if snap != nil {
-		block = snap.Block
-	}
-	if block == nil {
-		return core.Null, nil
-	}
-	return core.Quantity(uint64(count(block))), nil
+	return countOf(blockOf(block, snap), count), nil
 }
 
 // countByHash answers the *CountByBlockHash methods; null for an unknown hash.
 func (a *API) countByHash(v preconf.View, p rpc.Params, count func(*types.Block) int) (any, error) {
-	if err := param.CheckCount(p, 1); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
+	hash, err := param.One(p, param.DecodeHash)
 	if err != nil {
 		return nil, err
 	}
-	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
-		return core.Quantity(uint64(count(snap.Block))), nil
-	}
-	block := a.Chain.BlockByHash(hash)
+	return countOf(blockOf(a.BlockByHash(v, hash)), count), nil
+}
+
+func countOf(block *types.Block, count func(*types.Block) int) json.RawMessage {
 	if block == nil {
-		return core.Null, nil
+		return core.Null
 	}
-	return core.Quantity(uint64(count(block))), nil
+	return core.Quantity(uint64(count(block)))
+}
+
+// blockOf returns the block a lookup found: the snapshot's (the block in progress, or the
+// one being written), else block (nil: none).
+func blockOf(block *types.Block, snap *preconf.Snapshot) *types.Block {
+	if snap != nil {
+		return snap.Block
+	}
+	return block
 }

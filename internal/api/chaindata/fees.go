@@ -89,7 +89,7 @@ func (a *API) FeeHistory(ctx context.Context, v preconf.View, p rpc.Params) (any
 	if err != nil {
 		return nil, err
 	}
-	newest, err := param.DecodeBlockNumber(p, 1, 0, true)
+	newest, err := param.DecodeBlockNumber(p, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -22,10 +22,7 @@ import (
 
 // GetHeaderByNumber answers eth_getHeaderByNumber.
 func (a *API) GetHeaderByNumber(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 1); err != nil {
-		return nil, err
-	}
-	n, err := param.DecodeBlockNumber(p, 0, 0, true)
+	n, err := param.One(p, param.DecodeBlockNumber)
 	if err != nil {
 		return nil, err
 	}
@@ -45,10 +42,7 @@ func (a *API) GetHeaderByNumber(ctx context.Context, v preconf.View, p rpc.Param
 
 // GetHeaderByHash answers eth_getHeaderByHash.
 func (a *API) GetHeaderByHash(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 1); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
+	hash, err := param.One(p, param.DecodeHash)
 	if err != nil {
 		return nil, err
 	}
@@ -64,14 +58,7 @@ func (a *API) GetHeaderByHash(ctx context.Context, v preconf.View, p rpc.Params)
 
 // GetUncleByBlockNumberAndIndex answers eth_getUncleByBlockNumberAndIndex.
 func (a *API) GetUncleByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	n, err := param.DecodeBlockNumber(p, 0, 0, true)
-	if err != nil {
-		return nil, err
-	}
-	index, err := param.DecodeIndex(p, 1)
+	n, index, err := param.Two(p, param.DecodeBlockNumber, param.DecodeIndex)
 	if err != nil {
 		return nil, err
 	}
@@ -84,14 +71,7 @@ func (a *API) GetUncleByBlockNumberAndIndex(ctx context.Context, v preconf.View,
 
 // GetUncleByBlockHashAndIndex answers eth_getUncleByBlockHashAndIndex.
 func (a *API) GetUncleByBlockHashAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
-	if err != nil {
-		return nil, err
-	}
-	index, err := param.DecodeIndex(p, 1)
+	hash, index, err := param.Two(p, param.DecodeHash, param.DecodeIndex)
 	if err != nil {
 		return nil, err
 	}

@@ -31,14 +31,11 @@ var emptyRaw = json.RawMessage(`"0x"`)
 // block in progress. Both nil means a number or tag without a block.
 func (a *API) rawBlock(v preconf.View, b gethrpc.BlockNumberOrHash) (*types.Block, *preconf.Snapshot, error) {
 	if hash, ok := b.Hash(); ok {
-		if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
-			return nil, snap, nil
-		}
-		block := a.Chain.BlockByHash(hash)
-		if block == nil {
+		block, snap := a.BlockByHash(v, hash)
+		if block == nil && snap == nil {
 			return nil, nil, core.ErrRawBlockNotFound(hash)
 		}
-		return block, nil, nil
+		return block, snap, nil
 	}
 	h, snap, err := a.HeaderByNumberOrHash(v, b)
 	if err != nil || snap != nil || h == nil {
@@ -57,38 +54,29 @@ func rawBlockParam(p rpc.Params) (gethrpc.BlockNumberOrHash, error) {
 
 // GetRawHeader answers debug_getRawHeader.
 func (a *API) GetRawHeader(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	b, err := rawBlockParam(p)
-	if err != nil {
-		return nil, err
-	}
-	block, snap, err := a.rawBlock(v, b)
-	switch {
-	case err != nil:
-		return nil, err
-	case snap != nil:
-		return rawRLP(snap.Block.Header())
-	case block == nil:
-		return emptyRaw, nil
-	}
-	return rawRLP(block.Header())
+	return a.rawBlockRLP(v, p, func(b *types.Block) any { return b.Header() })
 }
 
 // GetRawBlock answers debug_getRawBlock.
 func (a *API) GetRawBlock(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
+	return a.rawBlockRLP(v, p, func(b *types.Block) any { return b })
+}
+
+// rawBlockRLP answers the RLP of part of the block parameter p names (its header, or the
+// block): of the block in progress or being written, or of a sealed block.
+func (a *API) rawBlockRLP(v preconf.View, p rpc.Params, part func(*types.Block) any) (any, error) {
 	b, err := rawBlockParam(p)
 	if err != nil {
 		return nil, err
 	}
 	block, snap, err := a.rawBlock(v, b)
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, err
-	case snap != nil:
-		return rawRLP(snap.Block)
-	case block == nil:
+	}
+	if block = blockOf(block, snap); block == nil {
 		return emptyRaw, nil
 	}
-	return rawRLP(block)
+	return rawRLP(part(block))
 }
 
 // GetRawReceipts answers debug_getRawReceipts.
@@ -124,20 +112,14 @@ func (a *API) GetRawReceipts(ctx context.Context, v preconf.View, p rpc.Params) 
 }
 
 // GetRawTransaction answers debug_getRawTransaction and eth_getRawTransactionByHash: like
-// eth_getTransactionByHash it reads the pool (pre-confirmed endpoint) before the view.
+// eth_getTransactionByHash it reads the pool (pre-confirmed endpoint) before the view
+// (poolThenView).
 func (a *API) GetRawTransaction(ctx context.Context, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 1); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
+	hash, err := param.One(p, param.DecodeHash)
 	if err != nil {
 		return nil, err
 	}
-	var pooled *types.Transaction
-	if a.ShowsPreconfirmations() && a.Pool != nil {
-		pooled = a.Pool.Get(hash)
-	}
-	v := a.View()
+	pooled, v := a.poolThenView(hash)
 	if snap, i, ok := v.Preconfirmed(hash); ok {
 		return rawTx(snap.Block.Transactions()[i])
 	}
@@ -152,14 +134,7 @@ func (a *API) GetRawTransaction(ctx context.Context, p rpc.Params) (any, error) 
 
 // GetRawTransactionByBlockNumberAndIndex answers eth_getRawTransactionByBlockNumberAndIndex.
 func (a *API) GetRawTransactionByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	n, err := param.DecodeBlockNumber(p, 0, 0, true)
-	if err != nil {
-		return nil, err
-	}
-	index, err := param.DecodeIndex(p, 1)
+	n, index, err := param.Two(p, param.DecodeBlockNumber, param.DecodeIndex)
 	if err != nil {
 		return nil, err
 	}
@@ -167,29 +142,16 @@ func (a *API) GetRawTransactionByBlockNumberAndIndex(ctx context.Context, v prec
 	if err != nil {
 		return nil, err
 	}
-	if snap != nil {
-		block = snap.Block
-	}
-	return rawTxInBlock(block, index)
+	return rawTxInBlock(blockOf(block, snap), index)
 }
 
 // GetRawTransactionByBlockHashAndIndex answers eth_getRawTransactionByBlockHashAndIndex.
 func (a *API) GetRawTransactionByBlockHashAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
+	hash, index, err := param.Two(p, param.DecodeHash, param.DecodeIndex)
 	if err != nil {
 		return nil, err
 	}
-	index, err := param.DecodeIndex(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
-		return rawTxInBlock(snap.Block, index)
-	}
-	return rawTxInBlock(a.Chain.BlockByHash(hash), index)
+	return rawTxInBlock(blockOf(a.BlockByHash(v, hash)), index)
 }
 
 func rawTxInBlock(block *types.Block, index uint64) (any, error) {

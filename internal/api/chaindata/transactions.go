@@ -22,22 +22,26 @@ import (
 // So do both endpoints of a chain without pre-confirmations (core.ShowsPreconfirmations), as
 // Base's node since Denim: a transaction is found once its block is sealed.
 
-// GetTransactionByHash reads the pool before it loads the view. A transaction leaves the pool
-// only after the View that pre-confirms it is published (the sequencer removes it after
-// Commit), so one of the two has it: reading the view first could miss it in both.
+// GetTransactionByHash answers eth_getTransactionByHash (poolThenView).
 func (a *API) GetTransactionByHash(ctx context.Context, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 1); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
+	hash, err := param.One(p, param.DecodeHash)
 	if err != nil {
 		return nil, err
 	}
+	pooled, v := a.poolThenView(hash)
+	return a.TransactionByHash(v, hash, pooled), nil
+}
+
+// poolThenView returns transaction hash as the pool holds it (pre-confirmed endpoint only;
+// nil: not pooled), then loads the view. A transaction leaves the pool only after the View
+// that pre-confirms it is published (the sequencer removes it after Commit), so one of the
+// two has it: reading the view first could miss it in both.
+func (a *API) poolThenView(hash common.Hash) (*types.Transaction, preconf.View) {
 	var pooled *types.Transaction
 	if a.ShowsPreconfirmations() && a.Pool != nil {
 		pooled = a.Pool.Get(hash)
 	}
-	return a.TransactionByHash(a.View(), hash, pooled), nil
+	return pooled, a.View()
 }
 
 // TransactionByHash answers eth_getTransactionByHash from v, or from pooled (the transaction
@@ -61,14 +65,7 @@ func (a *API) TransactionByHash(v preconf.View, hash common.Hash, pooled *types.
 
 // GetTransactionByBlockNumberAndIndex answers eth_getTransactionByBlockNumberAndIndex.
 func (a *API) GetTransactionByBlockNumberAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	n, err := param.DecodeBlockNumber(p, 0, 0, true)
-	if err != nil {
-		return nil, err
-	}
-	index, err := param.DecodeIndex(p, 1)
+	n, index, err := param.Two(p, param.DecodeBlockNumber, param.DecodeIndex)
 	if err != nil {
 		return nil, err
 	}
@@ -76,40 +73,27 @@ func (a *API) GetTransactionByBlockNumberAndIndex(ctx context.Context, v preconf
 	if err != nil {
 		return nil, err
 	}
-	if snap != nil {
-		if index >= uint64(len(snap.Block.Transactions())) {
-			return core.Null, nil
-		}
-		return a.PendingTxJSON(snap, int(index)), nil
-	}
-	return a.txInBlock(block, index), nil
+	return a.txInBlock(block, snap, index), nil
 }
 
 // GetTransactionByBlockHashAndIndex answers eth_getTransactionByBlockHashAndIndex.
 func (a *API) GetTransactionByBlockHashAndIndex(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
+	hash, index, err := param.Two(p, param.DecodeHash, param.DecodeIndex)
 	if err != nil {
 		return nil, err
 	}
-	index, err := param.DecodeIndex(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
-		if index >= uint64(len(snap.Block.Transactions())) {
-			return core.Null, nil
-		}
-		return a.PendingTxJSON(snap, int(index)), nil
-	}
-	return a.txInBlock(a.Chain.BlockByHash(hash), index), nil
+	block, snap := a.BlockByHash(v, hash)
+	return a.txInBlock(block, snap, index), nil
 }
 
-func (a *API) txInBlock(block *types.Block, index uint64) json.RawMessage {
-	if block == nil || index >= uint64(len(block.Transactions())) {
+// txInBlock answers transaction index of the block a lookup found: of snap (the block in
+// progress, or the one being written) or of block; null when there is none.
+func (a *API) txInBlock(block *types.Block, snap *preconf.Snapshot, index uint64) json.RawMessage {
+	if b := blockOf(block, snap); b == nil || index >= uint64(len(b.Transactions())) {
 		return core.Null
+	}
+	if snap != nil {
+		return a.PendingTxJSON(snap, int(index))
 	}
 	tx := block.Transactions()[index]
 	return ethjson.AppendTransaction(nil, tx, a.SealedLocation(block.Header(), index, tx), a.ChainConfig)
@@ -117,10 +101,7 @@ func (a *API) txInBlock(block *types.Block, index uint64) json.RawMessage {
 
 // GetTransactionReceipt answers eth_getTransactionReceipt.
 func (a *API) GetTransactionReceipt(ctx context.Context, v preconf.View, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 1); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
+	hash, err := param.One(p, param.DecodeHash)
 	if err != nil {
 		return nil, err
 	}

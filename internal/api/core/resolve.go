@@ -87,6 +87,16 @@ func (c *Core) BlockByNumber(v preconf.View, n gethrpc.BlockNumber) (*types.Bloc
 	return c.Chain.BlockByHash(h.Hash()), nil, nil
 }
 
+// BlockByHash returns the block hash names, whatever the view (as HeaderByNumberOrHash): the
+// snapshot of the sealed block being written (view.go), or a sealed block; both nil for a
+// hash no block has.
+func (c *Core) BlockByHash(v preconf.View, hash common.Hash) (*types.Block, *preconf.Snapshot) {
+	if snap := v.SealingByHash(hash); snap != nil {
+		return nil, snap
+	}
+	return c.Chain.BlockByHash(hash), nil
+}
+
 // StateKeys name what a state read reads: accounts and storage slots.
 type StateKeys struct {
 	Accounts []common.Address

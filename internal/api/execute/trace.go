@@ -45,34 +45,35 @@ func (a *API) decodeTraceConfig(p rpc.Params, i int) (*exec.TraceConfig, error) 
 	return cfg, nil
 }
 
-// TraceTransaction answers debug_traceTransaction.
-func (a *API) TraceTransaction(ctx context.Context, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := a.decodeTraceConfig(p, 1)
-	if err != nil {
-		return nil, err
-	}
+// traceOn holds an EVM slot, then loads the view and runs trace on it: a trace answers from
+// one view, loaded once it holds its slot. A failure to get the slot is an error of the trace
+// options, parameter 1.
+func (a *API) traceOn(ctx context.Context, trace func(v preconf.View) (any, error)) (any, error) {
 	release, err := a.EVM.Acquire(ctx)
 	if err != nil {
 		return nil, core.TraceError(1, err)
 	}
 	defer release()
-	v := a.View()
-	env, index, err := a.txBlockEnv(v, hash)
+	return trace(a.View())
+}
+
+// TraceTransaction answers debug_traceTransaction.
+func (a *API) TraceTransaction(ctx context.Context, p rpc.Params) (any, error) {
+	hash, cfg, err := param.Two(p, param.DecodeHash, a.decodeTraceConfig)
 	if err != nil {
 		return nil, err
 	}
-	res, err := exec.TraceTransaction(ctx, env, index, cfg, a.traceLimits())
-	if err != nil {
-		return nil, core.TraceError(1, err)
-	}
-	return res, nil
+	return a.traceOn(ctx, func(v preconf.View) (any, error) {
+		env, index, err := a.txBlockEnv(v, hash)
+		if err != nil {
+			return nil, err
+		}
+		res, err := exec.TraceTransaction(ctx, env, index, cfg, a.traceLimits())
+		if err != nil {
+			return nil, core.TraceError(1, err)
+		}
+		return res, nil
+	})
 }
 
 // txBlockEnv finds a transaction in v, pre-confirmed (pre-confirmed endpoint) or sealed, and
@@ -125,75 +126,53 @@ func (a *API) pendingBlockEnv(snap *preconf.Snapshot) (*exec.BlockEnv, error) {
 
 // TraceBlockByNumber answers debug_traceBlockByNumber.
 func (a *API) TraceBlockByNumber(ctx context.Context, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	n, err := param.DecodeBlockNumber(p, 0, 0, true)
+	n, cfg, err := param.Two(p, param.DecodeBlockNumber, a.decodeTraceConfig)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := a.decodeTraceConfig(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	release, err := a.EVM.Acquire(ctx)
-	if err != nil {
-		return nil, core.TraceError(1, err)
-	}
-	defer release()
-	block, snap, err := a.BlockByNumber(a.View(), n)
-	var env *exec.BlockEnv
-	switch {
-	case err != nil:
-		return nil, err
-	case snap != nil:
-		env, err = a.pendingBlockEnv(snap)
-	case block == nil:
-		return nil, core.ErrTraceBlockNumberNotFound(n)
-	default:
-		env, err = a.sealedBlockEnv(block)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return a.traceBlock(ctx, env, cfg)
+	return a.traceOn(ctx, func(v preconf.View) (any, error) {
+		block, snap, err := a.BlockByNumber(v, n)
+		switch {
+		case err != nil:
+			return nil, err
+		case block == nil && snap == nil:
+			return nil, core.ErrTraceBlockNumberNotFound(n)
+		}
+		return a.traceBlock(ctx, block, snap, cfg)
+	})
 }
 
 // TraceBlockByHash answers debug_traceBlockByHash.
 func (a *API) TraceBlockByHash(ctx context.Context, p rpc.Params) (any, error) {
-	if err := param.CheckCount(p, 2); err != nil {
-		return nil, err
-	}
-	hash, err := param.DecodeHash(p, 0)
+	hash, cfg, err := param.Two(p, param.DecodeHash, a.decodeTraceConfig)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := a.decodeTraceConfig(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	release, err := a.EVM.Acquire(ctx)
-	if err != nil {
-		return nil, core.TraceError(1, err)
-	}
-	defer release()
-	var env *exec.BlockEnv
-	v := a.View()
-	if snap := v.SealingByHash(hash); snap != nil { // being written (core's view.go)
-		env, err = a.pendingBlockEnv(snap)
-	} else if block := a.Chain.BlockByHash(hash); block != nil {
-		env, err = a.sealedBlockEnv(block)
-	} else {
-		return nil, core.ErrTraceBlockHashNotFound(hash)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return a.traceBlock(ctx, env, cfg)
+	return a.traceOn(ctx, func(v preconf.View) (any, error) {
+		block, snap := a.BlockByHash(v, hash)
+		if block == nil && snap == nil {
+			return nil, core.ErrTraceBlockHashNotFound(hash)
+		}
+		return a.traceBlock(ctx, block, snap, cfg)
+	})
 }
 
-// traceBlock traces env's block and answers go-ethereum's [{txHash, result}].
-func (a *API) traceBlock(ctx context.Context, env *exec.BlockEnv, cfg *exec.TraceConfig) (any, error) {
+// blockEnv returns the block a lookup found to replay: snap's (the block in progress, or the
+// one being written) or block, which is then not nil.
+func (a *API) blockEnv(block *types.Block, snap *preconf.Snapshot) (*exec.BlockEnv, error) {
+	if snap != nil {
+		return a.pendingBlockEnv(snap)
+	}
+	return a.sealedBlockEnv(block)
+}
+
+// traceBlock traces the block a lookup found (blockEnv) and answers go-ethereum's
+// [{txHash, result}].
+func (a *API) traceBlock(ctx context.Context, block *types.Block, snap *preconf.Snapshot, cfg *exec.TraceConfig) (any, error) {
+	env, err := a.blockEnv(block, snap)
+	if err != nil {
+		return nil, err
+	}
 	traces, err := exec.TraceBlock(ctx, env, cfg, a.traceLimits())
 	if err != nil {
 		return nil, core.TraceError(1, err)
@@ -268,21 +247,17 @@ func (a *API) TraceCall(ctx context.Context, p rpc.Params) (any, error) {
 // state before its transaction index.
 func (a *API) traceCallEnvAtTx(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, index int) (exec.Env, error) {
 	h, snap, err := a.HeaderByNumberOrHash(v, b)
-	var benv *exec.BlockEnv
-	switch {
-	case err != nil:
+	if err != nil {
 		return exec.Env{}, err
-	case snap != nil:
-		benv, err = a.pendingBlockEnv(snap)
-	case h == nil:
-		return exec.Env{}, core.ErrHeaderNotFound
-	default:
-		block := a.Chain.BlockByHash(h.Hash())
-		if block == nil {
-			return exec.Env{}, core.ErrHeaderNotFound
-		}
-		benv, err = a.sealedBlockEnv(block)
 	}
+	var block *types.Block
+	if h != nil && snap == nil {
+		block = a.Chain.BlockByHash(h.Hash())
+	}
+	if block == nil && snap == nil {
+		return exec.Env{}, core.ErrHeaderNotFound
+	}
+	benv, err := a.blockEnv(block, snap)
 	if err != nil {
 		return exec.Env{}, err
 	}

@@ -25,6 +25,30 @@ func CheckCount(p rpc.Params, max int) error {
 	return nil
 }
 
+// One decodes the one parameter of a method that takes one (the block, or a hash, of
+// eth_getHeaderByNumber, eth_getTransactionReceipt, …) with decode, after CheckCount.
+func One[T any](p rpc.Params, decode func(rpc.Params, int) (T, error)) (T, error) {
+	if err := CheckCount(p, 1); err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode(p, 0)
+}
+
+// Two decodes the parameters of a method that takes two (a block and an index, a block and
+// fullTx, a hash and trace options, …) with first and second, after CheckCount: the first
+// error is returned, as the parameters are read in order.
+func Two[A, B any](p rpc.Params, first func(rpc.Params, int) (A, error), second func(rpc.Params, int) (B, error)) (a A, b B, err error) {
+	if err = CheckCount(p, 2); err != nil {
+		return a, b, err
+	}
+	if a, err = first(p, 0); err != nil {
+		return a, b, err
+	}
+	b, err = second(p, 1)
+	return a, b, err
+}
+
 // ArgError is the -32602 error of parameter i, invalid for the reason err.
 func ArgError(i int, err error) error {
 	return rpc.InvalidParams("invalid argument %d: %v", i, err)
@@ -282,8 +306,8 @@ func describeJSON(raw json.RawMessage) string {
 	return "invalid JSON"
 }
 
-// DecodeBlockNumber decodes a block number or tag; absent means def.
-func DecodeBlockNumber(p rpc.Params, i int, def gethrpc.BlockNumber, required bool) (gethrpc.BlockNumber, error) {
+// DecodeBlockNumber decodes required parameter i, a block number or tag.
+func DecodeBlockNumber(p rpc.Params, i int) (gethrpc.BlockNumber, error) {
 	raw := p.At(i)
 	switch string(raw) { // fast paths for the common tags
 	case `"latest"`:
@@ -292,10 +316,7 @@ func DecodeBlockNumber(p rpc.Params, i int, def gethrpc.BlockNumber, required bo
 		return gethrpc.PendingBlockNumber, nil
 	}
 	if !Present(p, i) {
-		if required {
-			return 0, Missing(i)
-		}
-		return def, nil
+		return 0, Missing(i)
 	}
 	var n gethrpc.BlockNumber
 	if err := n.UnmarshalJSON(raw); err != nil {

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	gethrpc "github.com/ethereum/go-ethereum/rpc"
-
 	"github.com/flashrpc/flashrpc/internal/rpc"
 )
 
@@ -136,7 +134,7 @@ func FuzzDecodeBlockNumber(f *testing.F) {
 		if !ok {
 			return
 		}
-		n, err := DecodeBlockNumber(rpc.Params{raw}, 0, gethrpc.LatestBlockNumber, true)
+		n, err := DecodeBlockNumber(rpc.Params{raw}, 0)
 		if err != nil {
 			checkParamError(t, raw, err, "block")
 			return

@@ -41,7 +41,7 @@ func TestErrorsSpeakJSONRPC(t *testing.T) {
 			[]string{`7`, `"0x"`, `"0xzz"`}},
 		{"DecodeBool", func(p rpc.Params) error { _, err := DecodeBool(p, 0); return err }, "true or false",
 			[]string{`7`, `"true"`, `{}`}},
-		{"DecodeBlockNumber", func(p rpc.Params) error { _, err := DecodeBlockNumber(p, 0, 0, true); return err }, "block",
+		{"DecodeBlockNumber", func(p rpc.Params) error { _, err := DecodeBlockNumber(p, 0); return err }, "block",
 			[]string{`7`, `"newest"`, `""`, `{}`, `"0xg"`}},
 		{"DecodeBlockNumberOrHash", func(p rpc.Params) error { _, err := DecodeBlockNumberOrHash(p, 0, true); return err }, "block",
 			[]string{`7`, `"newest"`, `{"blockNumber":7}`, `{"blockHash":"0x12"}`, `"0x12zz"`}},
