@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -58,7 +57,7 @@ func (s *serviceSwitch) service() rpc.Service {
 		out.Methods[name] = func(ctx context.Context, p rpc.Params) (any, error) {
 			m := s.cur.Load().methods[i]
 			if m == nil {
-				return nil, fmt.Errorf("the method %s does not exist/is not available", name)
+				return nil, rpc.NewError(rpc.CodeMethodNotFound, "the method %s does not exist/is not available", name)
 			}
 			return m(ctx, p)
 		}
@@ -67,7 +66,7 @@ func (s *serviceSwitch) service() rpc.Service {
 		out.Subscriptions[kind] = func(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
 			fn := s.cur.Load().subs[i]
 			if fn == nil {
-				return fmt.Errorf("no %q subscription", kind)
+				return rpc.NewError(rpc.CodeMethodNotFound, "no %q subscription", kind)
 			}
 			return fn(ctx, p, sub)
 		}
