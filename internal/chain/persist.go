@@ -25,7 +25,9 @@ import (
 // The merge leaves one layer, the block's state: the states of the blocks below it are read
 // through the state history from then on (history.go), as those below the memory layers always
 // are, and have no proof. The shared readers of those states read through the memory layers,
-// which are gone: they are dropped.
+// which are gone: they are dropped, and the StateDBs still holding one (a request in flight, a
+// cached head state) have it open the root's state again on its next miss (statereader.go),
+// from the disk layer or the state history, whose error is then the read's.
 //
 // Recording the cheats with the block and applying them again in recovery was the other way.
 // It writes less, but a cheat is a Go function, and the cheated blocks that are not state
@@ -73,8 +75,9 @@ func (c *Chain) persistState(block *types.Block) error {
 
 // StateEpoch changes whenever states read before may no longer be readable through what was
 // read: a cheated block's write under the path scheme drops the memory layers that the
-// readers of older states read through. A cache of anything prepared from a state (a StateDB,
-// a simulation's base) keys by it too, so that it never hands out a reader of a dropped layer.
+// readers of older states read through. The shared readers open their state again when that
+// happens; a cache of something prepared from a state that reads through other means (a
+// simulation's base) keys by the epoch, so that it never hands out a reader of a dropped layer.
 func (c *Chain) StateEpoch() uint64 { return c.stateEpoch.Load() }
 
 // statePersisted reports whether pathdb has written the state at root, or a later one, to disk.

@@ -111,10 +111,24 @@ func (c *Chain) stateAt(header *types.Header) (*state.StateDB, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newSharedReader(header.Root, inner), nil
+		var reopen func() (state.Reader, error)
+		if c.scheme == SchemePath {
+			reopen = func() (state.Reader, error) { return c.reopenState(db, header.Root) }
+		}
+		return newSharedReader(header.Root, inner, reopen), nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return state.NewWithReader(header.Root, db, reader)
+}
+
+// reopenState opens root's state again after a cheated block's write merged the memory layers
+// (persist.go): from the layers, if root is the disk layer's or above it, or else from the
+// state history, whose error (not yet indexed, not kept) is then the read's.
+func (c *Chain) reopenState(db state.Database, root common.Hash) (state.Reader, error) {
+	if r, err := db.Reader(root); err == nil {
+		return r, nil
+	}
+	return state.NewHistoricDatabase(c.bc.TrieDB(), c.bc.CodeDB()).Reader(root)
 }

@@ -526,6 +526,7 @@ func TestPathCheatedBlockParentState(t *testing.T) {
 	if n := st.GetNonce(sender); n != 3 {
 		t.Fatalf("sender's nonce %d at block 3, want 3", n)
 	}
+	kept := st
 	epoch := c.StateEpoch()
 	sealCheat(t, c)
 	// Caches of what was prepared from a state (eth_simulateV1's bases) key by the epoch.
@@ -543,6 +544,12 @@ func TestPathCheatedBlockParentState(t *testing.T) {
 		}
 		return true
 	})
+	// The state opened before the cheated block's write, whose reader read through the
+	// merged layers, reads an account it had not read: through the state history, never as
+	// an empty account.
+	if b := kept.GetBalance(untouchedAddr); b.Uint64() != 7 || kept.Error() != nil {
+		t.Fatalf("a state of block 3 opened before the cheated block 4 was written: balance %s, error %v; want 7, none", b, kept.Error())
+	}
 	// An account nothing had read at block 3, and those the blocks read.
 	if b := st.GetBalance(untouchedAddr); b.Uint64() != 7 || st.Error() != nil {
 		t.Fatalf("at block 3 after the cheated block 4: balance %s, error %v; want 7, none", b, st.Error())

@@ -1,6 +1,8 @@
 package chain
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -32,8 +34,16 @@ const (
 // remembers the accounts and slots it read. Code reads go straight to go-ethereum's code
 // reader, which has its own cache and is safe for concurrent use.
 type sharedReader struct {
-	state.Reader // code reads; its Account and Storage are called under missMu only
+	state.Reader // code reads (by code hash: no state layer is involved)
 	root         common.Hash
+
+	// inner answers the account and slot reads the reader has not cached; missMu guards it.
+	// Under the path scheme a cheated block's write merges the memory layers it reads through
+	// into the disk layer (persist.go), after which they answer "layer stale": reopen then
+	// opens the root's state again, from the disk layer or the state history, and the read
+	// is tried once more. Without it a StateDB would take the failed read for an empty account.
+	inner  state.StateReader
+	reopen func() (state.Reader, error)
 
 	mu       sync.RWMutex // guards accounts, slots
 	accounts map[common.Address]*types.StateAccount
@@ -42,6 +52,47 @@ type sharedReader struct {
 	// missMu serialises reads that reach the inner reader: go-ethereum's trie reader, the
 	// fallback when the snapshot cannot answer, is not safe for concurrent use.
 	missMu sync.Mutex
+}
+
+// staleLayer reports whether err is pathdb's "layer stale": the layer a reader read through
+// was merged into the disk layer. pathdb does not export the error.
+func staleLayer(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "layer stale")
+}
+
+// innerAccount reads addr from the inner reader, opening it again once when its layer went
+// stale. r.missMu must be held.
+func (r *sharedReader) innerAccount(addr common.Address) (*types.StateAccount, error) {
+	acct, err := r.inner.Account(addr)
+	if staleLayer(err) && r.reopen != nil {
+		if err = r.reopenLocked(); err != nil {
+			return nil, err
+		}
+		return r.inner.Account(addr)
+	}
+	return acct, err
+}
+
+// innerStorage is innerAccount for a storage slot.
+func (r *sharedReader) innerStorage(addr common.Address, slot common.Hash) (common.Hash, error) {
+	value, err := r.inner.Storage(addr, slot)
+	if staleLayer(err) && r.reopen != nil {
+		if err = r.reopenLocked(); err != nil {
+			return common.Hash{}, err
+		}
+		return r.inner.Storage(addr, slot)
+	}
+	return value, err
+}
+
+// reopenLocked replaces the inner reader with a new one of the same root. r.missMu must be held.
+func (r *sharedReader) reopenLocked() error {
+	fresh, err := r.reopen()
+	if err != nil {
+		return fmt.Errorf("state %s after its layers were written to disk: %w", r.root.TerminalString(), err)
+	}
+	r.inner = fresh
+	return nil
 }
 
 type slotKey struct {
@@ -54,10 +105,14 @@ func newSharedReaders() *recent.List[common.Hash, *sharedReader] {
 	return recent.New[common.Hash, *sharedReader](sharedReaderRoots)
 }
 
-func newSharedReader(root common.Hash, inner state.Reader) *sharedReader {
+// newSharedReader returns the shared reader of root over inner; reopen, when not nil, opens
+// root's state again (sharedReader.inner).
+func newSharedReader(root common.Hash, inner state.Reader, reopen func() (state.Reader, error)) *sharedReader {
 	return &sharedReader{
 		Reader:   inner,
 		root:     root,
+		inner:    inner,
+		reopen:   reopen,
 		accounts: make(map[common.Address]*types.StateAccount),
 		slots:    make(map[slotKey]common.Hash),
 	}
@@ -71,7 +126,7 @@ func (r *sharedReader) Account(addr common.Address) (*types.StateAccount, error)
 	r.mu.RUnlock()
 	if !ok {
 		r.missMu.Lock()
-		read, err := r.Reader.Account(addr)
+		read, err := r.innerAccount(addr)
 		r.missMu.Unlock()
 		if err != nil {
 			return nil, err
@@ -101,7 +156,7 @@ func (r *sharedReader) Storage(addr common.Address, slot common.Hash) (common.Ha
 		return value, nil
 	}
 	r.missMu.Lock()
-	value, err := r.Reader.Storage(addr, slot)
+	value, err := r.innerStorage(addr, slot)
 	r.missMu.Unlock()
 	if err != nil {
 		return common.Hash{}, err

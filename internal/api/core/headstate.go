@@ -50,5 +50,8 @@ func (hs *headState) read(c *chain.Chain, h *types.Header, fn func(*state.StateD
 	}
 	hs.reads++
 	fn(hs.st)
+	if hs.st.Error() != nil {
+		hs.header = nil // a failed read stays in a StateDB: the next read opens a new one
+	}
 	return nil
 }

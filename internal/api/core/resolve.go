@@ -111,8 +111,17 @@ func AccountKeys(addr common.Address) StateKeys {
 // ReadState runs fn on the state of a block parameter resolved against v: the pre-confirmed
 // state for `pending` on the pre-confirmed endpoint, otherwise a sealed block's state. fn must
 // only read, and only what keys names: in fork mode they are read from the upstream first
-// (Prefetch), so that a shared state never meets an upstream failure.
+// (Prefetch), so that a shared state never meets an upstream failure. A read the state's
+// database failed (a StateDB then answers an empty account) is the error instead.
 func (c *Core) ReadState(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, keys StateKeys, fn func(*state.StateDB)) error {
+	var readErr error
+	if err := c.readState(ctx, v, b, keys, func(st *state.StateDB) { fn(st); readErr = st.Error() }); err != nil {
+		return err
+	}
+	return readErr
+}
+
+func (c *Core) readState(ctx context.Context, v preconf.View, b gethrpc.BlockNumberOrHash, keys StateKeys, fn func(*state.StateDB)) error {
 	h, snap, err := c.HeaderByNumberOrHash(v, b)
 	if err != nil {
 		return err
