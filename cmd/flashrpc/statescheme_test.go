@@ -101,6 +101,9 @@ func TestPathSchemeKillAt5Hz(t *testing.T) {
 // be executed again, so the path scheme writes its state to disk as it is sealed, and the
 // restarted node has it and the blocks after it, with the same hashes and the cheats' state.
 func TestPathSchemeKillAfterCheats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the flashrpc binary; skipped with -short")
+	}
 	ctx := context.Background()
 	const blocks = 30
 	rich := common.HexToAddress("0x00000000000000000000000000000000c0ffee01")

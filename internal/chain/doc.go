@@ -18,7 +18,8 @@
 // is older than the head, so Open reads the blocks above it before go-ethereum rewinds and
 // deletes them, and executes them again (recover.go); a dev chain's cheated block, which
 // cannot be executed again, has its state written to disk before it is the head (WriteCheated,
-// persist.go). A datadir keeps the scheme it was created with. Pebble writes without fsync and buffers its write-ahead log briefly in memory, so Insert
+// persist.go). A datadir keeps the scheme it was created with. Pebble writes without fsync
+// and buffers its write-ahead log briefly in memory, so Insert
 // ends with one synced log write: a block is durable when Insert returns (WriteExecuted too).
 //
 // Two ways in for a new head: Insert has go-ethereum execute and validate the block (imports,

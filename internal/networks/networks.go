@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/params"
-
 	"github.com/ethereum/go-ethereum/superchain"
+
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 )
 

@@ -9,13 +9,13 @@ import (
 )
 
 // resolveChain checks a dev chain's type and resolves cfg.Network, before anything starts.
-// The chain type is OP Stack ("") or Ethereum; a network's kind is the chain type (an explicit
+// The chain type is OP Stack (not given) or Ethereum; a network's kind is the chain type (an explicit
 // other one is refused), its block time, pre-confirmation interval and feed format replace
 // those not given (a network that runs Denim keeps them: Denim's cadence is the chain's, set
 // once it is known whether the chain runs Denim: denimCadence), and a fork's upstream must be
 // of that network or none (Fork.Network). The dev L1's fees apply to an OP Stack chain only.
 func resolveChain(cfg *DevConfig) error {
-	if cfg.ChainType == "" {
+	if cfg.ChainType == "" && !cfg.Explicit.ChainType {
 		cfg.ChainType = networks.OPStack
 	}
 	if cfg.ChainType != networks.OPStack && cfg.ChainType != networks.Ethereum {

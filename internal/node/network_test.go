@@ -26,6 +26,7 @@ func TestResolveChain(t *testing.T) {
 		{name: "default", cfg: func(*DevConfig) {}, kind: networks.OPStack, cadence: cadence{given, given}},
 		{name: "l1", cfg: func(c *DevConfig) { c.ChainType = networks.Ethereum }, kind: networks.Ethereum, cadence: cadence{given, given}},
 		{name: "unknown type", cfg: func(c *DevConfig) { c.ChainType = "rollup" }, wantErr: []string{`--chain-type "rollup"`, `"op"`, `"l1"`}},
+		{name: "empty type given", cfg: func(c *DevConfig) { c.ChainType, c.Explicit.ChainType = "", true }, wantErr: []string{`--chain-type ""`, `"op"`, `"l1"`}},
 		{name: "l1 with L1 fee", cfg: func(c *DevConfig) { c.ChainType, c.Explicit.L1BaseFee = networks.Ethereum, true }, wantErr: []string{"--l1.base-fee", "OP Stack chains only"}},
 		{name: "mainnet with L1 blob fee", cfg: func(c *DevConfig) { c.Network, c.Explicit.L1BlobBaseFee = "mainnet", true }, wantErr: []string{"--l1.blob-base-fee", "OP Stack chains only"}},
 		{name: "unknown network", cfg: func(c *DevConfig) { c.Network = "no-such-chain" }, wantErr: []string{"no such network", "flashrpc networks"}},

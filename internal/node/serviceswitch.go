@@ -66,7 +66,7 @@ func (s *serviceSwitch) service() rpc.Service {
 		out.Subscriptions[kind] = func(ctx context.Context, p rpc.Params, sub *rpc.Subscription) error {
 			fn := s.cur.Load().subs[i]
 			if fn == nil {
-				return rpc.NewError(rpc.CodeMethodNotFound, "no %q subscription", kind)
+				return rpc.NewError(rpc.CodeMethodNotFound, "no %q subscription in eth namespace", kind)
 			}
 			return fn(ctx, p, sub)
 		}

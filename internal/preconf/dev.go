@@ -307,7 +307,7 @@ func (d *Dev) SealWith(ctx context.Context, txs []*types.Transaction) (*types.Bl
 		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
 	}
 	r := retraction(p.last, block, fresh.receipts)
-	p.discardLocked() // the deliberate exception: the block in progress is gone until WriteExecuted
+	p.discardLocked() // the deliberate exception: the block in progress is gone until the write
 	p.retractLocked(r)
 	if err := fresh.write(block, fresh.receipts, fresh.state); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)

@@ -237,7 +237,7 @@ func (b *Batch) Commit(ctx context.Context, opts PublishOptions) (*Snapshot, err
 }
 
 // Seal assembles the block in progress from everything committed, writes it into the chain
-// with the state it was executed on (chain.WriteExecuted) and
+// with the state it was executed on (chain.WriteExecuted, or WriteCheated for a cheated one) and
 // clears the block in progress: `pending` means the new head until the next Open. Transactions
 // added by an uncommitted batch are not allowed (Seal waits for the writer lock). The block is
 // durable when Seal returns; SealAsync (sealasync.go) leaves its write to another goroutine.
@@ -270,7 +270,7 @@ func (p *Preconf) sealLocked(ctx context.Context) (*types.Block, error) {
 		}
 	}
 	// The block was executed here, pre-confirmation by pre-confirmation: the chain writes it
-	// with this state and these receipts instead of executing it again. WriteExecuted
+	// with this state and these receipts instead of executing it again. The write
 	// publishes the chain's new Heads, and onHeads the View that has the block sealed and
 	// nothing in progress, before it tells the chain's listeners.
 	if err := w.write(block, w.receipts, st); err != nil {
