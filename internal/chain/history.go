@@ -10,7 +10,8 @@ import (
 )
 
 // Historic state under the path scheme. The states of the last 128 blocks are layers in
-// memory above the one on disk (go-ethereum's pathdb) and read as under hash. Older ones are
+// memory above the one on disk (go-ethereum's pathdb) and read as under hash; fewer after a
+// dev chain's cheated block, whose write makes its state the one on disk (persist.go). Older ones are
 // read through the state history: go-ethereum 1.17 indexes it (archive mode with the path
 // scheme) and its historical reader answers account, storage and code reads at any block whose
 // history is kept, the last Config.StateHistory blocks. Their tries are not kept, so such a
@@ -34,7 +35,7 @@ type HistoryUnavailableError struct {
 func (e *HistoryUnavailableError) Error() string {
 	switch {
 	case e.Indexing:
-		return fmt.Sprintf("historical state for block %d is not available yet: the state history is being indexed (from within a minute of the head being recent); try again shortly, or read one of the last %d blocks", e.Number, pathTrieLayers)
+		return fmt.Sprintf("historical state for block %d is not available yet: the state history is being indexed (from within a minute of the head being recent); try again shortly, or read a more recent block (the last %d are in memory, or fewer since a dev chain's cheated block, whose state is written to disk)", e.Number, pathTrieLayers)
 	case e.Keep == 0:
 		return fmt.Sprintf("historical state for block %d is not available (%v): the node keeps the state history of every block since it was created with --state.scheme path --history.state 0; use --state.scheme hash for an archive", e.Number, e.Cause)
 	}
