@@ -159,6 +159,18 @@ func (d *fastDecoder) array(elem func() bool) (isNull, ok bool) {
 	}
 }
 
+// count returns the number of elements of the array that comes next (0 for null) without
+// moving past it.
+func (d *fastDecoder) count() (int, bool) {
+	start, n := d.i, 0
+	_, ok := d.array(func() bool {
+		n++
+		return d.skip()
+	})
+	d.i = start
+	return n, ok
+}
+
 func (d *fastDecoder) bool(v *bool) bool {
 	switch {
 	case d.literal("true"):
@@ -173,16 +185,19 @@ func (d *fastDecoder) bool(v *bool) bool {
 }
 
 // list reads an array into *v, or null (nil); a null element is T's zero value, as
-// encoding/json has it.
+// encoding/json has it. The elements are counted first and decoded in place: a call's
+// arguments are a few hundred bytes, and growing the slice from empty allocated and copied
+// them two to three times over, a tenth of what decoding a request allocated.
 func list[T any](d *fastDecoder, v *[]T, elem func(*T) bool) bool {
-	items := []T{}
+	n, ok := d.count()
+	if !ok {
+		return false
+	}
+	items := make([]T, 0, n)
 	isNull, ok := d.array(func() bool {
-		var x T
-		if !d.literal("null") && !elem(&x) {
-			return false
-		}
-		items = append(items, x)
-		return true
+		var zero T
+		items = append(items, zero)
+		return d.literal("null") || elem(&items[len(items)-1])
 	})
 	if isNull {
 		items = nil
