@@ -105,12 +105,7 @@ func (a *API) SimulateV1(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, core.SimulateError(err)
 	}
-	// Sized for the usual result, so that the encoding rarely grows the buffer.
-	size := 0
-	for _, b := range blocks {
-		size += 2048 + 768*len(b.Calls)
-	}
-	return json.RawMessage(appendSimBlocks(make([]byte, 0, size), blocks, a.ChainConfig)), nil
+	return json.RawMessage(appendSimBlocks(make([]byte, 0, simResultSize(blocks)), blocks, a.ChainConfig)), nil
 }
 
 // sealedSimEnv starts env on sealed block h: its state and, on an OP Stack chain, its L1

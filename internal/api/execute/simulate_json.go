@@ -35,6 +35,30 @@ func appendSimBlocks(dst []byte, blocks []simulate.Block, config *params.ChainCo
 	return append(dst, ']')
 }
 
+// simResultSize is about the length of the eth_simulateV1 result of blocks, a little over
+// it: the encoding then fits in one allocation. Logs are most of a result (a Transfer log
+// is about 650 bytes), so a size by call alone was short by half for a body of token
+// transfers and the buffer grew and was copied once more.
+func simResultSize(blocks []simulate.Block) int {
+	size := 2
+	for _, b := range blocks {
+		size += 1792 + 80*len(b.TxHashes) // the block's own fields and its transaction hashes
+		if b.FullTx {
+			for _, tx := range b.Block.Transactions() {
+				size += 1024 + 2*len(tx.Data())
+			}
+		}
+		for i := range b.Calls {
+			c := &b.Calls[i]
+			size += 128 + 2*len(c.ReturnData)
+			for _, log := range c.Logs {
+				size += 384 + 67*len(log.Topics) + 2*len(log.Data)
+			}
+		}
+	}
+	return size + size/16
+}
+
 // appendSimCall appends one call result: returnData, logs, gasUsed, maxUsedGas, status and, for
 // a failed call, error: code 3 with the revert data for a revert, -32015 for other EVM errors.
 func appendSimCall(dst []byte, c *simulate.CallResult) []byte {

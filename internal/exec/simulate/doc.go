@@ -35,10 +35,13 @@
 // # Concurrency
 //
 // [Run] runs on the goroutine that calls it and mutates the state it is given; one state
-// must not be shared by two concurrent calls. A request stops when its context ends or
-// Env.EVMTimeout passes: one timer cancels the running block's EVM. How many run at once is
-// the caller's to bound ([exec.Limiter]). A [Base] is safe for concurrent use: each request
-// gets its own StateDB, opened on the memory layer or copied under the Base's mutex.
+// must not be shared by two concurrent calls. The state it runs on is made
+// single-threaded, so that each block's state root hashes the storage tries on the calling
+// goroutine too, not on one goroutine per account (concurrent requests keep the cores busy
+// instead). A request stops when its context ends or Env.EVMTimeout passes: one timer
+// cancels the running block's EVM. How many run at once is the caller's to bound
+// ([exec.Limiter]). A [Base] is safe for concurrent use: each request gets its own StateDB,
+// opened on the memory layer or copied under the Base's mutex.
 //
 // # Errors and JSON-RPC codes
 //

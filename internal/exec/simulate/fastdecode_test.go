@@ -139,3 +139,30 @@ func mutate(r *rand.Rand, req string) string {
 		return string(b[:i])
 	}
 }
+
+// TestFastDecoderCount: count gives the objects directly in the array that comes next, 0 for
+// anything else, without moving the decoder, whatever strings and nested values hold.
+func TestFastDecoderCount(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{`[]`, 0},
+		{`null`, 0},
+		{`{"calls":[{}]}`, 0},
+		{` [ {} , {} ] `, 2},
+		{`[{},null,{}]`, 2},
+		{`[0,1,2,3]`, 0},
+		{`[{"data":"0x"},{"a":[{},{}],"b":{"c":{}}}]`, 2},
+		{`[{"s":"}]{,"},{"s":"\"{["}]`, 2},
+		{`[[{}],{}],{}`, 1},
+	} {
+		d := &fastDecoder{b: []byte(tc.in)}
+		if got := d.count(); got != tc.want {
+			t.Errorf("count(%s) = %d, want %d", tc.in, got, tc.want)
+		}
+		if d.i != 0 && strings.TrimSpace(tc.in[:d.i]) != "" {
+			t.Errorf("count(%s) moved the decoder to %d", tc.in, d.i)
+		}
+	}
+}
