@@ -473,11 +473,7 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 		w.gasPool.Set(pool)
 		return err
 	}
-	if err := w.enc.add(tx, receipt); err != nil {
-		w.state.RevertToSnapshot(snap)
-		w.gasPool.Set(pool)
-		return err
-	}
+	w.enc.add(receipt)
 	// Derived fields go-ethereum fills when it reads receipts back from the database.
 	receipt.EffectiveGasPrice = effectiveGasPrice(tx, w.header.BaseFee)
 	w.txIndex[tx.Hash()] = len(w.txs)
