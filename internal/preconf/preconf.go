@@ -305,8 +305,10 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 			p.discardLocked()
 		}
 	}()
+	l1Fields := w.startL1Fields(firstNew) // opstack.go
 	assembled := w.state.Copy()
 	block, err := w.assemble(ctx, assembled)
+	l1Err := l1Fields()
 	if err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
@@ -317,8 +319,8 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	}
 	// Accepted: what Seal writes when nothing is added since.
 	w.assembled.txs, w.assembled.block, w.assembled.state = len(w.txs), block, assembled
-	if err := w.deriveL1Fields(firstNew); err != nil {
-		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
+	if l1Err != nil {
+		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), l1Err)
 	}
 	snap := &Snapshot{
 		Index:    w.index,
