@@ -306,9 +306,13 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 		}
 	}()
 	l1Fields := w.startL1Fields(firstNew) // opstack.go
+	// The snapshot's readers get their own copy of the state, which the assembly's (consumed
+	// by the state root) cannot be: it is made meanwhile, both copies only reading w.state.
+	readersState := make(chan *state.StateDB, 1)
+	go func() { readersState <- w.state.Copy() }()
 	assembled := w.state.Copy()
 	block, err := w.assemble(ctx, assembled)
-	l1Err := l1Fields()
+	l1Err, readers := l1Fields(), <-readersState
 	if err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
@@ -330,7 +334,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 		Senders:  append([]common.Address(nil), w.senders...),
 		FirstNew: firstNew,
 		txIndex:  maps.Clone(w.txIndex), // the writer keeps adding to its own
-		state:    w.state.Copy(),
+		state:    readers,
 	}
 	snap.Assembly = time.Since(start)
 	if opts.PublishAfter != nil {
