@@ -85,7 +85,7 @@ func TestSealedBlockSurvivesKill(t *testing.T) {
 }
 
 // endpointURL reads the node's banner until the named endpoint's URL appears.
-func endpointURL(t *testing.T, r interface{ Read([]byte) (int, error) }, name string) string {
+func endpointURL(t testing.TB, r interface{ Read([]byte) (int, error) }, name string) string {
 	t.Helper()
 	re := regexp.MustCompile(`^\s+` + regexp.QuoteMeta(name) + `\s+(http://\S+)`)
 	found := make(chan string, 1)

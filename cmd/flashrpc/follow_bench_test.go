@@ -140,9 +140,13 @@ func benchReplicaLag(b *testing.B, state string) {
 // in the same run. Two chains: 40 blocks of 250 transfers (210 Mgas), and 10,000 blocks of 5
 // transfers, the size and mean block of `flashrpc generate`'s default chain (whose blocks are
 // not executable: they keep the genesis state). The replica's cost over import is fetching
-// the blocks from the primary (which serves them from this process, on the same cores) and
-// keeping its log index and API caches up to date. Both times leave out opening the chain
-// (the genesis commit); the replica's starts when its sync has just started.
+// the blocks from the primary and keeping its log index and API caches up to date. The
+// replica runs twice: primary=same-process has the primary serve the blocks from this process
+// (its CPU counts in the replica's), primary=other-process from a `flashrpc dev` process on the
+// primary's data directory, as a replica and its primary run (both on this machine's cores);
+// FLASHRPC_BENCH_BINARY names a flashrpc binary built beforehand, else one is built. The
+// import runs last, with the primary in the other process, idle. Both times leave out opening
+// the chain (the genesis commit); the replica's starts when its sync has just started.
 func BenchmarkCatchUp(b *testing.B) {
 	for _, shape := range []struct{ blocks, perBlock int }{{40, 250}, {10_000, 5}} {
 		b.Run(fmt.Sprintf("blocks=%d/txs=%d", shape.blocks, shape.perBlock), func(b *testing.B) {
@@ -160,12 +164,13 @@ func benchCatchUp(b *testing.B, blocks, perBlock int) {
 		b.Fatal(err)
 	}
 	primary.Endpoints().Serve()
-	defer primary.Close()
+	closePrimary := sync.OnceValue(primary.Close)
+	defer closePrimary()
 	buildTransferChain(b, primary, blocks, perBlock)
-	head := primary.Chain().Head().Number.Uint64()
+	head := primary.Chain().Head()
 	var gas uint64
 	var file bytes.Buffer // the chain as `flashrpc export` writes it
-	for n := uint64(1); n <= head; n++ {
+	for n := uint64(1); n <= head.Number.Uint64(); n++ {
 		blk := primary.Chain().BlockByNumber(n)
 		gas += blk.GasUsed()
 		if err := rlp.Encode(&file, blk); err != nil {
@@ -177,28 +182,16 @@ func benchCatchUp(b *testing.B, blocks, perBlock int) {
 	}
 	genesis := filepath.Join(primary.Chain().DataDir(), node.GenesisFileName)
 	b.Run("replica", func(b *testing.B) {
-		var took, cpu time.Duration
-		for b.Loop() {
-			_, ro := followFlags(io.Discard)
-			ro.DataDir = b.TempDir()
-			ro.HTTPPort, ro.PreconfPort, ro.feed.Port = 0, 0, -1
-			ro.upstream, ro.genesis = primary.Endpoints()[0].URL(), genesis
-			ro.poll = 10 * time.Millisecond
-			replica, err := startFollow(ro, logger) // opens the chain, then starts syncing
-			if err != nil {
-				b.Fatal(err)
-			}
-			start, cpuStart := time.Now(), processCPU(b)
-			for replica.Chain().Head().Number.Uint64() < head {
-				time.Sleep(time.Millisecond)
-			}
-			took, cpu = took+time.Since(start), cpu+processCPU(b)-cpuStart
-			if got, want := replica.Chain().Head().Hash(), primary.Chain().Head().Hash(); got != want {
-				b.Fatalf("replica's head %s, the primary's %s", got, want)
-			}
-			replica.Close()
+		b.Run("primary=same-process", func(b *testing.B) {
+			benchReplicaCatchUp(b, primary.Endpoints()[0].URL(), genesis, head, gas)
+		})
+		if err := closePrimary(); err != nil {
+			b.Fatal(err)
 		}
-		reportCatchUp(b, gas, took, cpu)
+		url := startBinary(b, benchBinary(b), "dev", "--datadir", o.DataDir, "--block-time", "0", "--preconf-interval", "0")
+		b.Run("primary=other-process", func(b *testing.B) {
+			benchReplicaCatchUp(b, url, genesis, head, gas)
+		})
 	})
 	b.Run("import", func(b *testing.B) {
 		var took, cpu time.Duration
@@ -222,6 +215,45 @@ func benchCatchUp(b *testing.B, blocks, perBlock int) {
 		}
 		reportCatchUp(b, gas, took, cpu)
 	})
+}
+
+// benchReplicaCatchUp times replicas catching up from genesis with the upstream at url, whose
+// chain has head and gas in all, and checks that each ends on head.
+func benchReplicaCatchUp(b *testing.B, url, genesis string, head *types.Header, gas uint64) {
+	logger := slog.New(slog.DiscardHandler)
+	var took, cpu time.Duration
+	for b.Loop() {
+		_, ro := followFlags(io.Discard)
+		ro.DataDir = b.TempDir()
+		ro.HTTPPort, ro.PreconfPort, ro.feed.Port = 0, 0, -1
+		ro.upstream, ro.genesis = url, genesis
+		ro.poll = 10 * time.Millisecond
+		replica, err := startFollow(ro, logger) // opens the chain, then starts syncing
+		if err != nil {
+			b.Fatal(err)
+		}
+		start, cpuStart := time.Now(), processCPU(b)
+		for replica.Chain().Head().Number.Cmp(head.Number) < 0 {
+			time.Sleep(time.Millisecond)
+		}
+		took, cpu = took+time.Since(start), cpu+processCPU(b)-cpuStart
+		if got := replica.Chain().Head().Hash(); got != head.Hash() {
+			b.Fatalf("replica's head %s, the primary's %s", got, head.Hash())
+		}
+		if err := replica.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCatchUp(b, gas, took, cpu)
+}
+
+// benchBinary returns the flashrpc binary FLASHRPC_BENCH_BINARY names, else one built for this
+// run (stampedBinary), so that a measurement need not wait for a build.
+func benchBinary(b *testing.B) string {
+	if bin := os.Getenv("FLASHRPC_BENCH_BINARY"); bin != "" {
+		return bin
+	}
+	return stampedBinary(b)
 }
 
 // reportCatchUp reports gas per second of wall time and per second of the process's CPU time

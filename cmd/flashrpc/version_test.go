@@ -110,7 +110,7 @@ var (
 
 // stampedBinary builds ./cmd/flashrpc once per test run, with -buildvcs=true (this machine's
 // Go environment may turn stamping off), and returns its path.
-func stampedBinary(t *testing.T) string {
+func stampedBinary(t testing.TB) string {
 	t.Helper()
 	binaryOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "flashrpc-bin-")
@@ -132,7 +132,7 @@ func stampedBinary(t *testing.T) string {
 
 // startBinary runs bin with args (plus loopback ports chosen by the system, and for dev no
 // feed) until the test ends, and returns the standard endpoint's URL.
-func startBinary(t *testing.T, bin string, args ...string) string {
+func startBinary(t testing.TB, bin string, args ...string) string {
 	t.Helper()
 	args = append(args, "--http.port", "0", "--preconf.port", "0")
 	if args[0] == "dev" {

@@ -25,11 +25,14 @@ func DeriveL1Fields(config *params.ChainConfig, number, blockTime uint64, l1Info
 	if len(txs) == 0 {
 		return nil
 	}
+	// The stand-in receipts are allocated together: one allocation, not one per transaction.
+	standIns := make([]types.Receipt, len(txs)+1)
 	stand := make(types.Receipts, len(txs)+1)
 	all := make([]*types.Transaction, 0, len(txs)+1)
-	stand[0], all = new(types.Receipt), append(all, l1Info)
+	stand[0], all = &standIns[0], append(all, l1Info)
 	for i, tx := range txs {
-		stand[i+1] = &types.Receipt{DepositNonce: receipts[i].DepositNonce}
+		standIns[i+1].DepositNonce = receipts[i].DepositNonce
+		stand[i+1] = &standIns[i+1]
 		all = append(all, tx)
 	}
 	if err := stand.DeriveFields(config, common.Hash{}, number, blockTime, nil, nil, all); err != nil {

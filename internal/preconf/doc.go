@@ -105,9 +105,12 @@
 //
 // Concurrency: readers take the View (View) or the snapshot alone (Current) with one atomic
 // load and never block the writer; a request that holds a View sees one pre-confirmation index
-// and one sealed head from start to end. Writers are serialised by an internal mutex; a second
-// mutex orders the View's publications from the writer, from the chain and from the goroutine
-// that writes a sealed block. Listeners registered with OnSnapshot and OnRetract run on the
+// and one sealed head from start to end. A publication does what does not need the writer on
+// goroutines of its own while the writer computes the state root (the transactions and
+// receipts tries with their encodings, the receipts' L1 fee fields, the readers' copy of the
+// state) and waits for them before it returns. Writers are serialised by an internal mutex;
+// a second mutex orders the View's publications from the writer, from the chain and from the
+// goroutine that writes a sealed block. Listeners registered with OnSnapshot and OnRetract run on the
 // writer's goroutine after each publication (the View already shows it) and must not block.
 // Only one producer writes to a Preconf: the dev sequencer or a replica's follower, never
 // both.

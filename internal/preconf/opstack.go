@@ -66,6 +66,19 @@ func (d *daBudget) fits(tx *types.Transaction) (uint64, error) {
 	return da, nil
 }
 
+// startL1Fields derives the L1 fee fields of the receipts from position first on
+// (deriveL1Fields) on a goroutine of its own, and returns the wait for it: they depend on the
+// transactions and their receipts alone, so a publication derives them while it assembles
+// the block (the state root). Neither may change until the wait returns.
+func (w *work) startL1Fields(first int) (wait func() error) {
+	if !w.config.IsOptimism() || len(w.txs) == 0 || first >= len(w.txs) {
+		return func() error { return nil }
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.deriveL1Fields(first) }()
+	return func() error { return <-done }
+}
+
 // deriveL1Fields fills the OP Stack fee fields of the receipts from position first on, as
 // op-geth derives them for sealed receipts (oprollup.DeriveL1Fields).
 func (w *work) deriveL1Fields(first int) error {

@@ -305,8 +305,14 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 			p.discardLocked()
 		}
 	}()
+	l1Fields := w.startL1Fields(firstNew) // opstack.go
+	// The snapshot's readers get their own copy of the state, which the assembly's (consumed
+	// by the state root) cannot be: it is made meanwhile, both copies only reading w.state.
+	readersState := make(chan *state.StateDB, 1)
+	go func() { readersState <- w.state.Copy() }()
 	assembled := w.state.Copy()
 	block, err := w.assemble(ctx, assembled)
+	l1Err, readers := l1Fields(), <-readersState
 	if err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
@@ -317,8 +323,8 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	}
 	// Accepted: what Seal writes when nothing is added since.
 	w.assembled.txs, w.assembled.block, w.assembled.state = len(w.txs), block, assembled
-	if err := w.deriveL1Fields(firstNew); err != nil {
-		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
+	if l1Err != nil {
+		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), l1Err)
 	}
 	snap := &Snapshot{
 		Index:    w.index,
@@ -328,7 +334,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 		Senders:  append([]common.Address(nil), w.senders...),
 		FirstNew: firstNew,
 		txIndex:  maps.Clone(w.txIndex), // the writer keeps adding to its own
-		state:    w.state.Copy(),
+		state:    readers,
 	}
 	snap.Assembly = time.Since(start)
 	if opts.PublishAfter != nil {
@@ -473,11 +479,7 @@ func (w *work) apply(ctx context.Context, tx *types.Transaction) error {
 		w.gasPool.Set(pool)
 		return err
 	}
-	if err := w.enc.add(tx, receipt); err != nil {
-		w.state.RevertToSnapshot(snap)
-		w.gasPool.Set(pool)
-		return err
-	}
+	w.enc.add(receipt)
 	// Derived fields go-ethereum fills when it reads receipts back from the database.
 	receipt.EffectiveGasPrice = effectiveGasPrice(tx, w.header.BaseFee)
 	w.txIndex[tx.Hash()] = len(w.txs)
