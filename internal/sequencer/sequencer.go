@@ -218,9 +218,13 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 	}
 	var late, skipped, cut int // in the current block, for the debug log
 	var first time.Duration    // the build of the current block's first flashblock
+	backlog := false           // the last build was cut short: the pool holds what it left
 	for n := 1; ; n++ {
 		free := s.ticks.Now()
 		deadline, begin, skip := sched.plan(free)
+		if backlog && free.Before(begin) {
+			begin = free // take up the backlog now, still published at the deadline
+		}
 		if !s.ticks.SleepUntil(begin, stop) {
 			return
 		}
@@ -250,6 +254,7 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 		if b.ready.After(deadline) {
 			late++
 		}
+		backlog = b.cutShort
 		if b.cutShort {
 			cut++
 		}
