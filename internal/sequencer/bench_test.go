@@ -9,8 +9,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
-
-	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
 // BenchmarkFlashblockBuild measures the sequencer building one pre-confirmation (a
@@ -25,19 +23,9 @@ import (
 // (docs/benchmarks.md).
 //
 //	go test -run '^$' -bench BenchmarkFlashblockBuild -benchtime 20x ./internal/sequencer/
-//
-// timed=true builds as the timer loop does on its deadline (schedule.go), reading the clock
-// before each transaction for its cut, which is set far enough ahead not to stop it.
 func BenchmarkFlashblockBuild(b *testing.B) {
-	for _, c := range []struct {
-		txs, index int
-		timed      bool
-	}{{100, 1, false}, {1000, 1, false}, {1000, 1, true}, {1000, 5, false}} {
-		name := "txs=" + itoa(c.txs) + "/index=" + itoa(c.index)
-		if c.timed {
-			name += "/timed=true"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct{ txs, index int }{{100, 1}, {1000, 1}, {1000, 5}} {
+		b.Run("txs="+itoa(c.txs)+"/index="+itoa(c.index), func(b *testing.B) {
 			const senders = 100
 			txs := c.txs
 			n := newOPNode(b, 1_000_000_000, senders)
@@ -76,13 +64,7 @@ func BenchmarkFlashblockBuild(b *testing.B) {
 				fill()
 				b.StartTimer()
 				start := time.Now()
-				var snap *preconf.Snapshot
-				var err error
-				if c.timed {
-					snap, err = n.seq.PreconfirmTimed(ctx, start.Add(time.Hour))
-				} else {
-					snap, err = n.seq.Preconfirm(ctx)
-				}
+				snap, err := n.seq.Preconfirm(ctx)
 				built += time.Since(start)
 				if err != nil || len(snap.Block.Transactions())-snap.FirstNew != txs {
 					b.Fatalf("pre-confirmation: %v, %d transactions", err, len(snap.Block.Transactions())-snap.FirstNew)

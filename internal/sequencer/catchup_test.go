@@ -16,7 +16,7 @@ import (
 func TestScheduleCatchUp(t *testing.T) {
 	t.Parallel()
 	const ms = time.Millisecond
-	s := newSchedule(testInterval, t0, 10)
+	s := newSchedule(testInterval, t0)
 	s.catchUp()
 	for k := 1; k <= 5; k++ { // a stall of a second: deadlines 200 … 1,000 ms are kept
 		deadline, _, skipped := s.plan(at(1050 * ms))

@@ -43,11 +43,7 @@
 // missed deadlines' blocks are sealed back to back (schedule.catchUp). The lead follows the builds: 1.5 × the longest of the last 20 plus 2 ms,
 // at least 1 ms and at most half an interval: a few milliseconds when the chain is quiet, the
 // slowest recent build under load. A transaction arriving after a build's start goes into the
-// next flashblock: it waits interval/2 + lead on average to be pre-confirmed. A build whose lead
-// is at its cap stops adding transactions when only its expected assembly is left before the
-// deadline (its cut), so that a build slowed down (the first one after a boundary, beside the
-// chain write of the block before) is published on time with fewer transactions, the rest
-// going into the next flashblock. The last
+// next flashblock: it waits interval/2 + lead on average to be pre-confirmed. The last
 // flashblock of a block is sealed right after its publication, and the next block's index 0 is
 // published right after the seal. On-request pre-confirmations (Preconfirm, dev_preconfirm, the
 // dev controls) are published as soon as they are built. While the timer waits for a deadline

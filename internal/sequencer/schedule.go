@@ -9,14 +9,6 @@ import "time"
 // interval between two publications. The lead follows the recent builds: a few milliseconds
 // when they are quick, so that a transaction waits little for its publication, and enough
 // for the slowest recent one under load, up to half an interval.
-//
-// A build whose lead is at that cap cannot start any earlier: one that runs long (the first
-// flashblock after a block boundary, built while the writer goroutine writes the block before,
-// docs/benchmarks.md) would be published late. Such a build stops adding transactions at its
-// cut, when only its expected assembly (the partial block's roots and the snapshot) is left
-// before the deadline, and the pool's rest goes into the next flashblock: under load the
-// interval holds and a transaction may wait a flashblock longer. Below the cap the lead
-// grows with the builds instead, and a build takes every executable transaction.
 
 const (
 	// buildHistory is how many recent builds set the lead: two blocks at the default timing,
@@ -27,9 +19,6 @@ const (
 	leadMargin = 2 * time.Millisecond
 	// minLead is the least lead.
 	minLead = time.Millisecond
-	// assemblyMargin is added to 1.5 × a flashblock's last assembly at its place in the block
-	// for the assembly expected of the next one there.
-	assemblyMargin = 2 * time.Millisecond
 	// maxCatchUp is how far a Denim chain's timer catches up with the clock (catchUp): a stall
 	// longer than that (a machine woken from sleep) is left behind, as the blocks sealed back
 	// to back to cover it would hold the sequencer for minutes.
@@ -46,16 +35,12 @@ type schedule struct {
 	next     int64                       // the number of the next flashblock to plan
 	builds   [buildHistory]time.Duration // the last builds, a ring
 	recorded int                         // builds recorded so far
-	// assemblies holds the last assembly at each place in a block (flashblock 1 first), which
-	// grows with the block: the first flashblock's covers its own transactions, the last
-	// one's the whole block's.
-	assemblies []time.Duration
 }
 
 // newSchedule returns the schedule of flashblocks every interval from start, the first one due
-// one interval after it, perBlock flashblocks a block (0: no seals on the timer).
-func newSchedule(interval time.Duration, start time.Time, perBlock int) *schedule {
-	return &schedule{interval: interval, keep: interval, start: start, next: 1, assemblies: make([]time.Duration, max(perBlock, 1))}
+// one interval after it.
+func newSchedule(interval time.Duration, start time.Time) *schedule {
+	return &schedule{interval: interval, keep: interval, start: start, next: 1}
 }
 
 // catchUp makes the schedule keep the deadlines passed by up to maxCatchUp: their builds run
@@ -94,32 +79,10 @@ func (s *schedule) plan(now time.Time) (deadline, begin time.Time, skipped int64
 	return deadline, deadline.Add(-s.lead()), skipped
 }
 
-// observe records how long a build took, from its start to the moment it could be published,
-// and how long of that was its assembly; place is the flashblock's in its block, from 0
-// (flashblock 1).
-func (s *schedule) observe(place int, build, assembly time.Duration) {
+// observe records how long a build took, from its start to the moment it could be published.
+func (s *schedule) observe(build time.Duration) {
 	s.builds[s.recorded%buildHistory] = build
 	s.recorded++
-	s.assemblies[place%len(s.assemblies)] = assembly
-}
-
-// cut returns when the build of the flashblock due at deadline, at place in its block, that
-// started at from stops adding transactions: the zero time (never) while the lead is below
-// its cap; otherwise the expected assembly (1.5 × the last one at that place plus
-// assemblyMargin, at most half the lead) before the end of the build's lead. That end is the
-// deadline, or later for a build that started late: such a build still gets its lead and is
-// published late by what it started late, no more.
-func (s *schedule) cut(deadline, from time.Time, place int) time.Time {
-	lead := s.lead()
-	if lead < s.interval/2 {
-		return time.Time{}
-	}
-	end := deadline
-	if late := from.Add(lead); late.After(end) {
-		end = late
-	}
-	assembly := min(s.assemblies[place%len(s.assemblies)]*3/2+assemblyMargin, lead/2)
-	return end.Add(-assembly)
 }
 
 // loopClock is the timer loop's time source: the wall clock (wallClock), or a test's that

@@ -1,13 +1,10 @@
 package sequencer
 
 import (
-	"context"
 	"math/big"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/txpool"
 )
@@ -45,9 +42,9 @@ func TestSchedulePlan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := newSchedule(testInterval, t0, 10)
+			s := newSchedule(testInterval, t0)
 			for _, b := range tt.builds {
-				s.observe(0, b, 0)
+				s.observe(b)
 			}
 			for range tt.planned {
 				s.plan(t0)
@@ -69,33 +66,33 @@ func TestSchedulePlan(t *testing.T) {
 // again once a slow build is buildHistory builds old.
 func TestScheduleLead(t *testing.T) {
 	t.Parallel()
-	s := newSchedule(testInterval, t0, 10)
+	s := newSchedule(testInterval, t0)
 	if got, want := s.lead(), leadMargin; got != want {
 		t.Fatalf("no builds: lead %v, want %v", got, want)
 	}
-	s.observe(0, 0, 0)
+	s.observe(0)
 	if got := s.lead(); got < minLead || got > 5*time.Millisecond {
 		t.Fatalf("instant builds: lead %v, want a few ms", got)
 	}
-	s.observe(0, 40*time.Millisecond, 0)
+	s.observe(40 * time.Millisecond)
 	if got, want := s.lead(), 62*time.Millisecond; got != want {
 		t.Fatalf("a 40 ms build: lead %v, want %v", got, want)
 	}
-	s.observe(0, 300*time.Millisecond, 0)
+	s.observe(300 * time.Millisecond)
 	if got, want := s.lead(), testInterval/2; got != want {
 		t.Fatalf("a 300 ms build: lead %v, want at most %v", got, want)
 	}
 	for i := range buildHistory - 1 {
-		s.observe(0, time.Millisecond, 0)
+		s.observe(time.Millisecond)
 		if got := s.lead(); got != testInterval/2 {
 			t.Fatalf("%d quick builds after the slow one: lead %v, want still %v", i+1, got, testInterval/2)
 		}
 	}
-	s.observe(0, time.Millisecond, 0)
+	s.observe(time.Millisecond)
 	if got, want := s.lead(), 3500*time.Microsecond; got != want {
 		t.Fatalf("the slow build aged out: lead %v, want %v", got, want)
 	}
-	if got := newSchedule(2*time.Millisecond, t0, 10).lead(); got != time.Millisecond {
+	if got := newSchedule(2*time.Millisecond, t0).lead(); got != time.Millisecond {
 		t.Fatalf("a 2 ms interval: lead %v, want half of it", got)
 	}
 }
@@ -229,95 +226,4 @@ func TestWallClockStops(t *testing.T) {
 	if (wallClock{}).SleepUntil(time.Now().Add(time.Hour), stop) {
 		t.Fatal("SleepUntil a future time, stop closed: true, want false")
 	}
-}
-
-// TestScheduleCut checks when a timed build stops adding transactions: never while the lead is
-// below its cap; at its cap, the expected assembly at the flashblock's place before the
-// deadline, or before the end of the lead of a build that started late; the assembly expected
-// at most half the lead.
-func TestScheduleCut(t *testing.T) {
-	t.Parallel()
-	const ms = time.Millisecond
-	tests := []struct {
-		name       string
-		build      time.Duration // observed at place 0 before planning
-		assemblies []time.Duration
-		place      int
-		from       time.Duration // when the build started, since the start
-		want       time.Duration // since the start; 0: never
-	}{
-		{"lead below its cap: never", 40 * ms, []time.Duration{10 * ms}, 0, 138 * ms, 0},
-		{"at its cap, first flashblock", 90 * ms, []time.Duration{10 * ms, 30 * ms}, 0, 100 * ms, 200*ms - 17*ms},
-		{"at its cap, second flashblock", 90 * ms, []time.Duration{10 * ms, 30 * ms}, 1, 100 * ms, 200*ms - 47*ms},
-		{"no assembly seen at the place yet", 90 * ms, nil, 3, 100 * ms, 200*ms - assemblyMargin},
-		{"started late: the whole lead", 90 * ms, []time.Duration{10 * ms}, 0, 130 * ms, 230*ms - 17*ms},
-		{"a long assembly: half the lead left to add", 90 * ms, []time.Duration{80 * ms}, 0, 100 * ms, 150 * ms},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := newSchedule(testInterval, t0, 10)
-			s.observe(0, tt.build, 0)
-			for place, a := range tt.assemblies {
-				s.observe(place, 0, a)
-			}
-			deadline, _, _ := s.plan(t0)
-			got := s.cut(deadline, at(tt.from), tt.place)
-			switch {
-			case tt.want == 0 && !got.IsZero():
-				t.Fatalf("cut at %v, want never", got.Sub(t0))
-			case tt.want != 0 && got != at(tt.want):
-				t.Fatalf("cut at %v, want %v", got.Sub(t0), tt.want)
-			}
-		})
-	}
-}
-
-// countingClock is a loopClock whose time moves by step at every reading: a build that reads
-// it once a transaction spends step on each.
-type countingClock struct {
-	mu   sync.Mutex
-	now  time.Time
-	step time.Duration
-}
-
-func (c *countingClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := c.now
-	c.now = now.Add(c.step)
-	return now
-}
-
-func (c *countingClock) SleepUntil(time.Time, <-chan struct{}) bool { return true }
-
-// TestTimedBuildCut: a timed build adds transactions, highest tip first, until its cut and
-// leaves the rest in the pool; the next pre-confirmation takes them.
-func TestTimedBuildCut(t *testing.T) {
-	clk := &countingClock{now: t0, step: time.Millisecond}
-	ts := newTestSeqTimed(t, txpool.Config{}, Config{}, clk)
-	txs := []*types.Transaction{
-		ts.tx(t, 0, 0, 4, big.NewInt(1)), ts.tx(t, 1, 0, 3, big.NewInt(1)),
-		ts.tx(t, 2, 0, 2, big.NewInt(1)), ts.tx(t, 3, 0, 1, big.NewInt(1)),
-	}
-	ts.send(t, txs...)
-	clk.mu.Lock()
-	cut := clk.now.Add(2 * time.Millisecond) // two readings, two transactions
-	clk.mu.Unlock()
-	timed := &timedBuild{cut: cut}
-	ts.mu.Lock()
-	snap, err := ts.preconfirmLocked(context.Background(), timed)
-	ts.mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantTxs(t, "the cut flashblock", snap.Block.Transactions()[snap.FirstNew:], txs[0], txs[1])
-	if !timed.cutShort || timed.assembly != snap.Assembly {
-		t.Fatalf("reported cut short %v, assembly %v; want true, %v", timed.cutShort, timed.assembly, snap.Assembly)
-	}
-	if got := len(ts.pool.Pending()); got != 2 {
-		t.Fatalf("%d senders pending after the cut, want 2", got)
-	}
-	next := ts.preconfirm(t)
-	wantTxs(t, "the next flashblock", next.Block.Transactions()[next.FirstNew:], txs[2], txs[3])
 }

@@ -212,19 +212,14 @@ func (s *Sequencer) loop(blockTime time.Duration, stop <-chan struct{}, done cha
 // grows by 200 ms a block, they are not: the blocks are sealed back to back until the chain
 // is on time again (schedule.catchUp).
 func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-chan struct{}) {
-	sched := newSchedule(interval, s.ticks.Now(), perBlock)
+	sched := newSchedule(interval, s.ticks.Now())
 	if s.cfg.Denim != nil && s.cfg.L1 != nil {
 		sched.catchUp()
 	}
-	var late, skipped, cut int // in the current block, for the debug log
-	var first time.Duration    // the build of the current block's first flashblock
-	backlog := false           // the last build was cut short: the pool holds what it left
+	var late, skipped int // in the current block, for the debug log
 	for n := 1; ; n++ {
 		free := s.ticks.Now()
 		deadline, begin, skip := sched.plan(free)
-		if backlog && free.Before(begin) {
-			begin = free // take up the backlog now, still published at the deadline
-		}
 		if !s.ticks.SleepUntil(begin, stop) {
 			return
 		}
@@ -235,70 +230,50 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 			from = free
 		}
 		seal := perBlock > 0 && n%perBlock == 0
-		place := 0
-		if perBlock > 0 {
-			place = (n - 1) % perBlock
-		}
-		b := &timedBuild{cut: sched.cut(deadline, from, place)}
-		b.wait = func() {
-			if b.ready = s.ticks.Now(); b.ready.Before(deadline) {
+		ready := s.tick(seal, func() (ready time.Time) {
+			if ready = s.ticks.Now(); ready.Before(deadline) {
 				s.ticks.SleepUntil(deadline, stop) // stopping publishes at once
 			}
+			return ready
+		})
+		if ready.IsZero() { // the pre-confirmation failed before it was ready
+			ready = s.ticks.Now()
 		}
-		s.tick(seal, b)
-		if b.ready.IsZero() { // the pre-confirmation failed before it was ready
-			b.ready = s.ticks.Now()
-		}
-		sched.observe(place, b.ready.Sub(from), b.assembly)
+		sched.observe(ready.Sub(from))
 		skipped += int(skip)
-		if b.ready.After(deadline) {
+		if ready.After(deadline) {
 			late++
 		}
-		backlog = b.cutShort
-		if b.cutShort {
-			cut++
-		}
-		if place == 0 {
-			first = b.ready.Sub(from)
-		}
 		if seal {
-			s.log.Debug("flashblock schedule", "lead", sched.lead(), "late", late, "skipped", skipped, "cut", cut, "firstBuild", first.Round(time.Millisecond))
-			late, skipped, cut = 0, 0, 0
+			s.log.Debug("flashblock schedule", "lead", sched.lead(), "late", late, "skipped", skipped)
+			late, skipped = 0, 0
 		}
 	}
 }
 
-// timedBuild is a build of the timer loop on its deadline (schedule.go): what the loop asks
-// of it and what it reports back.
-type timedBuild struct {
-	// cut is when the build stops adding transactions; the zero time: never.
-	cut time.Time
-	// wait runs between the assembly and the publication (preconf.PublishOptions.PublishAfter):
-	// the loop sets ready and waits for the deadline there.
-	wait func()
-
-	ready    time.Time     // when the flashblock was ready to publish; zero if it failed before
-	assembly time.Duration // its assembly (preconf.Snapshot.Assembly)
-	cutShort bool          // it stopped at cut with executable transactions left in the pool
-}
-
-// tick builds the next pre-confirmation and, when seal is set, seals the block with it. A
-// timed build (the cadence's; nil otherwise) stops adding transactions at its cut and is
-// published after its wait.
-func (s *Sequencer) tick(seal bool, timed *timedBuild) {
+// tick builds the next pre-confirmation and, when seal is set, seals the block with it. When
+// wait is set, the pre-confirmation calls it once assembled and is published when it returns;
+// tick returns what wait returned (the moment the pre-confirmation was ready), the zero time
+// when wait was not called.
+func (s *Sequencer) tick(seal bool, wait func() time.Time) (ready time.Time) {
 	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var publishWait func()
+	if wait != nil {
+		publishWait = func() { ready = wait() }
+	}
 	// Transactions that arrived since the last tick still make this block.
-	if _, err := s.preconfirmLocked(ctx, timed); err != nil {
+	if _, err := s.preconfirmLocked(ctx, publishWait); err != nil {
 		s.log.Error("pre-confirmation failed", "err", err)
 	}
 	if !seal {
-		return
+		return ready
 	}
 	if _, err := s.sealLocked(ctx, true); err != nil {
 		s.log.Error("sealing failed", "err", err)
 	}
+	return ready
 }
 
 func (s *Sequencer) openLocked(ctx context.Context) error {
@@ -357,12 +332,10 @@ func (s *Sequencer) settleLocked() error { return s.preconf.WaitWritten() }
 // preconfirmLocked adds the pool's executable transactions to the block in progress, in
 // inclusion order, and publishes them as the next pre-confirmation. Transactions that can never
 // be included leave the pool; those that may later (a nonce gap, a full block, a fee cap below
-// the base fee, too little balance for now) wait, with their sender's later ones. A timed
-// build (the timer loop's on the cadence, schedule.go) stops adding at its cut, leaving the
-// rest for the next pre-confirmation, and its wait runs between the assembly and the
-// publication (preconf.PublishOptions.PublishAfter: the loop waits there for the deadline);
-// nil adds everything that fits and publishes at once.
-func (s *Sequencer) preconfirmLocked(ctx context.Context, timed *timedBuild) (*preconf.Snapshot, error) {
+// the base fee, too little balance for now) wait, with their sender's later ones. When wait is
+// set it runs between the assembly and the publication (preconf.PublishOptions.PublishAfter:
+// the timer loop waits there for the deadline); nil publishes at once.
+func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf.Snapshot, error) {
 	var waited time.Duration // not part of the build
 	if s.cfg.ObserveBuild != nil {
 		start := time.Now()
@@ -401,10 +374,6 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context, timed *timedBuild) (*p
 		if used+tx.Gas() > budget && used+tx.Gas() <= block.GasLimit() {
 			break // it waits for a later flashblock of this block, the ones behind it too (budget.go)
 		}
-		if timed != nil && !timed.cut.IsZero() && !s.ticks.Now().Before(timed.cut) {
-			timed.cutShort = true
-			break // the rest waits for the next flashblock (schedule.go)
-		}
 		err := batch.Add(ctx, tx)
 		if err == nil {
 			used = batch.GasUsed()
@@ -429,17 +398,14 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context, timed *timedBuild) (*p
 		}
 	}
 	var opts preconf.PublishOptions
-	if timed != nil && timed.wait != nil {
+	if wait != nil {
 		opts.PublishAfter = func() {
 			start := time.Now()
-			timed.wait()
+			wait()
 			waited = time.Since(start)
 		}
 	}
 	snap, err := batch.Commit(ctx, opts)
-	if err == nil && timed != nil {
-		timed.assembly = snap.Assembly
-	}
 	// The pool holds what is not pre-confirmed yet; a pre-confirmed transaction is found in the
 	// block in progress until its block is sealed. The senders' nonces in the pool move past
 	// the spent ones before the Reset below: a send validated meanwhile against the view from
