@@ -160,12 +160,13 @@ func (d *fastDecoder) array(elem func() bool) (isNull, ok bool) {
 }
 
 // count returns the number of objects directly in the array that comes next (0 if an
-// array does not come next), without moving past it: the capacity for list to decode them
-// into. It counts the objects, not the elements, so that a long array of something else
+// array does not come next), up to limit, without moving past it: the capacity for list to
+// decode them into. The limit keeps a body of millions of empty objects, which the call limits
+// refuse only after decoding, from reserving their memory at once. It counts the objects, not the elements, so that a long array of something else
 // (numbers, say, which fail to decode at the first) reserves nothing; null elements are
 // appended beyond. It does not check the JSON: the transport's scanner validated it, and
 // array checks it again.
-func (d *fastDecoder) count() int {
+func (d *fastDecoder) count(limit int) int {
 	if d.peek() != '[' {
 		return 0
 	}
@@ -180,7 +181,9 @@ func (d *fastDecoder) count() int {
 			}
 		case '{':
 			if depth == 1 {
-				n++
+				if n++; n == limit {
+					return n
+				}
 			}
 			depth++
 		case '[':
@@ -215,7 +218,7 @@ func (d *fastDecoder) bool(v *bool) bool {
 func list[T any](d *fastDecoder, v *[]T, sized bool, elem func(*T) bool) bool {
 	n := 0
 	if sized {
-		n = d.count()
+		n = d.count(DefaultMaxCallsPerBlock)
 	}
 	items := make([]T, 0, n)
 	isNull, ok := d.array(func() bool {

@@ -158,11 +158,16 @@ func TestFastDecoderCount(t *testing.T) {
 		{`[[{}],{}],{}`, 1},
 	} {
 		d := &fastDecoder{b: []byte(tc.in)}
-		if got := d.count(); got != tc.want {
+		if got := d.count(1 << 20); got != tc.want {
 			t.Errorf("count(%s) = %d, want %d", tc.in, got, tc.want)
 		}
 		if d.i != 0 && strings.TrimSpace(tc.in[:d.i]) != "" {
 			t.Errorf("count(%s) moved the decoder to %d", tc.in, d.i)
 		}
+	}
+	// A body of many objects reserves at most the limit.
+	many := "[" + strings.Repeat("{},", 9999) + "{}]"
+	if got := (&fastDecoder{b: []byte(many)}).count(DefaultMaxCallsPerBlock); got != DefaultMaxCallsPerBlock {
+		t.Errorf("count of 10,000 objects up to %d = %d", DefaultMaxCallsPerBlock, got)
 	}
 }
