@@ -67,8 +67,9 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 	if sim.env.State == nil {
 		sim.env.State, prepared = sim.env.Base.firstState(header, block.StateOverrides)
 	}
-	// The state root of each block hashes every changed account's storage on the calling
-	// goroutine instead of one goroutine per account: concurrent requests already keep the
+	// The state root of each block hashes the changed accounts' storage one account after
+	// another on the calling goroutine instead of one goroutine per account (go-ethereum's
+	// hasher may still split a trie of 100 changes or more): concurrent requests already keep the
 	// cores busy, and the goroutines cost more than the few slots of a simulated block.
 	sim.env.State.MakeSinglethreaded()
 	// After the state is known: on an OP Stack chain the context's L1 and operator cost

@@ -36,8 +36,8 @@
 //
 // [Run] runs on the goroutine that calls it and mutates the state it is given; one state
 // must not be shared by two concurrent calls. The state it runs on is made
-// single-threaded, so that each block's state root hashes the storage tries on the calling
-// goroutine too, not on one goroutine per account (concurrent requests keep the cores busy
+// single-threaded, so that each block's state root hashes the storage tries one after
+// another on the calling goroutine, not on one goroutine per account (concurrent requests keep the cores busy
 // instead). A request stops when its context ends or Env.EVMTimeout passes: one timer
 // cancels the running block's EVM. How many run at once is the caller's to bound
 // ([exec.Limiter]). A [Base] is safe for concurrent use: each request gets its own StateDB,
