@@ -145,8 +145,9 @@ func benchReplicaLag(b *testing.B, state string) {
 // (its CPU counts in the replica's), primary=other-process from a `flashrpc dev` process on the
 // primary's data directory, as a replica and its primary run (both on this machine's cores);
 // FLASHRPC_BENCH_BINARY names a flashrpc binary built beforehand, else one is built. The
-// import runs last, with no primary running (the other process ends with its sub-benchmark). Both times leave out opening
-// the chain (the genesis commit); the replica's starts when its sync has just started.
+// import runs last, with no primary running (the other process ends with its
+// sub-benchmark). Both times leave out opening the chain (the genesis commit); the replica's
+// starts when its sync has just started.
 func BenchmarkCatchUp(b *testing.B) {
 	for _, shape := range []struct{ blocks, perBlock int }{{40, 250}, {10_000, 5}} {
 		b.Run(fmt.Sprintf("blocks=%d/txs=%d", shape.blocks, shape.perBlock), func(b *testing.B) {
@@ -257,8 +258,8 @@ func benchBinary(b *testing.B) string {
 }
 
 // reportCatchUp reports gas per second of wall time and per second of the process's CPU time
-// (every goroutine; the primary's serving too when it runs in this process): on cores shared with other work the
-// second shows the cost whatever share of the cores the run got.
+// (every goroutine; the primary's serving too when it runs in this process): on cores shared
+// with other work the second shows the cost whatever share of the cores the run got.
 func reportCatchUp(b *testing.B, gas uint64, took, cpu time.Duration) {
 	b.ReportMetric(float64(gas)/1e6/(took.Seconds()/float64(b.N)), "Mgas/s")
 	b.ReportMetric(float64(gas)/1e6/(cpu.Seconds()/float64(b.N)), "Mgas/cpu-s")
