@@ -36,7 +36,9 @@ func appendSimBlocks(dst []byte, blocks []simulate.Block, config *params.ChainCo
 }
 
 // simResultSize is about the length of the eth_simulateV1 result of blocks, a little over
-// it: the encoding then fits in one allocation. Logs are most of a result (a Transfer log
+// it for the common shapes: the encoding then usually fits in one allocation (a reverted
+// call's data, withdrawals and access lists are not counted; they only grow the buffer
+// once more). Logs are most of a result (a Transfer log
 // is about 650 bytes), so a size by call alone was short by half for a body of token
 // transfers and the buffer grew and was copied once more.
 func simResultSize(blocks []simulate.Block) int {
