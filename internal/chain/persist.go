@@ -77,7 +77,8 @@ func (c *Chain) persistState(block *types.Block) error {
 // read: a cheated block's write under the path scheme drops the memory layers that the
 // readers of older states read through. The shared readers open their state again when that
 // happens; a cache of something prepared from a state that reads through other means (a
-// simulation's base) keys by the epoch, so that it never hands out a reader of a dropped layer.
+// simulation's base, whose tries were opened on the layers) drops its entries when the epoch
+// moves, so that it never hands out a reader of a dropped layer.
 func (c *Chain) StateEpoch() uint64 { return c.stateEpoch.Load() }
 
 // statePersisted reports whether pathdb has written the state at root, or a later one, to disk.

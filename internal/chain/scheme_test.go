@@ -529,7 +529,7 @@ func TestPathCheatedBlockParentState(t *testing.T) {
 	kept := st
 	epoch := c.StateEpoch()
 	sealCheat(t, c)
-	// Caches of what was prepared from a state (eth_simulateV1's bases) key by the epoch.
+	// Caches of what was prepared from a state (eth_simulateV1's bases) are dropped when it moves.
 	if e := c.StateEpoch(); e != epoch+1 {
 		t.Fatalf("state epoch %d after a cheated block's write dropped the older states' readers, want %d", e, epoch+1)
 	}

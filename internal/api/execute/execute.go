@@ -1,6 +1,8 @@
 package execute
 
 import (
+	"sync/atomic"
+
 	"github.com/flashrpc/flashrpc/internal/api/core"
 	"github.com/flashrpc/flashrpc/internal/exec/simulate"
 	"github.com/flashrpc/flashrpc/internal/recent"
@@ -21,6 +23,7 @@ type API struct {
 	*core.Core
 	cfg      Config
 	simBases *recent.List[any, *simulate.Base] // prepared eth_simulateV1 bases (simbase.go)
+	simEpoch atomic.Uint64                     // the chain's state epoch simBases were prepared at
 	// jumpDests are the JUMPDEST analyses shared by all eth_simulateV1 requests.
 	jumpDests *simulate.JumpDests
 }

@@ -89,9 +89,9 @@ func (a *API) SimulateV1(ctx context.Context, p rpc.Params) (any, error) {
 		base = simulate.NewBase(ctx, env)
 	default:
 		// By header pointer: the chain hands out one *types.Header per cached block, and a
-		// header's hash costs a Keccak-256 of its encoding per request. With the chain's state
-		// epoch: a base prepared before older states' readers were dropped reads through them.
-		base, err = a.simBases.Get(sealedBase{h, a.Chain.StateEpoch()}, func() (*simulate.Base, error) {
+		// header's hash costs a Keccak-256 of its encoding per request.
+		a.dropStaleSimBases()
+		base, err = a.simBases.Get(h, func() (*simulate.Base, error) {
 			if err := a.sealedSimEnv(&env, h); err != nil {
 				return nil, err
 			}
