@@ -73,7 +73,7 @@ func daFootprint(info *types.Transaction, txs encodedTxs) (uint64, error) {
 	}
 	var footprint uint64
 	for _, enc := range txs {
-		footprint += estimatedDASize(uint64(types.FlzCompressLen(enc))) * uint64(scalar)
+		footprint += estimatedDASize(uint64(fastLZLen(enc))) * uint64(scalar)
 	}
 	return footprint, nil
 }
