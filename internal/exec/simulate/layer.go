@@ -39,8 +39,10 @@ type memLayer struct {
 	nodes          map[common.Hash]map[string]*trienode.Node      // by owner and path
 	reader         *layerReader
 	// accountTrie is the layer's account trie with its root node decoded, never modified:
-	// requests get copies, cheaper than reading and decoding the root node again.
+	// a request's accountTrie falls back to a copy of it (accounttrie.go).
 	accountTrie *trie.StateTrie
+	// decoded holds the account trie nodes requests resolved, decoded (accounttrie.go).
+	decoded decodedNodes
 	// baseNodes reads the base's trie nodes; one for all requests (go-ethereum's readers of
 	// a root are safe for concurrent use), where opening one looks the base root up again.
 	baseNodes database.NodeReader
@@ -144,12 +146,13 @@ func (l *memLayer) Reader(root common.Hash) (state.Reader, error) {
 	return l.Database.Reader(root)
 }
 
-// OpenTrie opens the account trie of root, from the layer for its own.
+// OpenTrie opens the account trie of root, from the layer for its own: an accountTrie,
+// whose decoded nodes all requests share.
 func (l *memLayer) OpenTrie(root common.Hash) (state.Trie, error) {
 	if root != l.root || l.reader == nil {
 		return l.Database.OpenTrie(root)
 	}
-	return l.accountTrie.Copy(), nil
+	return newAccountTrie(l), nil
 }
 
 // OpenStorageTrie opens a storage trie of the state stateRoot, from the layer for its own.
