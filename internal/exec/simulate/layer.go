@@ -27,9 +27,12 @@ import (
 // The layer is a state.Database whose only own root is its own: OpenTrie and
 // OpenStorageTrie at that root read trie nodes from the layer and otherwise from the base
 // root, Reader returns accounts and slots the same way, and Commit, called once while
-// building, records the transition. A memLayer is immutable once built and safe for
-// concurrent use: its tries are only copied, and go-ethereum's trie node readers of a root
-// are safe for concurrent use.
+// building, records the transition. A request's account trie on the layer is an
+// accountTrie (accounttrie.go), which shares the nodes it decodes with the layer's other
+// requests. A memLayer is immutable once built and safe for concurrent use: its go-ethereum
+// trie is only copied, its caches of nodes (blobs and decoded account nodes) are guarded by
+// their mutexes and hold immutable nodes, and go-ethereum's trie node readers of a root are
+// safe for concurrent use.
 type memLayer struct {
 	state.Database              // the base's: tries and readers of other roots, code, type
 	base           state.Reader // the base root's reader
