@@ -26,6 +26,10 @@ import (
 // trie, which serves from then on. A request whose node cannot be resolved or decoded falls
 // back the same way, so it fails or succeeds as it would have on go-ethereum's trie.
 //
+// A StateDB on the layer must not be copied: go-ethereum's StateDB.Copy copies only its own
+// trie types and panics on any other. None is (Base.firstState copies only the prepared
+// state and the base's, which are go-ethereum's).
+//
 // Not safe for concurrent use, as go-ethereum's tries are not.
 type accountTrie struct {
 	l       *memLayer
