@@ -83,7 +83,7 @@ func (t *accountTrie) UpdateAccount(address common.Address, account *types.State
 		return err
 	}
 	t.updates = append(t.updates, accountUpdate{addr: address, enc: enc, codeLen: codeLen})
-	root, err := mptInsert(t.root, nil, keyNibbles(crypto.Keccak256(address[:])), enc, t.l.resolveAccountNode)
+	root, _, err := mptInsert(t.root, nil, keyNibbles(crypto.Keccak256(address[:])), enc, t.l.resolveAccountNode)
 	if err != nil {
 		return t.fallback().UpdateAccount(address, account, codeLen)
 	}

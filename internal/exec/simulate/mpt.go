@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -52,22 +53,27 @@ var errMPTShape = errors.New("trie node not handled")
 type mptResolver func(ref mptRef, path []byte) (mptNode, error)
 
 // mptInsert returns n with value at key (nibbles with the terminator) under it; path is the
-// nibbles from the root to n. The nodes on the path are new; n is not modified.
-func mptInsert(n mptNode, path, key []byte, value mptValue, resolve mptResolver) (mptNode, error) {
+// nibbles from the root to n. The nodes on the path are new; n is not modified. As in
+// go-ethereum's trie, a value equal to the one there changes nothing: changed is false and
+// n itself is returned, with its reference, so that it is not hashed again.
+func mptInsert(n mptNode, path, key []byte, value mptValue, resolve mptResolver) (_ mptNode, changed bool, _ error) {
 	if len(key) == 0 {
-		return value, nil
+		if v, ok := n.(mptValue); ok && bytes.Equal(v, value) {
+			return n, false, nil
+		}
+		return value, true, nil
 	}
 	switch n := n.(type) {
 	case nil:
-		return &mptShort{key: key, val: value}, nil
+		return &mptShort{key: key, val: value}, true, nil
 	case *mptShort:
 		m := prefixLen(key, n.key)
 		if m == len(n.key) {
-			child, err := mptInsert(n.val, append(path, key[:m]...), key[m:], value, resolve)
-			if err != nil {
-				return nil, err
+			child, changed, err := mptInsert(n.val, append(path, key[:m]...), key[m:], value, resolve)
+			if !changed || err != nil {
+				return n, false, err
 			}
-			return &mptShort{key: n.key, val: child}, nil
+			return &mptShort{key: n.key, val: child}, true, nil
 		}
 		// The keys part at m: a branch there, with the old node and the new leaf.
 		branch := &mptFull{}
@@ -76,30 +82,34 @@ func mptInsert(n mptNode, path, key []byte, value mptValue, resolve mptResolver)
 		} else {
 			branch.children[n.key[m]] = &mptShort{key: rest, val: n.val}
 		}
-		var err error
-		if branch.children[key[m]], err = mptInsert(nil, append(path, key[:m+1]...), key[m+1:], value, resolve); err != nil {
-			return nil, err
+		branch.children[key[m]] = value
+		if rest := key[m+1:]; len(rest) > 0 {
+			branch.children[key[m]] = &mptShort{key: rest, val: value}
 		}
 		if m == 0 {
-			return branch, nil
+			return branch, true, nil
 		}
-		return &mptShort{key: key[:m], val: branch}, nil
+		return &mptShort{key: key[:m], val: branch}, true, nil
 	case *mptFull:
-		child, err := mptInsert(n.children[key[0]], append(path, key[0]), key[1:], value, resolve)
-		if err != nil {
-			return nil, err
+		child, changed, err := mptInsert(n.children[key[0]], append(path, key[0]), key[1:], value, resolve)
+		if !changed || err != nil {
+			return n, false, err
 		}
 		c := &mptFull{children: n.children}
 		c.children[key[0]] = child
-		return c, nil
+		return c, true, nil
 	case mptRef:
 		resolved, err := resolve(n, path)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return mptInsert(resolved, path, key, value, resolve)
+		child, changed, err := mptInsert(resolved, path, key, value, resolve)
+		if !changed || err != nil {
+			return n, false, err
+		}
+		return child, true, nil
 	}
-	return nil, fmt.Errorf("%w: %T at the end of a key", errMPTShape, n)
+	return nil, false, fmt.Errorf("%w: %T at the end of a key", errMPTShape, n)
 }
 
 // prefixLen is the length of the common prefix of a and b.

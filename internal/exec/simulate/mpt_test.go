@@ -17,7 +17,8 @@ import (
 // TestMPTInsert: inserting into a committed trie whose nodes are resolved from their
 // encodings gives go-ethereum's root, for keys of a secure trie's length with values of an
 // account's size and for short keys with one-byte values, whose nodes are embedded in their
-// parents; new keys, overwritten keys and repeated hashing in between; and the decoded
+// parents; new keys, overwritten keys, keys written with the value they have (reported as
+// no change) and repeated hashing in between; and the decoded
 // nodes, shared between the inserts, are not modified.
 func TestMPTInsert(t *testing.T) {
 	t.Parallel()
@@ -45,9 +46,11 @@ func TestMPTInsert(t *testing.T) {
 			committed := trie.NewEmpty(triedb.NewDatabase(rawdb.NewMemoryDatabase(), nil))
 			geth := trie.NewEmpty(triedb.NewDatabase(rawdb.NewMemoryDatabase(), nil)) // the same entries, uncommitted
 			var keys [][]byte
+			values := map[string][]byte{}
 			for range tc.base {
 				key, value := random(tc.keyLen), random(tc.valueLen)
 				keys = append(keys, key)
+				values[string(key)] = value
 				if err := errors.Join(committed.Update(key, value), geth.Update(key, value)); err != nil {
 					t.Fatal(err)
 				}
@@ -79,11 +82,21 @@ func TestMPTInsert(t *testing.T) {
 					key = keys[rng.IntN(len(keys))] // overwrite
 				}
 				value := random(tc.valueLen)
+				same := i%5 == 2 && len(keys) > 0 // the value it has: nothing changes
+				if same {
+					key = keys[rng.IntN(len(keys))]
+					value = values[string(key)]
+				}
+				keys, values[string(key)] = append(keys, key), value
 				if err := geth.Update(key, value); err != nil {
 					t.Fatal(err)
 				}
-				if mine, err = mptInsert(mine, nil, keyNibbles(key), value, resolve); err != nil {
+				var changed bool
+				if mine, changed, err = mptInsert(mine, nil, keyNibbles(key), value, resolve); err != nil {
 					t.Fatal(err)
+				}
+				if changed == same {
+					t.Fatalf("update %d: changed %v, writing the value the key had: %v", i, changed, same)
 				}
 				if i%7 == 0 || i == tc.updates-1 {
 					if got, want := common.BytesToHash(mptRootRef(mine)), geth.Hash(); got != want {
