@@ -83,7 +83,7 @@ func (t *accountTrie) UpdateAccount(address common.Address, account *types.State
 		return err
 	}
 	t.updates = append(t.updates, accountUpdate{addr: address, enc: enc, codeLen: codeLen})
-	root, _, err := mptInsert(t.root, nil, keyNibbles(crypto.Keccak256(address[:])), enc, t.l.resolveAccountNode)
+	root, _, err := mptInsert(t.root, nil, t.l.accountKey(address), enc, t.l.resolveAccountNode)
 	if err != nil {
 		return t.fallback().UpdateAccount(address, account, codeLen)
 	}
@@ -161,7 +161,37 @@ type erroredTrie struct {
 func (t erroredTrie) UpdateAccount(common.Address, *types.StateAccount, int) error { return t.err }
 func (t erroredTrie) DeleteAccount(common.Address) error                           { return t.err }
 
-// maxDecodedNodes bounds a layer's decoded account nodes, as maxHotNodes its blobs.
+// accountKey returns the key of address in the account trie, as nibbles: the layer keeps
+// them for the accounts requests update, the same senders and fee vaults in every request
+// on a head. The nibbles are shared and must not be modified.
+func (l *memLayer) accountKey(address common.Address) []byte {
+	l.keys.mu.RLock()
+	key, ok := l.keys.nibbles[address]
+	l.keys.mu.RUnlock()
+	if ok {
+		return key
+	}
+	key = keyNibbles(crypto.Keccak256(address[:]))
+	l.keys.mu.Lock()
+	defer l.keys.mu.Unlock()
+	if l.keys.nibbles == nil {
+		l.keys.nibbles = make(map[common.Address][]byte)
+	}
+	if len(l.keys.nibbles) < maxDecodedNodes {
+		l.keys.nibbles[address] = key
+	}
+	return key
+}
+
+// accountKeys holds the account trie keys of addresses, as nibbles (accountKey). Safe for
+// concurrent use.
+type accountKeys struct {
+	mu      sync.RWMutex
+	nibbles map[common.Address][]byte
+}
+
+// maxDecodedNodes bounds a layer's decoded account nodes, as maxHotNodes its blobs, and
+// the keys it keeps.
 const maxDecodedNodes = maxHotNodes
 
 // decodedNodes holds the account trie nodes of a layer's root, decoded, by hash. The nodes

@@ -44,8 +44,10 @@ type memLayer struct {
 	// accountTrie is the layer's account trie with its root node decoded, never modified:
 	// a request's accountTrie falls back to a copy of it (accounttrie.go).
 	accountTrie *trie.StateTrie
-	// decoded holds the account trie nodes requests resolved, decoded (accounttrie.go).
+	// decoded holds the account trie nodes requests resolved, decoded, and keys the trie
+	// keys of the accounts they updated (accounttrie.go).
 	decoded decodedNodes
+	keys    accountKeys
 	// baseNodes reads the base's trie nodes; one for all requests (go-ethereum's readers of
 	// a root are safe for concurrent use), where opening one looks the base root up again.
 	baseNodes database.NodeReader
