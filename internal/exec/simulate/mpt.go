@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rlp"
@@ -165,10 +166,13 @@ func nodeRef(n mptNode, root bool) []byte {
 		w.WriteBytes(nil) // no value
 	}
 	w.ListEnd(list)
-	enc := w.ToBytes()
+	buf := mptEncodings.Get().(*[]byte)
+	defer mptEncodings.Put(buf)
+	enc := w.AppendToBytes((*buf)[:0])
+	*buf = enc[:0]
 	if len(enc) < 32 && !root {
-		*ref = enc
-		return enc
+		*ref = bytes.Clone(enc)
+		return *ref
 	}
 	hash := crypto.Keccak256(enc)
 	if *ref == nil {
@@ -176,6 +180,13 @@ func nodeRef(n mptNode, root bool) []byte {
 	}
 	return hash
 }
+
+// mptEncodings are the buffers nodes are encoded into for hashing: a full node's encoding
+// is about 530 bytes, and only its hash is kept.
+var mptEncodings = sync.Pool{New: func() any {
+	b := make([]byte, 0, 1024)
+	return &b
+}}
 
 // writeChildRef writes the reference of a child into its parent's encoding: a hash as a
 // string, a shorter encoding as it is, an empty child as the empty string.
