@@ -285,10 +285,12 @@ func rlpHeaderSize(n int) int {
 // bloomMemo remembers the bloom bits of the addresses and topics of a block's logs: a block
 // of calls to one contract logs the same address and event signature again and again. Keys
 // are kept apart by kind because the bits are those of the key's bytes, and an address is
-// 20 bytes where a topic holding it is 32.
+// 20 bytes where a topic holding it is 32. Bits not seen in the request are looked up in
+// shared, the Base's, when there is one: requests on a head log the same contracts' events.
 type bloomMemo struct {
 	addresses bitsMemo[common.Address]
 	topics    bitsMemo[common.Hash]
+	shared    *bloomCache // nil: none
 }
 
 // bitsMemo maps keys to their bloom bits: the first few in an array searched in order (most
@@ -302,8 +304,9 @@ type bitsMemo[K comparable] struct {
 	big map[K]bloomBits
 }
 
-// get returns the bloom bits of key, whose bytes are data.
-func (m *bitsMemo[K]) get(key K, data []byte) bloomBits {
+// get returns the bloom bits of key, whose bytes are data, from shared when the memo does
+// not have them (shared may be nil).
+func (m *bitsMemo[K]) get(key K, data []byte, shared *sharedBits[K]) bloomBits {
 	for i := range m.n {
 		if m.small[i].key == key {
 			return m.small[i].bits
@@ -312,7 +315,11 @@ func (m *bitsMemo[K]) get(key K, data []byte) bloomBits {
 	if bits, ok := m.big[key]; ok {
 		return bits
 	}
-	bits := newBloomBits(data)
+	bits, ok := shared.get(key)
+	if !ok {
+		bits = newBloomBits(data)
+		shared.add(key, bits)
+	}
 	if m.n < len(m.small) {
 		m.small[m.n].key, m.small[m.n].bits = key, bits
 		m.n++
@@ -323,6 +330,48 @@ func (m *bitsMemo[K]) get(key K, data []byte) bloomBits {
 	}
 	m.big[key] = bits
 	return bits
+}
+
+// maxSharedBloomKeys bounds each kind of a bloomCache: the contracts and topics the
+// requests on one head log, 38 bytes an entry.
+const maxSharedBloomKeys = 4096
+
+// A bloomCache holds the bloom bits of addresses and topics for all requests on a Base.
+// Safe for concurrent use.
+type bloomCache struct {
+	addresses sharedBits[common.Address]
+	topics    sharedBits[common.Hash]
+}
+
+// sharedBits maps keys to their bloom bits, for up to maxSharedBloomKeys keys. A nil
+// *sharedBits has none and keeps none.
+type sharedBits[K comparable] struct {
+	mu   sync.RWMutex
+	bits map[K]bloomBits
+}
+
+func (c *sharedBits[K]) get(key K) (bloomBits, bool) {
+	if c == nil {
+		return bloomBits{}, false
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	bits, ok := c.bits[key]
+	return bits, ok
+}
+
+func (c *sharedBits[K]) add(key K, bits bloomBits) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bits == nil {
+		c.bits = make(map[K]bloomBits)
+	}
+	if len(c.bits) < maxSharedBloomKeys {
+		c.bits[key] = bits
+	}
 }
 
 // bloomBits are the first 6 bytes of the Keccak-256 of a bloom entry: three 11-bit
@@ -347,10 +396,15 @@ func (b bloomBits) set(bloom *types.Bloom) {
 // bloom returns the bloom of logs, types.CreateBloom's.
 func (m *bloomMemo) bloom(logs []*types.Log) types.Bloom {
 	var bloom types.Bloom
+	var addresses *sharedBits[common.Address]
+	var topics *sharedBits[common.Hash]
+	if m.shared != nil {
+		addresses, topics = &m.shared.addresses, &m.shared.topics
+	}
 	for _, log := range logs {
-		m.addresses.get(log.Address, log.Address[:]).set(&bloom)
+		m.addresses.get(log.Address, log.Address[:], addresses).set(&bloom)
 		for i := range log.Topics {
-			m.topics.get(log.Topics[i], log.Topics[i][:]).set(&bloom)
+			m.topics.get(log.Topics[i], log.Topics[i][:], topics).set(&bloom)
 		}
 	}
 	return bloom

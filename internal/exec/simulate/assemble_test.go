@@ -14,7 +14,8 @@ import (
 
 // TestBloomMemo: the memo's blooms are go-ethereum's, for random logs whose addresses and
 // topics repeat (so the memo answers) and include a topic holding an address (the same bytes
-// but for the padding, which must not share an entry).
+// but for the padding, which must not share an entry), in requests that share a Base's
+// bits and requests without one.
 func TestBloomMemo(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var addrs []common.Address
@@ -31,19 +32,28 @@ func TestBloomMemo(t *testing.T) {
 		addrs = append(addrs, a)
 		topics = append(topics, h, common.BytesToHash(a.Bytes()))
 	}
-	var memo bloomMemo
-	for range 200 {
-		receipt := &types.Receipt{}
-		for range r.IntN(4) {
-			log := &types.Log{Address: addrs[r.IntN(len(addrs))]}
-			for range r.IntN(5) {
-				log.Topics = append(log.Topics, topics[r.IntN(len(topics))])
+	var shared bloomCache // a Base's: requests after the first find their bits there
+	for request := range 20 {
+		memo := bloomMemo{shared: &shared}
+		if request%4 == 3 {
+			memo.shared = nil // a request without a Base
+		}
+		for range 20 {
+			receipt := &types.Receipt{}
+			for range r.IntN(4) {
+				log := &types.Log{Address: addrs[r.IntN(len(addrs))]}
+				for range r.IntN(5) {
+					log.Topics = append(log.Topics, topics[r.IntN(len(topics))])
+				}
+				receipt.Logs = append(receipt.Logs, log)
 			}
-			receipt.Logs = append(receipt.Logs, log)
+			if got, want := memo.bloom(receipt.Logs), types.CreateBloom(receipt); got != want {
+				t.Fatalf("request %d: bloom of %d logs differs from go-ethereum's", request, len(receipt.Logs))
+			}
 		}
-		if got, want := memo.bloom(receipt.Logs), types.CreateBloom(receipt); got != want {
-			t.Fatalf("bloom of %d logs differs from go-ethereum's", len(receipt.Logs))
-		}
+	}
+	if len(shared.addresses.bits) == 0 || len(shared.topics.bits) == 0 {
+		t.Fatal("the shared bits hold nothing")
 	}
 }
 

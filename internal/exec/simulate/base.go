@@ -68,6 +68,10 @@ type Base struct {
 	// has it as its withdrawals root. nil otherwise.
 	passerRoot *common.Hash
 
+	// blooms holds the bloom bits of the addresses and topics the requests' logs hold: the
+	// requests on a head log the same contracts' events.
+	blooms bloomCache
+
 	// vmConfig is the chain's EVM configuration (its precompile overrides, its code size
 	// limit), the same for every block on this base: oprollup.VMConfig looks the chain up
 	// in a table of weak pointers, a percent of a one-call request when done per block.

@@ -10,9 +10,13 @@
 //     post-block processing (block.go, system_calls.go, opstack.go for an OP Stack chain's
 //     extraData, DA footprint and withdrawals root), and the transfer logs of traceTransfers
 //     (logtracer.go);
-//   - block assembly without repeated encoding and hashing (assemble.go);
+//   - block assembly without repeated encoding and hashing (assemble.go), and the FastLZ
+//     size of the OP Stack DA footprint without a fresh table per transaction (fastlz.go);
 //   - prepared bases ([Base], base.go): the first block's system calls run once per base
-//     state and kept in a private memory diff layer over the base (layer.go);
+//     state and kept in a private memory diff layer over the base (layer.go), on which each
+//     request's account trie shares the decoded nodes of all requests and copies only the
+//     paths it updates (accounttrie.go, mpt.go: go-ethereum's encoding and hashing, and
+//     go-ethereum's trie for whatever else a state asks of it);
 //   - the result ([Block], [CallResult]) and the request-level errors ([Error], by
 //     [ErrorKind]).
 //

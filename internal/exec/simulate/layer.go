@@ -27,9 +27,12 @@ import (
 // The layer is a state.Database whose only own root is its own: OpenTrie and
 // OpenStorageTrie at that root read trie nodes from the layer and otherwise from the base
 // root, Reader returns accounts and slots the same way, and Commit, called once while
-// building, records the transition. A memLayer is immutable once built and safe for
-// concurrent use: its tries are only copied, and go-ethereum's trie node readers of a root
-// are safe for concurrent use.
+// building, records the transition. A request's account trie on the layer is an
+// accountTrie (accounttrie.go), which shares the nodes it decodes with the layer's other
+// requests. A memLayer is immutable once built and safe for concurrent use: its go-ethereum
+// trie is only copied, its caches of nodes (blobs and decoded account nodes) are guarded by
+// their mutexes and hold immutable nodes, and go-ethereum's trie node readers of a root are
+// safe for concurrent use.
 type memLayer struct {
 	state.Database              // the base's: tries and readers of other roots, code, type
 	base           state.Reader // the base root's reader
@@ -39,8 +42,12 @@ type memLayer struct {
 	nodes          map[common.Hash]map[string]*trienode.Node      // by owner and path
 	reader         *layerReader
 	// accountTrie is the layer's account trie with its root node decoded, never modified:
-	// requests get copies, cheaper than reading and decoding the root node again.
+	// a request's accountTrie falls back to a copy of it (accounttrie.go).
 	accountTrie *trie.StateTrie
+	// decoded holds the account trie nodes requests resolved, decoded, and keys the trie
+	// keys of the accounts they updated (accounttrie.go).
+	decoded decodedNodes
+	keys    accountKeys
 	// baseNodes reads the base's trie nodes; one for all requests (go-ethereum's readers of
 	// a root are safe for concurrent use), where opening one looks the base root up again.
 	baseNodes database.NodeReader
@@ -144,12 +151,13 @@ func (l *memLayer) Reader(root common.Hash) (state.Reader, error) {
 	return l.Database.Reader(root)
 }
 
-// OpenTrie opens the account trie of root, from the layer for its own.
+// OpenTrie opens the account trie of root, from the layer for its own: an accountTrie,
+// whose decoded nodes all requests share.
 func (l *memLayer) OpenTrie(root common.Hash) (state.Trie, error) {
 	if root != l.root || l.reader == nil {
 		return l.Database.OpenTrie(root)
 	}
-	return l.accountTrie.Copy(), nil
+	return newAccountTrie(l), nil
 }
 
 // OpenStorageTrie opens a storage trie of the state stateRoot, from the layer for its own.

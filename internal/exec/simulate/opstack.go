@@ -57,7 +57,8 @@ func (sim *simulator) opFinalize(run *blockRun) (*common.Hash, error) {
 // daFootprint is types.CalcDAFootprint of a block that opens with the L1-attributes deposit
 // info, followed by transactions that are not deposits (a simulated block's), given as their
 // encodings. CalcDAFootprint encodes every transaction again (MarshalBinary, the encoding the
-// transaction trie holds) through reflection: a twentieth of a one-call request.
+// transaction trie holds) through reflection: a twentieth of a one-call request. The FastLZ
+// sizes are fastLZLen's, op-geth's without its per-transaction table.
 func daFootprint(info *types.Transaction, txs encodedTxs) (uint64, error) {
 	data := info.Data()
 	if len(data) == types.IsthmusL1AttributesLen {
@@ -73,7 +74,7 @@ func daFootprint(info *types.Transaction, txs encodedTxs) (uint64, error) {
 	}
 	var footprint uint64
 	for _, enc := range txs {
-		footprint += estimatedDASize(uint64(types.FlzCompressLen(enc))) * uint64(scalar)
+		footprint += estimatedDASize(uint64(fastLZLen(enc))) * uint64(scalar)
 	}
 	return footprint, nil
 }

@@ -233,6 +233,9 @@ func Run(ctx context.Context, env Env, opts Opts) ([]Block, error) {
 		traceTransfers: opts.TraceTransfers,
 		validate:       opts.Validation,
 	}
+	if env.Base != nil {
+		sim.blooms.shared = &env.Base.blooms
+	}
 	blocks, err := sim.sanitizeChain(opts.BlockStateCalls)
 	if err != nil {
 		return nil, err
@@ -271,7 +274,8 @@ type simulator struct {
 	traceTransfers bool
 	validate       bool
 	// blooms remembers the bloom bits of the addresses and topics logged in the request:
-	// its blocks log the same contracts' events to and from the same accounts.
+	// its blocks log the same contracts' events to and from the same accounts. On a Base
+	// it looks up those the request has not seen in the Base's.
 	blooms bloomMemo
 }
 

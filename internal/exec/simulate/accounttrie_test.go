@@ -1,0 +1,73 @@
+package simulate
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/tracing"
+	"github.com/holiman/uint256"
+)
+
+// TestAccountTrie: a state on the memory layer, whose account trie is an accountTrie, has the
+// prepared state's root (go-ethereum's trie) after creating and changing accounts, hashed
+// more than once; after an account is deleted, which the accountTrie hands to go-ethereum's
+// trie with the updates so far; and after more changes on that trie.
+func TestAccountTrie(t *testing.T) {
+	t.Parallel()
+	chain := newTestChain(t, 2)
+	base := NewBase(context.Background(), Env{Env: chain.env(t)})
+	if base.layer == nil {
+		t.Fatal("no memory layer on a sealed base")
+	}
+	deleteEmpty := chain.env(t).Config.IsEIP158(base.first.Number)
+	layered, err := base.layer.newState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := base.warm.Copy()
+	both := func(change func(st *state.StateDB)) {
+		change(layered)
+		change(warm)
+	}
+	compare := func(step string) {
+		t.Helper()
+		if got, want := layered.IntermediateRoot(deleteEmpty), warm.IntermediateRoot(deleteEmpty); got != want {
+			t.Fatalf("%s: layer root %s, go-ethereum's %s", step, got, want)
+		}
+	}
+	fresh := func(i int) common.Address { return common.Address{0xfe, byte(i), byte(i * 7)} }
+	both(func(st *state.StateDB) {
+		for i := range 40 {
+			st.AddBalance(fresh(i), uint256.NewInt(uint64(i+1)), tracing.BalanceChangeUnspecified)
+		}
+		st.SetNonce(richAddr, st.GetNonce(richAddr)+1, tracing.NonceChangeUnspecified)
+	})
+	compare("40 accounts created, one changed")
+	accountTrie, ok := layered.GetTrie().(*accountTrie) // opened by the first root
+	if !ok {
+		t.Fatalf("the layer's state has a %T for its accounts", layered.GetTrie())
+	}
+	both(func(st *state.StateDB) {
+		st.AddBalance(fresh(3), uint256.NewInt(5), tracing.BalanceChangeUnspecified)
+		st.SetNonce(richAddr, st.GetNonce(richAddr)+1, tracing.NonceChangeUnspecified)
+	})
+	compare("hashed again after more changes")
+	if accountTrie.geth != nil {
+		t.Fatal("updates alone fell back to go-ethereum's trie")
+	}
+
+	both(func(st *state.StateDB) {
+		st.SubBalance(fresh(5), uint256.NewInt(6), tracing.BalanceChangeUnspecified) // empty: deleted
+		st.AddBalance(fresh(50), uint256.NewInt(1), tracing.BalanceChangeUnspecified)
+	})
+	compare("an account deleted")
+	if accountTrie.geth == nil {
+		t.Fatal("a deletion did not fall back to go-ethereum's trie")
+	}
+	both(func(st *state.StateDB) {
+		st.AddBalance(fresh(6), uint256.NewInt(1), tracing.BalanceChangeUnspecified)
+	})
+	compare("changed after the fallback")
+}
