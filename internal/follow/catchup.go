@@ -22,9 +22,13 @@ import (
 
 // Bounds of the catch-up pipeline.
 const (
-	// syncAhead is how many batches are fetched ahead of the one being inserted.
-	syncAhead = 4
-	// syncInsertMax is the most blocks one insert takes when several batches are ready.
+	// syncAhead is how many batches are fetched ahead of the one being inserted: at most
+	// (syncAhead+1)*syncBatch blocks are held decoded at a time.
+	syncAhead = 8
+	// syncInsertMax is the most blocks one insert takes when several batches are ready. Each
+	// insert costs one synced database write (a few milliseconds here) and one publication
+	// of the head whatever its size: with small blocks those were the replica's largest
+	// per-block cost over import's 2,500-block inserts after the receipts (docs/benchmarks.md).
 	syncInsertMax = syncBatch * syncAhead
 )
 
