@@ -25,10 +25,9 @@ const (
 	// syncAhead is how many batches are fetched ahead of the one being inserted: at most
 	// (syncAhead+1)*syncBatch blocks are held decoded at a time.
 	syncAhead = 8
-	// syncInsertMax is the most blocks one insert takes when several batches are ready. Each
-	// insert costs one synced database write (a few milliseconds here) and one publication
-	// of the head whatever its size: with small blocks those were the replica's largest
-	// per-block cost over import's 2,500-block inserts after the receipts (docs/benchmarks.md).
+	// syncInsertMax is the most blocks one insert takes when several batches are ready. An
+	// insert costs one synced database write and one publication of the head whatever its
+	// size, which matters when blocks are small (docs/benchmarks.md, "Replicas").
 	syncInsertMax = syncBatch * syncAhead
 )
 
