@@ -169,3 +169,58 @@ func TestCommitExecutedContext(t *testing.T) {
 		t.Fatal("with nothing committed the context is not the BlockChain itself")
 	}
 }
+
+// TestWritePaced checks where WritePaced pauses: before storing the block, before flushing its
+// state, before setting the head and before telling the listeners, with the head (and the
+// Heads readers load) still the parent at the first three and the block at the last, the
+// listeners not yet told.
+func TestWritePaced(t *testing.T) {
+	t.Parallel()
+	key, _ := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: chain.DevGenesis(chain.DefaultChainID, []common.Address{from})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	genesis := c.Head()
+	st, err := c.StateAt(genesis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := &types.Header{ParentHash: genesis.Hash(), Number: big.NewInt(1), Time: genesis.Time + 1, GasLimit: genesis.GasLimit,
+		Difficulty: new(big.Int), BaseFee: genesis.BaseFee}
+	st.SetNonce(from, 7, 0)
+	block, err := c.Engine().FinalizeAndAssemble(context.Background(), c.Context(), header, st, &types.Body{Withdrawals: types.Withdrawals{}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := false
+	c.OnHead(func(chain.HeadEvent) { told = true })
+	e, err := c.CommitExecuted(block, nil, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		head, latest uint64
+		told         bool
+	}
+	var pauses []seen
+	if err := e.WritePaced(func() {
+		pauses = append(pauses, seen{c.Head().Number.Uint64(), c.Heads().Latest.Number.Uint64(), told})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []seen{{0, 0, false}, {0, 0, false}, {0, 0, false}, {1, 1, false}}
+	if len(pauses) != len(want) {
+		t.Fatalf("paused %d times (%v), want %d", len(pauses), pauses, len(want))
+	}
+	for i := range want {
+		if pauses[i] != want[i] {
+			t.Fatalf("pause %d saw %+v, want %+v (all: %v)", i, pauses[i], want[i], pauses)
+		}
+	}
+	if !told || c.Head().Hash() != block.Hash() {
+		t.Fatal("after WritePaced the block is not the head, or the listeners were not told")
+	}
+}
