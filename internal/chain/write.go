@@ -101,7 +101,7 @@ func (c *Chain) CommitExecuted(block *types.Block, receipts types.Receipts, st *
 		if err := c.up.Write(block, receipts, st); err != nil {
 			return nil, fmt.Errorf("write block %d: %w", block.NumberU64(), err)
 		}
-		if err := e.finish(nil); err != nil {
+		if err := e.finish(); err != nil {
 			return nil, err
 		}
 		e.written = true
@@ -143,24 +143,13 @@ func (cc committedContext) GetHeader(hash common.Hash, number uint64) *types.Hea
 // committed state to the database (hash scheme: archive; path: WriteCheated's), sets the head
 // with BlockChain.SetCanonical, syncs the database, publishes the Heads and tells the
 // listeners. It runs once, on any goroutine, while no other write of the chain runs.
-func (e *Executed) Write() error { return e.WritePaced(nil) }
-
-// WritePaced is Write calling pause, when set, before each of its steps (storing the block,
-// flushing the state, setting the head, announcing it): a writer on another goroutine uses it
-// to keep its steps out of the CPU-bound work it must not delay (preconf's builds). pause holds
-// nothing of the chain's: reads go on meanwhile, and the head stays the parent until the
-// step that sets it.
-func (e *Executed) WritePaced(pause func()) error {
+func (e *Executed) Write() error {
 	if e.written {
 		return nil
 	}
 	e.written = true
-	if pause == nil {
-		pause = func() {}
-	}
 	c, block := e.c, e.block
 	defer c.committed.Store(nil) // in the database from SetCanonical on, or not written
-	pause()
 	start := time.Now()
 	batch := c.db.NewBatch()
 	rawdb.WriteBlock(batch, block)
@@ -172,7 +161,6 @@ func (e *Executed) WritePaced(pause func()) error {
 	// keeps it a memory layer, written in the background; kill -9 before then is repaired by
 	// executing the block again on open (recover.go), which a cheated block does not allow:
 	// its state goes to disk now, before the block is the head (persist.go).
-	pause()
 	switch {
 	case c.scheme == SchemeHash:
 		if err := c.bc.TrieDB().Commit(block.Root(), false); err != nil {
@@ -184,16 +172,12 @@ func (e *Executed) WritePaced(pause func()) error {
 		}
 	}
 	c.log.Debug("stored executed block", "number", block.NumberU64(), "commit", e.commit, "store", time.Since(start), "queued", start.Sub(e.start)-e.commit)
-	return e.finish(pause)
+	return e.finish()
 }
 
-// finish sets the head to the stored block, syncs and announces it, calling pause (when set)
-// before setting the head and before announcing it.
-func (e *Executed) finish(pause func()) error {
+// finish sets the head to the stored block, syncs and announces it.
+func (e *Executed) finish() error {
 	c, block := e.c, e.block
-	if pause != nil {
-		pause()
-	}
 	start := time.Now()
 	if _, err := c.bc.SetCanonical(block); err != nil {
 		return fmt.Errorf("write block %d: set head: %w", block.NumberU64(), err)
@@ -206,9 +190,6 @@ func (e *Executed) finish(pause func()) error {
 	synced := time.Now()
 	c.publishHeads()
 	c.announceDropped(e.before)
-	if pause != nil {
-		pause()
-	}
 	published := time.Now()
 	c.announceWith(block, func() types.Receipts { return c.derivedReceipts(block, e.receipts) })
 	c.log.Debug("wrote executed block", "number", block.NumberU64(), "total", time.Since(e.start), "setHead", headSet.Sub(start),

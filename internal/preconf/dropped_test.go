@@ -36,7 +36,7 @@ func TestSealAsyncWriteFailsDropped(t *testing.T) {
 	tx0, tx1, tx2 := transfer(t, c, 0, common.Address{1}), transfer(t, c, 1, common.Address{2}), transfer(t, c, 2, common.Address{3})
 	preconfirm(t, p, tx0)
 	preconfirm(t, p, tx1)
-	if _, err := p.SealAsync(ctx, preconf.SealOptions{}); err != nil {
+	if _, err := p.SealAsync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	<-hold.started
@@ -79,7 +79,7 @@ func TestSealAsyncWriteFailsRetracts(t *testing.T) {
 	openNext(t, p, c)
 	preconfirm(t, p, a)
 	preconfirm(t, p, b)
-	if _, err := p.SealAsync(ctx, preconf.SealOptions{}); err != nil {
+	if _, err := p.SealAsync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	<-hold.started

@@ -67,7 +67,7 @@ func TestHiddenBlock(t *testing.T) {
 	tx2 := echoCall(t, c, keys[1], "two")
 	preconfirm(t, p, tx2)
 	writes := newHoldWrites(t, 2)
-	block, err := p.SealAsync(ctx, preconf.SealOptions{})
+	block, err := p.SealAsync(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

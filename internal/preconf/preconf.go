@@ -91,7 +91,6 @@ type Preconf struct {
 	work      *work      // the mutable block in progress; nil between blocks
 	last      *Snapshot  // the newest snapshot of work; nil between blocks
 	write     *sealWrite // the chain write of the block SealAsync sealed last; nil when settled
-	builds    buildGate  // whether a batch is being built, for the chain write (buildgate.go)
 	listeners []func(*Snapshot)
 	retracts  []func(*Retraction)
 
@@ -206,7 +205,6 @@ func (p *Preconf) Begin() (*Batch, error) {
 		p.mu.Unlock()
 		return nil, ErrNoBlock
 	}
-	p.builds.begin()
 	return &Batch{p: p, first: len(p.work.txs)}, nil
 }
 
@@ -235,7 +233,6 @@ func (b *Batch) Commit(ctx context.Context, opts PublishOptions) (*Snapshot, err
 	}
 	b.done = true
 	defer b.p.mu.Unlock()
-	defer b.p.builds.end() // a failed assembly ends the build too
 	return b.p.publishLocked(ctx, b.first, opts)
 }
 
@@ -340,11 +337,6 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 		state:    readers,
 	}
 	snap.Assembly = time.Since(start)
-	// A batch built: a chain write waiting for it goes on while this waits for its deadline
-	// (sealasync.go). Open's and the dev controls' publications are not builds.
-	if p.builds.end() {
-		p.releaseWriteLocked()
-	}
 	if opts.PublishAfter != nil {
 		opts.PublishAfter()
 	}

@@ -17,22 +17,11 @@ import (
 // is in flight at most: the next seal, and every operation that needs the chain's head to be
 // the sealed block, waits for it first (settleLocked).
 
-// SealOptions says when SealAsync's chain write runs. The zero SealOptions starts it at once.
-type SealOptions struct {
-	// AfterNextBuild starts the write once the next batch (the next block's first
-	// pre-confirmation after Open's) is assembled, or once something waits for the write
-	// (WaitWritten, the next seal, the dev controls), instead of at once: the dev sequencer's
-	// timer sets it when that build is due within an interval, so that the write's CPU is not
-	// taken from it. Until then the block is Sealing, as during the write.
-	AfterNextBuild bool
-}
-
 // sealWrite is the chain write of a sealed block, running on its own goroutine.
 type sealWrite struct {
 	block *types.Block  // the sealed block
 	head  *types.Header // its header: the next block's parent
 	last  *Snapshot     // the block's last pre-confirmation, retracted if the write fails
-	start chan struct{} // closed when the write may start (SealOptions.AfterNextBuild)
 	done  chan struct{} // closed when the write has ended
 	err   error         // the write's error, set before done is closed
 }
@@ -44,13 +33,9 @@ type sealWrite struct {
 // Pending. WaitWritten waits for the write; the next SealAsync (or Seal) waits for it before
 // it seals, so a writer that falls a whole block behind slows the sealing instead of queueing.
 //
-// The write's steps wait for a build in progress (Begin until the batch is assembled) before
-// they start (buildgate.go); opts may also hold its start until the next build
-// (SealOptions.AfterNextBuild).
-//
 // A block whose last pre-confirmation is not the block sealed (the state cheated since, as
 // dev.go does) and a fork's block are written before SealAsync returns, as Seal does.
-func (p *Preconf) SealAsync(ctx context.Context, opts SealOptions) (*types.Block, error) {
+func (p *Preconf) SealAsync(ctx context.Context) (*types.Block, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.work == nil {
@@ -68,10 +53,7 @@ func (p *Preconf) SealAsync(ctx context.Context, opts SealOptions) (*types.Block
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
-	sw := &sealWrite{block: block, head: block.Header(), last: last, start: make(chan struct{}), done: make(chan struct{})}
-	if !opts.AfterNextBuild {
-		close(sw.start)
-	}
+	sw := &sealWrite{block: block, head: block.Header(), last: last, done: make(chan struct{})}
 	p.write = sw
 	p.work, p.last = nil, nil
 	// The View keeps the block as its Pending until the next Open (Sealing beside the next
@@ -86,12 +68,11 @@ func (p *Preconf) SealAsync(ctx context.Context, opts SealOptions) (*types.Block
 // writeSealed runs the chain write of a sealed block: the chain publishes its Heads, and
 // onHeads the View with the block sealed, before its listeners hear of it.
 func (p *Preconf) writeSealed(sw *sealWrite, e *chain.Executed) {
-	<-sw.start
 	if hook := testHookBeforeWrite; hook != nil {
 		sw.err = hook(e.Block())
 	}
 	if sw.err == nil {
-		sw.err = e.WritePaced(p.builds.wait)
+		sw.err = e.Write()
 	}
 	if sw.err != nil {
 		// The block is not in the chain: drop it, and the block in progress that builds on
@@ -129,7 +110,6 @@ func (p *Preconf) settleLocked(wait bool) error {
 		return nil
 	}
 	if wait {
-		p.releaseWriteLocked()
 		<-sw.done
 	} else {
 		select {
@@ -150,18 +130,6 @@ func (p *Preconf) settleLocked(wait bool) error {
 		return fmt.Errorf("write of sealed block %d: %w", sw.head.Number.Uint64(), sw.err)
 	}
 	return nil
-}
-
-// releaseWriteLocked lets a chain write held for the next build (SealOptions.AfterNextBuild)
-// start. p.mu must be held.
-func (p *Preconf) releaseWriteLocked() {
-	if sw := p.write; sw != nil {
-		select {
-		case <-sw.start:
-		default:
-			close(sw.start)
-		}
-	}
 }
 
 // Head returns the block the next block builds on: the block SealAsync sealed last while the

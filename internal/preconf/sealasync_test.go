@@ -3,7 +3,6 @@ package preconf_test
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -97,7 +96,7 @@ func TestSealAsyncWhileWriting(t *testing.T) {
 	}
 	visible("pre-confirmed", tx1.Hash())
 
-	block, err := p.SealAsync(ctx, preconf.SealOptions{})
+	block, err := p.SealAsync(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +157,7 @@ func TestSealAsyncWhileWriting(t *testing.T) {
 	}
 
 	// Block 2 seals on block 1, written.
-	sealed2, err := p.SealAsync(ctx, preconf.SealOptions{})
+	sealed2, err := p.SealAsync(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +191,7 @@ func TestSealAsyncListenersInOrder(t *testing.T) {
 	for n := range uint64(blocks) {
 		openNext(t, p, c)
 		preconfirm(t, p, transfer(t, c, n, common.Address{byte(n)}))
-		if _, err := p.SealAsync(ctx, preconf.SealOptions{}); err != nil { // waits for the write before it
+		if _, err := p.SealAsync(ctx); err != nil { // waits for the write before it
 			t.Fatal(err)
 		}
 	}
@@ -228,7 +227,7 @@ func TestSealAsyncWriteFails(t *testing.T) {
 	hold.fail = broken
 	openNext(t, p, c)
 	preconfirm(t, p, transfer(t, c, 0, common.Address{1}))
-	if _, err := p.SealAsync(ctx, preconf.SealOptions{}); err != nil {
+	if _, err := p.SealAsync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	<-hold.started
@@ -249,7 +248,7 @@ func TestSealAsyncWriteFails(t *testing.T) {
 	}
 	snap := openNext(t, p, c)
 	preconfirm(t, p, transfer(t, c, 0, common.Address{1}))
-	if _, err := p.SealAsync(ctx, preconf.SealOptions{}); err != nil {
+	if _, err := p.SealAsync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.WaitWritten(); err != nil {
@@ -257,95 +256,5 @@ func TestSealAsyncWriteFails(t *testing.T) {
 	}
 	if c.Head().Number.Uint64() != 1 || snap.Number() != 1 {
 		t.Fatalf("head %d after sealing again", c.Head().Number)
-	}
-}
-
-// TestSealAsyncAfterNextBuild holds the chain write of block 1 until the next block's first
-// batch is assembled (SealOptions.AfterNextBuild): Open does not start it, the batch finds it
-// not started, and it has started by the time the batch waits to be published (PublishAfter);
-// meanwhile block 1 is Sealing and the chain's head is genesis.
-func TestSealAsyncAfterNextBuild(t *testing.T) {
-	ctx := context.Background()
-	c := openChain(t)
-	p := preconf.New(c)
-	genesis := c.Head()
-	var building atomic.Bool // from Begin until the batch is assembled
-	started := make(chan bool, 1)
-	t.Cleanup(preconf.SetWriteHook(func(*types.Block) error {
-		started <- building.Load()
-		return nil
-	}))
-	openNext(t, p, c)
-	last := preconfirm(t, p, transfer(t, c, 0, common.Address{1}))
-	block, err := p.SealAsync(ctx, preconf.SealOptions{AfterNextBuild: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	open2 := openNext(t, p, c)
-	if v := p.View(); v.Latest != genesis || v.Sealing != last || v.Pending != open2 {
-		t.Fatalf("after Open: latest %d, sealing %v, pending %v", v.Latest.Number, v.Sealing, v.Pending)
-	}
-	building.Store(true)
-	b, err := p.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Head().Hash() != genesis.Hash() {
-		t.Fatal("block 1 was written before the next build")
-	}
-	if err := b.Add(ctx, transfer(t, c, 1, common.Address{2})); err != nil {
-		t.Fatal(err)
-	}
-	var duringBuild bool
-	snap, err := b.Commit(ctx, preconf.PublishOptions{PublishAfter: func() {
-		duringBuild = <-started // the assembly let the write start
-		building.Store(false)
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if duringBuild != true {
-		t.Fatal("the write of block 1 started before the next build began")
-	}
-	if err := p.WaitWritten(); err != nil {
-		t.Fatal(err)
-	}
-	if v := p.View(); v.Latest.Hash() != block.Hash() || v.Sealing != nil || v.Pending != snap {
-		t.Fatalf("after the write: latest %d, sealing %v, pending %v", v.Latest.Number, v.Sealing, v.Pending)
-	}
-}
-
-// TestWaitWrittenStartsAHeldWrite checks that a write held for the next build
-// (SealOptions.AfterNextBuild) is started by whoever waits for it, with no build coming: an
-// on-request seal or dev control after the timer's seal returns once the block is written.
-func TestWaitWrittenStartsAHeldWrite(t *testing.T) {
-	ctx := context.Background()
-	c := openChain(t)
-	p := preconf.New(c)
-	openNext(t, p, c)
-	preconfirm(t, p, transfer(t, c, 0, common.Address{1}))
-	block, err := p.SealAsync(ctx, preconf.SealOptions{AfterNextBuild: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.WaitWritten(); err != nil {
-		t.Fatal(err)
-	}
-	if c.Head().Hash() != block.Hash() || p.View().Latest.Hash() != block.Hash() {
-		t.Fatalf("after WaitWritten: head %d, latest %d, want block 1", c.Head().Number, p.View().Latest.Number)
-	}
-	// The next seal waits for it too.
-	openNext(t, p, c)
-	preconfirm(t, p, transfer(t, c, 1, common.Address{1}))
-	if _, err := p.SealAsync(ctx, preconf.SealOptions{AfterNextBuild: true}); err != nil {
-		t.Fatal(err)
-	}
-	openNext(t, p, c)
-	sealed3, err := p.Seal(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Head().Hash() != sealed3.Hash() || c.Head().Number.Uint64() != 3 {
-		t.Fatalf("after the on-request seal: head %d, want block 3", c.Head().Number)
 	}
 }

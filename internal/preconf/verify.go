@@ -27,7 +27,6 @@ func (b *Batch) Abort() {
 		return
 	}
 	b.done = true
-	b.p.builds.end()
 	b.p.discardLocked()
 	b.p.mu.Unlock()
 }

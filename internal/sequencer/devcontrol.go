@@ -102,7 +102,7 @@ func (s *Sequencer) Mine(ctx context.Context, n, interval uint64) ([]*types.Bloc
 			s.clock.next = snap.Block.Time() + interval
 			s.clock.offset = int64(s.clock.next) - s.cfg.Now().Unix()
 		}
-		block, err := s.sealLocked(ctx, nil)
+		block, err := s.sealLocked(ctx, false)
 		if block != nil {
 			blocks = append(blocks, block)
 		}

@@ -123,7 +123,7 @@ func (s *Sequencer) automineTx(tx *types.Transaction) {
 	if _, ok := snap.TxIndex(tx.Hash()); !ok {
 		return
 	}
-	if _, err := s.sealLocked(ctx, nil); err != nil {
+	if _, err := s.sealLocked(ctx, false); err != nil {
 		s.log.Error("automine: sealing failed", "hash", tx.Hash(), "err", err)
 	}
 }

@@ -163,7 +163,7 @@ func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
 			return nil, err
 		}
 	}
-	return s.sealLocked(ctx, nil)
+	return s.sealLocked(ctx, false)
 }
 
 // loop drives the timers until stop is closed, then closes done. A block lasts blockTime
@@ -197,9 +197,9 @@ func (s *Sequencer) loop(blockTime time.Duration, stop <-chan struct{}, done cha
 		case <-stop:
 			return
 		case <-preconfTick:
-			s.tick(false, preconf.SealOptions{}, nil)
+			s.tick(false, nil)
 		case <-sealTick:
-			s.tick(true, preconf.SealOptions{}, nil)
+			s.tick(true, nil)
 		}
 	}
 }
@@ -217,9 +217,6 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 		sched.catchUp()
 	}
 	var late, skipped int // in the current block, for the debug log
-	// The chain write of a sealed block waits for the next block's first build when that build
-	// is due within the interval, not a whole block later (preconf.SealOptions).
-	sealOpts := preconf.SealOptions{AfterNextBuild: perBlock > 1}
 	for n := 1; ; n++ {
 		free := s.ticks.Now()
 		deadline, begin, skip := sched.plan(free)
@@ -233,7 +230,7 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 			from = free
 		}
 		seal := perBlock > 0 && n%perBlock == 0
-		ready := s.tick(seal, sealOpts, func() (ready time.Time) {
+		ready := s.tick(seal, func() (ready time.Time) {
 			if ready = s.ticks.Now(); ready.Before(deadline) {
 				s.ticks.SleepUntil(deadline, stop) // stopping publishes at once
 			}
@@ -254,11 +251,11 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 	}
 }
 
-// tick builds the next pre-confirmation and, when seal is set, seals the block with it
-// (preconf.SealAsync with sealOpts). When wait is set, the pre-confirmation calls it once assembled and is published when it returns;
+// tick builds the next pre-confirmation and, when seal is set, seals the block with it. When
+// wait is set, the pre-confirmation calls it once assembled and is published when it returns;
 // tick returns what wait returned (the moment the pre-confirmation was ready), the zero time
 // when wait was not called.
-func (s *Sequencer) tick(seal bool, sealOpts preconf.SealOptions, wait func() time.Time) (ready time.Time) {
+func (s *Sequencer) tick(seal bool, wait func() time.Time) (ready time.Time) {
 	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -273,7 +270,7 @@ func (s *Sequencer) tick(seal bool, sealOpts preconf.SealOptions, wait func() ti
 	if !seal {
 		return ready
 	}
-	if _, err := s.sealLocked(ctx, &sealOpts); err != nil {
+	if _, err := s.sealLocked(ctx, true); err != nil {
 		s.log.Error("sealing failed", "err", err)
 	}
 	return ready
@@ -305,15 +302,15 @@ func (s *Sequencer) openLocked(ctx context.Context) error {
 	return nil
 }
 
-// sealLocked seals the block in progress and opens the next one. With async set (the timer's
+// sealLocked seals the block in progress and opens the next one. With async (the timer's
 // seals) the chain writes the sealed block while the next one pre-confirms
-// (preconf.SealAsync with those options); with nil (the on-request seals) the block is
-// durable and readable on the standard endpoint when sealLocked returns.
-func (s *Sequencer) sealLocked(ctx context.Context, async *preconf.SealOptions) (*types.Block, error) {
+// (preconf.SealAsync); otherwise (the on-request seals) the block is durable and readable
+// on the standard endpoint when sealLocked returns.
+func (s *Sequencer) sealLocked(ctx context.Context, async bool) (*types.Block, error) {
 	start := time.Now()
 	seal := s.preconf.Seal
-	if async != nil {
-		seal = func(ctx context.Context) (*types.Block, error) { return s.preconf.SealAsync(ctx, *async) }
+	if async {
+		seal = s.preconf.SealAsync
 	}
 	block, err := seal(ctx)
 	if err != nil {
