@@ -12,7 +12,8 @@ import (
 
 // TestAccountTrie: a state on the memory layer, whose account trie is an accountTrie, has the
 // prepared state's root (go-ethereum's trie) after creating and changing accounts, hashed
-// more than once; after an account is deleted, which the accountTrie hands to go-ethereum's
+// more than once; after absent accounts are touched and deleted (without falling back);
+// after an account is deleted, which the accountTrie hands to go-ethereum's
 // trie with the updates so far; and after more changes on that trie.
 func TestAccountTrie(t *testing.T) {
 	t.Parallel()
@@ -58,6 +59,17 @@ func TestAccountTrie(t *testing.T) {
 		t.Fatal("updates alone fell back to go-ethereum's trie")
 	}
 
+	if !deleteEmpty {
+		t.Fatal("the test chain does not run EIP-158: nothing would be deleted")
+	}
+	both(func(st *state.StateDB) { // touched and left empty, as a precompile called: deleted
+		st.AddBalance(common.Address{0x01}, new(uint256.Int), tracing.BalanceChangeUnspecified)
+		st.AddBalance(fresh(99), new(uint256.Int), tracing.BalanceChangeUnspecified)
+	})
+	compare("absent accounts touched")
+	if accountTrie.geth != nil {
+		t.Fatal("deleting accounts not in the trie fell back to go-ethereum's trie")
+	}
 	both(func(st *state.StateDB) {
 		st.SubBalance(fresh(5), uint256.NewInt(6), tracing.BalanceChangeUnspecified) // empty: deleted
 		st.AddBalance(fresh(50), uint256.NewInt(1), tracing.BalanceChangeUnspecified)
