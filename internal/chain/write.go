@@ -191,27 +191,43 @@ func (e *Executed) finish() error {
 	c.publishHeads()
 	c.announceDropped(e.before)
 	published := time.Now()
-	c.announceWith(block, func() types.Receipts { return c.derivedReceipts(block, e.receipts) })
+	c.announceWith(block, func() types.Receipts { return sealedReceipts(block.Hash(), e.receipts) })
 	c.log.Debug("wrote executed block", "number", block.NumberU64(), "total", time.Since(e.start), "setHead", headSet.Sub(start),
 		"sync", synced.Sub(headSet), "publish", published.Sub(synced), "listeners", time.Since(published))
 	return nil
 }
 
-// derivedReceipts returns copies of a written block's receipts with every derived field
-// filled (deriveReceipts). The receipts given, shared with the pre-confirmations' readers, are
-// not modified.
-func (c *Chain) derivedReceipts(block *types.Block, receipts types.Receipts) types.Receipts {
+// sealedReceipts returns copies of a written block's receipts with every derived field
+// filled. The receipts given are preconf's, derived when their transactions were
+// pre-confirmed (internal/preconf, oprollup's L1 fields included): the copies get the sealed
+// block's hash, the one field the seal may change, and DeriveFields, which would recompute every bloom and L1 fee at the
+// boundary, is not run again (internal/sequencer's TestOPDifferential compares the copies
+// with the receipts read back). The receipts given, shared with the pre-confirmations'
+// readers, are not modified.
+func sealedReceipts(hash common.Hash, receipts types.Receipts) types.Receipts {
 	out := make(types.Receipts, len(receipts))
-	for i, r := range receipts {
-		cp := *r
-		cp.Logs = make([]*types.Log, len(r.Logs))
-		for j, l := range r.Logs {
-			lc := *l
-			cp.Logs[j] = &lc
-		}
-		out[i] = &cp
+	copies := make([]types.Receipt, len(receipts))
+	logs := 0
+	for _, r := range receipts {
+		logs += len(r.Logs)
 	}
-	return c.deriveReceipts(block, out)
+	logCopies := make([]types.Log, 0, logs)
+	logPtrs := make([]*types.Log, 0, logs)
+	for i, r := range receipts {
+		copies[i] = *r
+		cp := &copies[i]
+		cp.BlockHash = hash
+		first := len(logPtrs)
+		for _, l := range r.Logs {
+			logCopies = append(logCopies, *l)
+			lc := &logCopies[len(logCopies)-1]
+			lc.BlockHash = hash
+			logPtrs = append(logPtrs, lc)
+		}
+		cp.Logs = logPtrs[first:len(logPtrs):len(logPtrs)]
+		out[i] = cp
+	}
+	return out
 }
 
 // deriveReceipts fills every derived field of a stored block's receipts, in place, as reading

@@ -95,7 +95,7 @@ func (n *opNode) view() txpool.View {
 // Runtime code used below: a log emitter (LOG1 of the call's first word), a reverter and a
 // store (SSTORE slot 0 = calldata word 0).
 var (
-	emitterInit  = initCode(common.FromHex("60003560005260206000a100"))
+	emitterInit  = initCode(common.FromHex("600035600052600160206000a100")) // LOG1 of the calldata word, topic 1
 	reverterInit = initCode(common.FromHex("60006000fd"))
 	storeInit    = initCode(common.FromHex("60003560005500"))
 )
@@ -191,13 +191,23 @@ func TestOPDifferential(t *testing.T) {
 	if len(announced) != 6 {
 		t.Fatalf("%d blocks announced, want 6", len(announced))
 	}
+	announcedLogs := 0
 	for _, ev := range announced {
 		compareReceipts(t, cfg, ev.Block, n.chain.Receipts(ev.Block.Hash()), ev.Receipts, "stored vs announced")
 		for _, r := range ev.Receipts {
-			if r.BlockHash != ev.Block.Hash() || (len(r.Logs) > 0 && r.Logs[0].BlockHash != ev.Block.Hash()) {
+			if r.BlockHash != ev.Block.Hash() {
 				t.Fatalf("block %d: an announced receipt has block hash %s", ev.Block.NumberU64(), r.BlockHash)
 			}
+			for _, l := range r.Logs {
+				if l.BlockHash != ev.Block.Hash() {
+					t.Fatalf("block %d: an announced log has block hash %s", ev.Block.NumberU64(), l.BlockHash)
+				}
+				announcedLogs++
+			}
 		}
+	}
+	if announcedLogs < 10 {
+		t.Fatalf("%d logs announced: the emitter's calls and deposits did not log", announcedLogs)
 	}
 	if checked < 12 || userTxs < 30 || deposits < 25 {
 		t.Fatalf("checked %d pre-confirmations, %d user transactions, %d deposits: too few", checked, userTxs, deposits)
