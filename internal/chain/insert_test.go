@@ -26,7 +26,10 @@ import (
 // hand.
 func TestInsertAnnouncesReceipts(t *testing.T) {
 	t.Parallel()
-	key, _ := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	key, err := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	if err != nil {
+		t.Fatal(err)
+	}
 	open := func() *chain.Chain {
 		g := oprollup.DevGenesis(chain.DefaultChainID, []common.Address{crypto.PubkeyToAddress(key.PublicKey)}, chain.DevAccountBalance)
 		topic := common.Hash{0xec}

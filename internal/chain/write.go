@@ -198,12 +198,14 @@ func (e *Executed) finish() error {
 }
 
 // sealedReceipts returns copies of a written block's receipts with every derived field
-// filled. The receipts given are preconf's, derived when their transactions were
-// pre-confirmed (internal/preconf, oprollup's L1 fields included): the copies get the sealed
-// block's hash, the one field the seal may change, and DeriveFields, which would recompute every bloom and L1 fee at the
-// boundary, is not run again (internal/sequencer's TestOPDifferential compares the copies
-// with the receipts read back). The receipts given, shared with the pre-confirmations'
-// readers, are not modified.
+// filled. It relies on preconf, the only caller of WriteExecuted and WriteCheated, deriving
+// every receipt's fields when it applies the transaction and the L1 fields before it
+// publishes or writes a block (Dev.SealWith's rebuilt block included): the copies get the
+// sealed block's hash, the one field the seal may change, and DeriveFields, which would
+// recompute every bloom and L1 fee at the boundary, is not run again. internal/sequencer's
+// TestOPDifferential and TestSealWithAnnouncesL1Fields compare the copies with the receipts
+// read back. The receipts given, shared with the pre-confirmations' readers, are not
+// modified.
 func sealedReceipts(hash common.Hash, receipts types.Receipts) types.Receipts {
 	out := make(types.Receipts, len(receipts))
 	copies := make([]types.Receipt, len(receipts))
@@ -233,7 +235,8 @@ func sealedReceipts(hash common.Hash, receipts types.Receipts) types.Receipts {
 // deriveReceipts fills every derived field of a stored block's receipts, in place, as reading
 // them back would (rawdb.ReadReceipts: the same DeriveFields on the same block) but with the
 // block in hand instead of reading and decoding its header and body again; it returns them.
-// Should the derivation fail, it logs why and returns the receipts as go-ethereum reads them.
+// Should the derivation fail, it logs why and returns nil, as go-ethereum's reader would
+// (it fails the same derivation).
 func (c *Chain) deriveReceipts(block *types.Block, receipts types.Receipts) types.Receipts {
 	header := block.Header()
 	var blobGasPrice *big.Int
@@ -241,8 +244,8 @@ func (c *Chain) deriveReceipts(block *types.Block, receipts types.Receipts) type
 		blobGasPrice = eip4844.CalcBlobFee(c.Config(), header)
 	}
 	if err := receipts.DeriveFields(c.Config(), block.Hash(), block.NumberU64(), block.Time(), block.BaseFee(), blobGasPrice, block.Transactions()); err != nil {
-		c.log.Error("deriving the receipts of a written block; reading them back", "number", block.NumberU64(), "err", err)
-		return c.bc.GetReceiptsByHash(block.Hash())
+		c.log.Error("deriving the receipts of a stored block", "number", block.NumberU64(), "err", err)
+		return nil
 	}
 	return receipts
 }

@@ -22,12 +22,14 @@ import (
 
 // Bounds of the catch-up pipeline.
 const (
-	// syncAhead is how many batches are fetched ahead of the one being inserted: at most
-	// (syncAhead+1)*syncBatch blocks are held decoded at a time.
-	syncAhead = 8
+	// syncAhead is how many batches are fetched ahead of the one being inserted. While an
+	// insert of up to syncInsertMax blocks runs, as many more are fetched and decoded: at
+	// most 2*syncInsertMax blocks are held decoded at a time.
+	syncAhead = 4
 	// syncInsertMax is the most blocks one insert takes when several batches are ready. An
 	// insert costs one synced database write and one publication of the head whatever its
-	// size, which matters when blocks are small (docs/benchmarks.md, "Replicas").
+	// size, which matters when blocks are small (docs/benchmarks.md, "Replicas"); it cannot be
+	// interrupted, so larger inserts would delay a stop.
 	syncInsertMax = syncBatch * syncAhead
 )
 

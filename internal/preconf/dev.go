@@ -303,6 +303,11 @@ func (d *Dev) SealWith(ctx context.Context, txs []*types.Transaction) (*types.Bl
 		fresh.apply(ctx, tx) // a transaction that fails is left out, and retracted
 	}
 	block, err := fresh.assemble(ctx, fresh.state)
+	if err == nil {
+		// What publishLocked derives for a pre-confirmation: the block is written with its
+		// receipts as they are (chain.WriteExecuted).
+		err = fresh.deriveL1Fields(0)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("seal block %d: %w", w.header.Number.Uint64(), err)
 	}

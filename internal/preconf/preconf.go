@@ -321,11 +321,13 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 			return nil, fmt.Errorf("%w: block %d: %w", ErrCheckFailed, block.NumberU64(), err)
 		}
 	}
-	// Accepted: what Seal writes when nothing is added since.
-	w.assembled.txs, w.assembled.block, w.assembled.state = len(w.txs), block, assembled
 	if l1Err != nil {
+		// Its receipts would be written without their L1 fields: the block in progress goes.
+		p.discardLocked()
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), l1Err)
 	}
+	// Accepted: what Seal writes when nothing is added since.
+	w.assembled.txs, w.assembled.block, w.assembled.state = len(w.txs), block, assembled
 	snap := &Snapshot{
 		Index:    w.index,
 		Block:    block,

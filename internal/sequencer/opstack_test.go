@@ -155,11 +155,9 @@ func TestOPDifferential(t *testing.T) {
 			}
 		}
 		n.now = n.now.Add(5 * time.Second) // the L1 origin advances every 12 s
-		sealed, err := n.seq.Seal(ctx)
-		if err != nil {
+		if _, err := n.seq.Seal(ctx); err != nil {
 			t.Fatalf("seal block %d: %v", block+1, err)
 		}
-		_ = sealed
 	}
 	if n.chain.Head().Number.Uint64() != 6 {
 		t.Fatalf("head %d", n.chain.Head().Number)
@@ -287,4 +285,34 @@ func withoutBlockHash(r *types.Receipt) *types.Receipt {
 		cp.Logs[i] = &lc
 	}
 	return &cp
+}
+
+// TestSealWithAnnouncesL1Fields: a block sealed with another order than was pre-confirmed
+// (dev_seal with a transaction list: the block is rebuilt, preconf's Dev.SealWith) is written
+// and announced with receipts that carry their L1 fields, as the stored ones.
+func TestSealWithAnnouncesL1Fields(t *testing.T) {
+	n := newOPNode(t, 0, 2)
+	var announced []chain.HeadEvent
+	n.chain.OnHead(func(ev chain.HeadEvent) { announced = append(announced, ev) })
+	to := common.Address{0xee}
+	a := n.send(t, 0, 0, &to, big.NewInt(1), params.TxGas, nil) // tip 1000
+	b := n.send(t, 1, 0, &to, big.NewInt(2), params.TxGas, nil) // tip 1001: pre-confirmed first
+	n.preconfirm(t)
+	if _, err := n.seq.SealSelected(context.Background(), []common.Hash{a.Hash(), b.Hash()}); err != nil {
+		t.Fatal(err)
+	}
+	if len(announced) != 1 {
+		t.Fatalf("%d blocks announced, want 1", len(announced))
+	}
+	ev := announced[0]
+	txs := ev.Block.Transactions()
+	if len(txs) != 3 || txs[1].Hash() != a.Hash() || txs[2].Hash() != b.Hash() {
+		t.Fatalf("sealed %d transactions, not the L1 attributes then a, b: the block was not rebuilt", len(txs))
+	}
+	compareReceipts(t, n.chain.Config(), ev.Block, n.chain.Receipts(ev.Block.Hash()), ev.Receipts, "stored vs announced (rebuilt)")
+	for i, r := range ev.Receipts[1:] {
+		if r.L1Fee == nil || r.L1Fee.Sign() == 0 {
+			t.Fatalf("user receipt %d announced without its L1 fee", i)
+		}
+	}
 }
