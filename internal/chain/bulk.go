@@ -8,8 +8,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethdb"
-	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/flashrpc/flashrpc/internal/chain/kvstore"
 )
 
 // bulkBatchBytes is how much a BulkWriter buffers before it writes to the database.
@@ -56,7 +57,7 @@ func OpenBulk(cfg Config) (*BulkWriter, error) {
 	if cache == 0 {
 		cache = defaultCacheMB
 	}
-	kv, err := pebble.New(filepath.Join(cfg.DataDir, chainDataSubdir), cache, defaultHandles, "", false)
+	kv, err := kvstore.Open(filepath.Join(cfg.DataDir, chainDataSubdir), cache, defaultHandles, false)
 	if err != nil {
 		return nil, fmt.Errorf("open bulk writer: %w", err)
 	}

@@ -17,9 +17,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethdb"
-	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/flashrpc/flashrpc/internal/chain/kvstore"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/recent"
 )
@@ -141,7 +141,7 @@ func Open(cfg Config) (*Chain, error) {
 	if cache == 0 {
 		cache = defaultCacheMB
 	}
-	kv, err := pebble.New(filepath.Join(dir, chainDataSubdir), cache, defaultHandles, "", false)
+	kv, err := kvstore.Open(filepath.Join(dir, chainDataSubdir), cache, defaultHandles, false)
 	if err != nil {
 		c.removeTemp()
 		return nil, fmt.Errorf("open chain: database in %s: %w", dir, err)

@@ -9,9 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb"
 )
 
-// Closing the database under readers. go-ethereum's Pebble wrapper refuses Get, Has, the
-// writes and batch commits once it is closed, under a lock its Close takes; iterators and
-// SyncKeyValue go to Pebble unguarded. An iterator still open when Pebble closes holds its
+// Closing the database under readers. The store (kvstore) refuses every call and new
+// iterators once it is closed, under a lock its Close takes, but not an iterator opened
+// before: the caller releases those. An iterator still open when Pebble closes holds its
 // version and memtables: Pebble's Close then reports "leaked iterators" or "leaked memtable
 // reservation", and the iterator's Release afterwards panics inside Pebble ("send on closed
 // channel": its cleanup queue is closed). The chain's iterating readers are the log index's

@@ -2,7 +2,10 @@
 // genesis, and every read of sealed blocks, receipts, transactions and state.
 //
 // It is the only package that touches go-ethereum's storage APIs (core.BlockChain, core/rawdb,
-// ethdb/pebble, triedb), so a go-ethereum upgrade changes this package and few others. The
+// ethdb, triedb), so a go-ethereum upgrade changes this package and few others. It opens the
+// Pebble database itself (kvstore): go-ethereum's options and on-disk format, but one
+// compaction at a time, so that a block's flush does not take both cores of a small machine
+// at the block boundary; go-ethereum's opener still reads its datadirs. The
 // go-ethereum module is op-geth v1.101702.3 (go-ethereum 1.17.2 with the OP Stack rules), through
 // a replace in go.mod; the dev genesis keeps the system contracts go-ethereum v1.17.10 gave it
 // (system_contracts.go), so its hash did not change with the move.
@@ -73,7 +76,7 @@
 // for the RPC's timestampMs and blockTimestampMs. Import refuses a block at which a fork flashrpc does not
 // run is active (networks.RuleCheck), before executing anything.
 //
-// Imports: go-ethereum, internal/networks (the dev chain's configuration, the forks flashrpc
-// runs), internal/recent, internal/impersonation, and internal/oprollup (the rules op-geth
-// lacks). Neither internal/fork nor internal/remote: fork imports chain.
+// Imports: go-ethereum, internal/chain/kvstore (the Pebble database), internal/networks (the
+// dev chain's configuration, the forks flashrpc runs), internal/recent,
+// internal/impersonation, and internal/oprollup (the rules op-geth lacks). Neither internal/fork nor internal/remote: fork imports chain.
 package chain
