@@ -43,7 +43,7 @@ func encodeTx(tx *types.Transaction, data types.TxData) ([]byte, common.Hash) {
 	}
 	// Otherwise the hash is the Keccak-256 of that same encoding (legacy: RLP of the fields;
 	// typed: the type byte and the RLP of the fields).
-	return enc, crypto.Keccak256Hash(enc)
+	return enc, keccak256(enc)
 }
 
 // encodeDynamicFeeTx returns the typed encoding of an EIP-1559 transaction: its type and the
@@ -179,29 +179,17 @@ var stackTries = sync.Pool{New: func() any { return trie.NewStackTrie(nil) }}
 // without one for a single entry (a one-call block).
 func deriveSha(list types.DerivableList) common.Hash {
 	if list.Len() == 1 {
-		var value bytes.Buffer
-		list.EncodeIndex(0, &value)
-		if value.Len() == 0 {
+		s := newKeccakScratch()
+		defer s.release()
+		list.EncodeIndex(0, &s.buf)
+		if s.buf.Len() == 0 {
 			return types.EmptyRootHash // the trie ignores empty values
 		}
-		return singleLeafRoot(value.Bytes())
+		return s.singleLeafRoot(s.buf.Bytes())
 	}
 	st := stackTries.Get().(*trie.StackTrie)
 	defer stackTries.Put(st)
 	return types.DeriveSha(list, st)
-}
-
-// singleLeafRoot is the root of a trie holding one entry under DeriveSha's first key, RLP(0)
-// = 0x80: a leaf at the root, [compact key, value], whose Keccak-256 is the root (a root is
-// hashed whatever its size). The key's nibbles 8, 0 with the leaf flag compact to 0x20 0x80.
-func singleLeafRoot(value []byte) common.Hash {
-	w := rlp.NewEncoderBuffer(nil)
-	defer w.Flush()
-	leaf := w.List()
-	w.WriteBytes([]byte{0x20, 0x80})
-	w.WriteBytes(value)
-	w.ListEnd(leaf)
-	return crypto.Keccak256Hash(w.ToBytes())
 }
 
 // newSimBlock fills in the header's transaction and receipt roots, bloom, uncle and
@@ -234,8 +222,12 @@ func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipt
 	}
 	block := types.NewBlockWithHeader(header).WithBody(types.Body{Transactions: body.Transactions, Withdrawals: body.Withdrawals})
 
-	enc, _ := rlp.EncodeToBytes(header)
-	return block, crypto.Keccak256Hash(enc), blockSize(len(enc), body, txs)
+	s := newKeccakScratch()
+	defer s.release()
+	// The only error is a negative number, which no decoded override or derived field holds
+	// (a bytes.Buffer does not fail).
+	_ = header.EncodeRLP(&s.buf)
+	return block, s.sum(s.buf.Bytes()), blockSize(s.buf.Len(), body, txs)
 }
 
 // blockSize is the length of the block's RLP encoding (types.Block.Size) with a header
