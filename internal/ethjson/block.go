@@ -60,6 +60,20 @@ func AppendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 	if size == 0 {
 		size = block.Size()
 	}
+	return appendBlock(dst, h, hash, size, block.Transactions(), block.Uncles(), block.Withdrawals(), fullTx, config, opts)
+}
+
+// AppendBlockParts appends the block of header h and body as AppendBlock would, when its hash
+// and size are known and no types.Block exists: eth_simulateV1 assembles its blocks from
+// these parts, and a types.Block would copy the header. h's Number and Difficulty must not
+// be nil (a types.Block's Header() sets them to 0). opts.Hash, opts.Size and opts.Header are
+// ignored.
+func AppendBlockParts(dst []byte, h *types.Header, body *types.Body, hash common.Hash, size uint64, fullTx bool, config *params.ChainConfig, opts BlockOptions) []byte {
+	return appendBlock(dst, h, hash, size, body.Transactions, body.Uncles, body.Withdrawals, fullTx, config, opts)
+}
+
+// appendBlock is AppendBlock with the block's hash, size and body at hand.
+func appendBlock(dst []byte, h *types.Header, hash common.Hash, size uint64, txs types.Transactions, uncles []*types.Header, ws types.Withdrawals, fullTx bool, config *params.ChainConfig, opts BlockOptions) []byte {
 	start := len(dst)
 	dst = appendHeaderFirst(dst, h, hash)
 	dst = append(dst, `,"size":`...)
@@ -67,20 +81,20 @@ func AppendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 	dst = appendHeaderSecond(dst, h, opts.TimeMs)
 	dst = append(dst, `,"transactions":`...)
 	if fullTx {
-		dst = appendBlockFullTxs(dst, block, h, hash, config, opts)
+		dst = appendBlockFullTxs(dst, txs, h, hash, config, opts)
 	} else {
-		dst = appendBlockTxHashes(dst, block.Transactions(), opts.TxHashes)
+		dst = appendBlockTxHashes(dst, txs, opts.TxHashes)
 	}
 	dst = appendTransactionsRoot(dst, h)
 	dst = append(dst, `,"uncles":[`...)
-	for i, uncle := range block.Uncles() {
+	for i, uncle := range uncles {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = AppendHash(dst, uncle.Hash())
 	}
 	dst = append(dst, ']')
-	if ws := block.Withdrawals(); ws != nil {
+	if ws != nil {
 		dst = append(dst, `,"withdrawals":`...)
 		dst = appendWithdrawals(dst, ws)
 	}
@@ -105,10 +119,10 @@ func appendBlockTxHashes(dst []byte, txs types.Transactions, hashes []common.Has
 	return append(dst, ']')
 }
 
-// appendBlockFullTxs appends the block's transactions as full objects, located at their index
+// appendBlockFullTxs appends the block's transactions txs as full objects, located at their index
 // in the block. One signer serves the whole block, as geth's per-transaction MakeSigner with
 // the block's number and time would pick the same one.
-func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash common.Hash, config *params.ChainConfig, opts BlockOptions) []byte {
+func appendBlockFullTxs(dst []byte, txs types.Transactions, h *types.Header, hash common.Hash, config *params.ChainConfig, opts BlockOptions) []byte {
 	signer := types.MakeSigner(config, h.Number, h.Time)
 	loc := TxLocation{
 		Located:     true,
@@ -122,7 +136,7 @@ func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash co
 		loc.BlockHash, loc.TimeMs = nil, nil
 	}
 	dst = append(dst, '[')
-	for i, tx := range block.Transactions() {
+	for i, tx := range txs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}

@@ -90,6 +90,14 @@ func TestAppendBlockJSON(t *testing.T) {
 					jsonCheck(t, "block", got, want)
 					jsonCheckSortedKeys(t, "block", got)
 					jsonCheckBlockShape(t, got, f.block, fullTx, opts)
+					// The same block from its parts, as eth_simulateV1 encodes it.
+					hash := f.block.Hash()
+					if opts.Hash != nil {
+						hash = *opts.Hash
+					}
+					body := f.block.Body()
+					parts := AppendBlockParts(nil, f.block.Header(), body, hash, f.block.Size(), fullTx, f.config, opts)
+					jsonCheck(t, "block from parts", parts, want)
 				})
 			}
 		}

@@ -193,12 +193,12 @@ func deriveSha(list types.DerivableList) common.Hash {
 }
 
 // newSimBlock fills in the header's transaction and receipt roots, bloom, uncle and
-// withdrawals hashes and makes the block, as types.NewBlock does. header.Root must be set. A
-// non-nil withdrawalsRoot is an OP Stack (Isthmus) block's: the header carries it instead of
-// the withdrawals' hash.
-// It also returns the block's hash and size, from one encoding of the header and the
-// transactions' encodings: Block.Hash and Block.Size would encode both again.
-func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipts []*types.Receipt, withdrawalsRoot *common.Hash) (*types.Block, common.Hash, uint64) {
+// withdrawals hashes, as types.NewBlock does. header.Root must be set. A non-nil
+// withdrawalsRoot is an OP Stack (Isthmus) block's: the header carries it instead of the
+// withdrawals' hash.
+// It returns the block's hash and size, from one encoding of the header and the
+// transactions' encodings: types.Block's Hash and Size would encode both again.
+func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipts []*types.Receipt, withdrawalsRoot *common.Hash) (common.Hash, uint64) {
 	header.TxHash = types.EmptyTxsHash
 	if len(txs) > 0 {
 		header.TxHash = deriveSha(txs)
@@ -220,14 +220,12 @@ func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipt
 		hash := deriveSha(types.Withdrawals(body.Withdrawals))
 		header.WithdrawalsHash = &hash
 	}
-	block := types.NewBlockWithHeader(header).WithBody(types.Body{Transactions: body.Transactions, Withdrawals: body.Withdrawals})
-
 	s := newKeccakScratch()
 	defer s.release()
 	// The only error is a negative number, which no decoded override or derived field holds
 	// (a bytes.Buffer does not fail).
 	_ = header.EncodeRLP(&s.buf)
-	return block, s.sum(s.buf.Bytes()), blockSize(s.buf.Len(), body, txs)
+	return s.sum(s.buf.Bytes()), blockSize(s.buf.Len(), body, txs)
 }
 
 // blockSize is the length of the block's RLP encoding (types.Block.Size) with a header

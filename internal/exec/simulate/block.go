@@ -292,7 +292,8 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 	if err != nil {
 		return Block{}, nil, err
 	}
-	res.Block, res.Hash, res.Size = newSimBlock(header, body, run.txEncodings, run.receipts, withdrawalsRoot)
+	res.Hash, res.Size = newSimBlock(header, body, run.txEncodings, run.receipts, withdrawalsRoot)
+	res.Body = types.Body{Transactions: body.Transactions, Withdrawals: body.Withdrawals}
 
 	// Logs were collected before the block hash was known.
 	for i := range run.calls {

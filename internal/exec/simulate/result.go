@@ -8,23 +8,32 @@ import (
 // Block is the result of one simulated block. The API layer encodes it as
 // go-ethereum's eth_simulateV1 block object: the RPC block (transaction hashes, or full
 // transactions when FullTx) plus "calls".
+//
+// The block is kept as its header and body, not as a types.Block, whose constructor copies
+// the header (a twentieth of a one-call request's allocations); [Block.TypesBlock] makes one.
 type Block struct {
-	// Block is the assembled block; its transactions are unsigned (v = r = s = 0).
-	Block *types.Block
-	// Header is Block's header, which Block.Header() would copy. It must not be modified.
+	// Header is the block's final header. It must not be modified.
 	Header *types.Header
-	// Calls[i] is the result of the i-th call (Block.Transactions()[i]).
+	// Body holds the block's transactions, unsigned (v = r = s = 0), and its withdrawals
+	// (nil before Shanghai); no uncles.
+	Body types.Body
+	// Calls[i] is the result of the i-th call (Body.Transactions[i]).
 	Calls []CallResult
-	// Senders[i] is the sender of Block.Transactions()[i], which the unsigned transaction
+	// Senders[i] is the sender of Body.Transactions[i], which the unsigned transaction
 	// cannot tell.
 	Senders []common.Address
-	// TxHashes[i] is the hash of Block.Transactions()[i]; Hash and Size are Block.Hash() and
-	// Block.Size(). All are known from building the block.
+	// TxHashes[i] is the hash of Body.Transactions[i]; Hash and Size are the block's hash
+	// and the length of its RLP encoding. All are known from building the block.
 	TxHashes []common.Hash
 	Hash     common.Hash
 	Size     uint64
 	// FullTx selects full transaction objects in the JSON (returnFullTransactions).
 	FullTx bool
+}
+
+// TypesBlock returns the block as a types.Block, a copy of the header and body.
+func (b *Block) TypesBlock() *types.Block {
+	return types.NewBlockWithHeader(b.Header).WithBody(b.Body)
 }
 
 // CallResult is the result of one simulated call.
