@@ -66,8 +66,9 @@ func AppendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 // AppendBlockParts appends the block of header h and body as AppendBlock would, when its hash
 // and size are known and no types.Block exists: eth_simulateV1 assembles its blocks from
 // these parts, and a types.Block would copy the header. h's Number and Difficulty must not
-// be nil (a types.Block's Header() sets them to 0). opts.Hash, opts.Size and opts.Header are
-// ignored.
+// be nil (a types.Block's Header() sets them to 0). Without fullTx and with nil
+// body.Transactions the block's transactions are opts.TxHashes. opts.Hash, opts.Size and
+// opts.Header are ignored.
 func AppendBlockParts(dst []byte, h *types.Header, body *types.Body, hash common.Hash, size uint64, fullTx bool, config *params.ChainConfig, opts BlockOptions) []byte {
 	return appendBlock(dst, h, hash, size, body.Transactions, body.Uncles, body.Withdrawals, fullTx, config, opts)
 }
@@ -103,17 +104,22 @@ func appendBlock(dst []byte, h *types.Header, hash common.Hash, size uint64, txs
 	return append(dst, '}')
 }
 
-// appendBlockTxHashes appends the hashes of txs as a JSON array ([] when empty).
+// appendBlockTxHashes appends the hashes of txs as a JSON array ([] when empty), hashes[i]
+// when known; nil txs are the transactions of hashes.
 func appendBlockTxHashes(dst []byte, txs types.Transactions, hashes []common.Hash) []byte {
+	n := len(txs)
+	if txs == nil {
+		n = len(hashes)
+	}
 	dst = append(dst, '[')
-	for i, tx := range txs {
+	for i := range n {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		if i < len(hashes) {
 			dst = AppendHash(dst, hashes[i])
 		} else {
-			dst = AppendHash(dst, tx.Hash())
+			dst = AppendHash(dst, txs[i].Hash())
 		}
 	}
 	return append(dst, ']')

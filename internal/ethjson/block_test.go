@@ -98,6 +98,15 @@ func TestAppendBlockJSON(t *testing.T) {
 					body := f.block.Body()
 					parts := AppendBlockParts(nil, f.block.Header(), body, hash, f.block.Size(), fullTx, f.config, opts)
 					jsonCheck(t, "block from parts", parts, want)
+					if !fullTx { // the hashes alone, as eth_simulateV1 has them
+						opts.TxHashes = nil
+						for _, tx := range f.block.Transactions() {
+							opts.TxHashes = append(opts.TxHashes, tx.Hash())
+						}
+						body.Transactions = nil
+						hashesOnly := AppendBlockParts(nil, f.block.Header(), body, hash, f.block.Size(), fullTx, f.config, opts)
+						jsonCheck(t, "block from parts and transaction hashes", hashesOnly, want)
+					}
 				})
 			}
 		}

@@ -27,16 +27,16 @@ import (
 // the tests here compare the encodings with go-ethereum's.
 
 // encodeTx returns the encoding of tx, made from data, in the transaction trie
-// (types.Transactions' EncodeIndex) and the transaction's hash.
+// (types.Transactions' EncodeIndex) and the transaction's hash. tx may be nil when data is
+// a *types.DynamicFeeTx.
 func encodeTx(tx *types.Transaction, data types.TxData) ([]byte, common.Hash) {
-	var enc []byte
 	if d, ok := data.(*types.DynamicFeeTx); ok {
-		enc = encodeDynamicFeeTx(d)
-	} else {
-		var buf bytes.Buffer
-		types.Transactions{tx}.EncodeIndex(0, &buf)
-		enc = buf.Bytes()
+		enc := encodeDynamicFeeTx(d)
+		return enc, keccak256(enc) // the type byte and the RLP of the fields
 	}
+	var buf bytes.Buffer
+	types.Transactions{tx}.EncodeIndex(0, &buf)
+	enc := buf.Bytes()
 	if tx.Type() == types.BlobTxType {
 		// The trie encoding includes a sidecar, the hash never does.
 		return enc, tx.Hash()
@@ -144,10 +144,18 @@ func (l encodedTxs) Len() int                           { return len(l) }
 func (l encodedTxs) EncodeIndex(i int, w *bytes.Buffer) { w.Write(l[i]) }
 
 // makeReceipt is go-ethereum's core.MakeReceipt for the call just run, with the bloom from
-// the block's memo.
-func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, statedb *state.StateDB, tx *types.Transaction, txHash common.Hash, cumulativeGas uint64, root []byte) *types.Receipt {
+// the block's memo. The call's transaction is tx, or made of data when tx is nil (an
+// EIP-1559 call, see blockRun.txs).
+func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, statedb *state.StateDB, tx *types.Transaction, data types.TxData, txHash common.Hash, cumulativeGas uint64, root []byte) *types.Receipt {
+	txType, to, nonce := uint8(types.DynamicFeeTxType), (*common.Address)(nil), uint64(0)
+	if tx != nil {
+		txType, to, nonce = tx.Type(), tx.To(), tx.Nonce()
+	} else {
+		d := data.(*types.DynamicFeeTx)
+		to, nonce = d.To, d.Nonce
+	}
 	receipt := &types.Receipt{
-		Type:              tx.Type(),
+		Type:              txType,
 		PostState:         root,
 		CumulativeGasUsed: cumulativeGas,
 		Status:            types.ReceiptStatusSuccessful,
@@ -157,12 +165,12 @@ func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, stat
 	if result.Failed() {
 		receipt.Status = types.ReceiptStatusFailed
 	}
-	if tx.Type() == types.BlobTxType {
+	if txType == types.BlobTxType {
 		receipt.BlobGasUsed = uint64(len(tx.BlobHashes()) * params.BlobTxBlobGasPerBlob)
 		receipt.BlobGasPrice = evm.Context.BlobBaseFee
 	}
-	if tx.To() == nil {
-		receipt.ContractAddress = crypto.CreateAddress(evm.TxContext.Origin, tx.Nonce())
+	if to == nil {
+		receipt.ContractAddress = crypto.CreateAddress(evm.TxContext.Origin, nonce)
 	}
 	receipt.Logs = statedb.GetLogs(txHash, run.header.Number.Uint64(), common.Hash{}, run.header.Time)
 	receipt.BlockNumber = run.header.Number
@@ -234,8 +242,8 @@ func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipt
 // the withdrawals list is there when the body has one.
 func blockSize(headerSize int, body *types.Body, txs encodedTxs) uint64 {
 	txsSize := 0
-	for i, enc := range txs {
-		if body.Transactions[i].Type() == types.LegacyTxType {
+	for _, enc := range txs {
+		if len(enc) > 0 && enc[0] >= 0xc0 { // an RLP list: a legacy transaction
 			txsSize += len(enc)
 		} else {
 			txsSize += rlpStringSize(enc)
