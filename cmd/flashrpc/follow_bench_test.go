@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math/big"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -201,6 +204,7 @@ func benchCatchUp(b *testing.B, blocks, perBlock int) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			stopProfile := startCatchUpProfile(b)
 			start, cpuStart := time.Now(), processCPU(b)
 			chainBlocks, err := chain.DecodeBlocks(bytes.NewReader(file.Bytes()))
 			if err != nil {
@@ -210,6 +214,7 @@ func benchCatchUp(b *testing.B, blocks, perBlock int) {
 				b.Fatal(err)
 			}
 			took, cpu = took+time.Since(start), cpu+processCPU(b)-cpuStart
+			stopProfile()
 			if err := c.Close(); err != nil {
 				b.Fatal(err)
 			}
@@ -233,11 +238,13 @@ func benchReplicaCatchUp(b *testing.B, url, genesis string, head *types.Header, 
 		if err != nil {
 			b.Fatal(err)
 		}
+		stopProfile := startCatchUpProfile(b)
 		start, cpuStart := time.Now(), processCPU(b)
 		for replica.Chain().Head().Number.Cmp(head.Number) < 0 {
 			time.Sleep(time.Millisecond)
 		}
 		took, cpu = took+time.Since(start), cpu+processCPU(b)-cpuStart
+		stopProfile()
 		if got := replica.Chain().Head().Hash(); got != head.Hash() {
 			b.Fatalf("replica's head %s, the primary's %s", got, head.Hash())
 		}
@@ -246,6 +253,31 @@ func benchReplicaCatchUp(b *testing.B, url, genesis string, head *types.Header, 
 		}
 	}
 	reportCatchUp(b, gas, took, cpu)
+}
+
+// startCatchUpProfile starts a CPU profile of the timed part of a catch-up or import when
+// FLASHRPC_BENCH_PROFILE names a directory (the file is named after the sub-benchmark), so
+// that building the primary's chain stays out of it; it returns the function that stops it.
+// Without the variable it does nothing.
+func startCatchUpProfile(b *testing.B) (stop func()) {
+	dir := os.Getenv("FLASHRPC_BENCH_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	name := strings.NewReplacer("/", "_", "=", "-").Replace(b.Name()) + ".cpu.pprof"
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(errors.Join(err, f.Close()))
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // benchBinary returns the flashrpc binary FLASHRPC_BENCH_BINARY names, else one built for this

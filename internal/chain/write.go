@@ -198,9 +198,8 @@ func (e *Executed) finish() error {
 }
 
 // derivedReceipts returns copies of a written block's receipts with every derived field
-// filled, as reading them back would (rawdb.ReadReceipts: the same DeriveFields on the same
-// block) but without reading and decoding the block and its receipts again. The receipts
-// given, shared with the pre-confirmations' readers, are not modified.
+// filled (deriveReceipts). The receipts given, shared with the pre-confirmations' readers, are
+// not modified.
 func (c *Chain) derivedReceipts(block *types.Block, receipts types.Receipts) types.Receipts {
 	out := make(types.Receipts, len(receipts))
 	for i, r := range receipts {
@@ -212,14 +211,22 @@ func (c *Chain) derivedReceipts(block *types.Block, receipts types.Receipts) typ
 		}
 		out[i] = &cp
 	}
+	return c.deriveReceipts(block, out)
+}
+
+// deriveReceipts fills every derived field of a stored block's receipts, in place, as reading
+// them back would (rawdb.ReadReceipts: the same DeriveFields on the same block) but with the
+// block in hand instead of reading and decoding its header and body again; it returns them.
+// Should the derivation fail, it logs why and returns the receipts as go-ethereum reads them.
+func (c *Chain) deriveReceipts(block *types.Block, receipts types.Receipts) types.Receipts {
 	header := block.Header()
 	var blobGasPrice *big.Int
 	if header.ExcessBlobGas != nil {
 		blobGasPrice = eip4844.CalcBlobFee(c.Config(), header)
 	}
-	if err := out.DeriveFields(c.Config(), block.Hash(), block.NumberU64(), block.Time(), block.BaseFee(), blobGasPrice, block.Transactions()); err != nil {
+	if err := receipts.DeriveFields(c.Config(), block.Hash(), block.NumberU64(), block.Time(), block.BaseFee(), blobGasPrice, block.Transactions()); err != nil {
 		c.log.Error("deriving the receipts of a written block; reading them back", "number", block.NumberU64(), "err", err)
 		return c.bc.GetReceiptsByHash(block.Hash())
 	}
-	return out
+	return receipts
 }

@@ -22,9 +22,12 @@ import (
 
 // Bounds of the catch-up pipeline.
 const (
-	// syncAhead is how many batches are fetched ahead of the one being inserted.
-	syncAhead = 4
-	// syncInsertMax is the most blocks one insert takes when several batches are ready.
+	// syncAhead is how many batches are fetched ahead of the one being inserted: at most
+	// (syncAhead+1)*syncBatch blocks are held decoded at a time.
+	syncAhead = 8
+	// syncInsertMax is the most blocks one insert takes when several batches are ready. An
+	// insert costs one synced database write and one publication of the head whatever its
+	// size, which matters when blocks are small (docs/benchmarks.md, "Replicas").
 	syncInsertMax = syncBatch * syncAhead
 )
 

@@ -82,12 +82,26 @@ func (t *accountTrie) UpdateAccount(address common.Address, account *types.State
 	if err != nil {
 		return err
 	}
-	t.updates = append(t.updates, accountUpdate{addr: address, enc: enc, codeLen: codeLen})
 	root, _, err := mptInsert(t.root, nil, t.l.accountKey(address), enc, t.l.resolveAccountNode)
 	if err != nil {
 		return t.fallback().UpdateAccount(address, account, codeLen)
 	}
 	t.root = root
+	t.updates = append(t.updates, accountUpdate{addr: address, enc: enc, codeLen: codeLen})
+	return nil
+}
+
+// DeleteAccount removes the account at address. An account that is not in the trie (one a
+// call touched and left empty, as a precompile's address) is left out as go-ethereum's trie
+// does, without falling back to it: only deleting a present account does.
+func (t *accountTrie) DeleteAccount(address common.Address) error {
+	if t.geth != nil {
+		return t.geth.DeleteAccount(address)
+	}
+	present, err := mptHas(t.root, nil, t.l.accountKey(address), t.l.resolveAccountNode)
+	if err != nil || present {
+		return t.fallback().DeleteAccount(address)
+	}
 	return nil
 }
 
@@ -105,54 +119,61 @@ func (t *accountTrie) UpdateContractCode(common.Address, common.Hash, []byte) er
 // IsVerkle reports false: a Merkle-Patricia trie.
 func (t *accountTrie) IsVerkle() bool { return false }
 
-// The rest are go-ethereum's trie's, with the updates so far.
-
+// GetKey implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) GetKey(key []byte) []byte { return t.fallback().GetKey(key) }
 
+// GetAccount implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) GetAccount(address common.Address) (*types.StateAccount, error) {
 	return t.fallback().GetAccount(address)
 }
 
+// PrefetchAccount implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) PrefetchAccount(addresses []common.Address) error {
 	return t.fallback().PrefetchAccount(addresses)
 }
 
+// GetStorage implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) GetStorage(addr common.Address, key []byte) ([]byte, error) {
 	return t.fallback().GetStorage(addr, key)
 }
 
+// PrefetchStorage implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) PrefetchStorage(addr common.Address, keys [][]byte) error {
 	return t.fallback().PrefetchStorage(addr, keys)
 }
 
+// UpdateStorage implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) UpdateStorage(addr common.Address, key, value []byte) error {
 	return t.fallback().UpdateStorage(addr, key, value)
 }
 
-func (t *accountTrie) DeleteAccount(address common.Address) error {
-	return t.fallback().DeleteAccount(address)
-}
-
+// DeleteStorage implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) DeleteStorage(addr common.Address, key []byte) error {
 	return t.fallback().DeleteStorage(addr, key)
 }
 
+// Commit implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) Commit(collectLeaf bool) (common.Hash, *trienode.NodeSet) {
 	return t.fallback().Commit(collectLeaf)
 }
 
+// Witness implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) Witness() map[string][]byte { return t.fallback().Witness() }
 
+// NodeIterator implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) NodeIterator(startKey []byte) (trie.NodeIterator, error) {
 	return t.fallback().NodeIterator(startKey)
 }
 
+// Prove implements state.Trie on go-ethereum's trie with the updates so far.
 func (t *accountTrie) Prove(key []byte, proofDb ethdb.KeyValueWriter) error {
 	return t.fallback().Prove(key, proofDb)
 }
 
-// erroredTrie is go-ethereum's trie after an update it refused while replaying: further
-// updates fail with that error.
+// erroredTrie is go-ethereum's trie after an update it refused while replaying: every call
+// that can fail fails with that error. The error reaches the StateDB through the update or
+// delete that took the fallback; Hash and Commit, which cannot fail, answer for the updates
+// replayed before it, which no request uses: its state has failed.
 type erroredTrie struct {
 	state.Trie
 	err error
@@ -160,6 +181,14 @@ type erroredTrie struct {
 
 func (t erroredTrie) UpdateAccount(common.Address, *types.StateAccount, int) error { return t.err }
 func (t erroredTrie) DeleteAccount(common.Address) error                           { return t.err }
+func (t erroredTrie) GetAccount(common.Address) (*types.StateAccount, error)       { return nil, t.err }
+func (t erroredTrie) PrefetchAccount([]common.Address) error                       { return t.err }
+func (t erroredTrie) GetStorage(common.Address, []byte) ([]byte, error)            { return nil, t.err }
+func (t erroredTrie) PrefetchStorage(common.Address, [][]byte) error               { return t.err }
+func (t erroredTrie) UpdateStorage(common.Address, []byte, []byte) error           { return t.err }
+func (t erroredTrie) DeleteStorage(common.Address, []byte) error                   { return t.err }
+func (t erroredTrie) NodeIterator([]byte) (trie.NodeIterator, error)               { return nil, t.err }
+func (t erroredTrie) Prove([]byte, ethdb.KeyValueWriter) error                     { return t.err }
 
 // accountKey returns the key of address in the account trie, as nibbles: the layer keeps
 // them for the accounts requests update, the same senders and fee vaults in every request
@@ -167,17 +196,21 @@ func (t erroredTrie) DeleteAccount(common.Address) error                        
 func (l *memLayer) accountKey(address common.Address) []byte {
 	l.keys.mu.RLock()
 	key, ok := l.keys.nibbles[address]
+	full := len(l.keys.nibbles) >= maxAccountKeys
 	l.keys.mu.RUnlock()
 	if ok {
 		return key
 	}
 	key = keyNibbles(crypto.Keccak256(address[:]))
+	if full {
+		return key
+	}
 	l.keys.mu.Lock()
 	defer l.keys.mu.Unlock()
 	if l.keys.nibbles == nil {
 		l.keys.nibbles = make(map[common.Address][]byte)
 	}
-	if len(l.keys.nibbles) < maxDecodedNodes {
+	if len(l.keys.nibbles) < maxAccountKeys {
 		l.keys.nibbles[address] = key
 	}
 	return key
@@ -190,9 +223,14 @@ type accountKeys struct {
 	nibbles map[common.Address][]byte
 }
 
-// maxDecodedNodes bounds a layer's decoded account nodes, as maxHotNodes its blobs, and
-// the keys it keeps.
-const maxDecodedNodes = maxHotNodes
+// Bounds of what a layer keeps for its requests' account tries. A decoded full node is
+// about 1.3 kB with the blob it shares and its map entry, so the decoded nodes are at most
+// about 5 MB a layer, the keys (65 nibbles and the address) about 0.6 MB; the first ones
+// requests reach are kept, the paths every request on a head walks.
+const (
+	maxDecodedNodes = maxHotNodes
+	maxAccountKeys  = 4096
+)
 
 // decodedNodes holds the account trie nodes of a layer's root, decoded, by hash. The nodes
 // are immutable: inserts copy the nodes on their path. Safe for concurrent use.
@@ -209,6 +247,7 @@ func (l *memLayer) resolveAccountNode(ref mptRef, path []byte) (mptNode, error) 
 	hash := common.BytesToHash(ref)
 	l.decoded.mu.RLock()
 	n, ok := l.decoded.nodes[hash]
+	full := len(l.decoded.nodes) >= maxDecodedNodes
 	l.decoded.mu.RUnlock()
 	if ok {
 		return n, nil
@@ -222,6 +261,9 @@ func (l *memLayer) resolveAccountNode(ref mptRef, path []byte) (mptNode, error) 
 	}
 	if n, err = mptDecode(blob, hash.Bytes()); err != nil {
 		return nil, err
+	}
+	if full {
+		return n, nil
 	}
 	l.decoded.mu.Lock()
 	defer l.decoded.mu.Unlock()

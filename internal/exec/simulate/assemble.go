@@ -362,6 +362,12 @@ func (c *sharedBits[K]) add(key K, bits bloomBits) {
 	if c == nil {
 		return
 	}
+	c.mu.RLock()
+	full := len(c.bits) >= maxSharedBloomKeys
+	c.mu.RUnlock()
+	if full { // no write lock for nothing: concurrent requests would wait on it
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.bits == nil {

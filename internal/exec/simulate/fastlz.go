@@ -12,6 +12,11 @@ import "sync"
 func fastLZLen(ib []byte) uint32 {
 	t := flzTables.Get().(*flzTable)
 	defer flzTables.Put(t)
+	return t.compressLen(ib)
+}
+
+// compressLen is the FastLZ size of ib, computed on t.
+func (t *flzTable) compressLen(ib []byte) uint32 {
 	t.next()
 	n := uint32(0)
 	u24 := func(i uint32) uint32 { return flzU24(ib, i) }

@@ -30,7 +30,7 @@ import (
 // building, records the transition. A request's account trie on the layer is an
 // accountTrie (accounttrie.go), which shares the nodes it decodes with the layer's other
 // requests. A memLayer is immutable once built and safe for concurrent use: its go-ethereum
-// trie is only copied, its caches of nodes (blobs and decoded account nodes) are guarded by
+// trie is only copied, its caches (node blobs, decoded account nodes, account trie keys) are guarded by
 // their mutexes and hold immutable nodes, and go-ethereum's trie node readers of a root are
 // safe for concurrent use.
 type memLayer struct {

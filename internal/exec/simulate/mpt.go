@@ -46,8 +46,11 @@ type mptRef []byte
 // mptTerminator ends the nibbles of a leaf's key.
 const mptTerminator = 16
 
-// errMPTShape reports a node the trie does not handle (a branch with a value); the caller
-// falls back to go-ethereum's trie.
+// errMPTShape reports a node or key the trie does not handle: a branch with a value, an
+// embedded node of 32 bytes or more, a child reference of another length, a list of another
+// size, a key that ends inside the trie or runs past a leaf (only a corrupt database has
+// them in a secure trie, whose keys are all 64 nibbles). The caller falls back to
+// go-ethereum's trie, which fails or succeeds on them as it does.
 var errMPTShape = errors.New("trie node not handled")
 
 // mptResolver returns the decoded node with hash ref at path (nibbles).
@@ -76,22 +79,26 @@ func mptInsert(n mptNode, path, key []byte, value mptValue, resolve mptResolver)
 			}
 			return &mptShort{key: n.key, val: child}, true, nil
 		}
-		// The keys part at m: a branch there, with the old node and the new leaf.
+		// The keys part at m: a branch there, with the old node and the new leaf. Neither
+		// key may end there: a branch holds no value.
+		if m == len(key) || key[m] == mptTerminator || n.key[m] == mptTerminator {
+			return nil, false, fmt.Errorf("%w: keys of different lengths", errMPTShape)
+		}
 		branch := &mptFull{}
 		if rest := n.key[m+1:]; len(rest) == 0 {
 			branch.children[n.key[m]] = n.val
 		} else {
 			branch.children[n.key[m]] = &mptShort{key: rest, val: n.val}
 		}
-		branch.children[key[m]] = value
-		if rest := key[m+1:]; len(rest) > 0 {
-			branch.children[key[m]] = &mptShort{key: rest, val: value}
-		}
+		branch.children[key[m]] = &mptShort{key: key[m+1:], val: value}
 		if m == 0 {
 			return branch, true, nil
 		}
 		return &mptShort{key: key[:m], val: branch}, true, nil
 	case *mptFull:
+		if key[0] == mptTerminator {
+			return nil, false, fmt.Errorf("%w: a key that ends at a branch", errMPTShape)
+		}
 		child, changed, err := mptInsert(n.children[key[0]], append(path, key[0]), key[1:], value, resolve)
 		if !changed || err != nil {
 			return n, false, err
@@ -110,7 +117,38 @@ func mptInsert(n mptNode, path, key []byte, value mptValue, resolve mptResolver)
 		}
 		return child, true, nil
 	}
-	return nil, false, fmt.Errorf("%w: %T at the end of a key", errMPTShape, n)
+	return nil, false, fmt.Errorf("%w: a value where the key goes on", errMPTShape)
+}
+
+// mptHas reports whether key (nibbles with the terminator) is in the trie under n; path is
+// the nibbles from the root to n.
+func mptHas(n mptNode, path, key []byte, resolve mptResolver) (bool, error) {
+	for {
+		switch c := n.(type) {
+		case nil:
+			return false, nil
+		case mptValue:
+			return len(key) == 0, nil
+		case *mptShort:
+			if !bytes.HasPrefix(key, c.key) {
+				return false, nil
+			}
+			path, key, n = append(path, c.key...), key[len(c.key):], c.val
+		case *mptFull:
+			if len(key) == 0 || key[0] == mptTerminator {
+				return false, nil
+			}
+			path, key, n = append(path, key[0]), key[1:], c.children[key[0]]
+		case mptRef:
+			resolved, err := resolve(c, path)
+			if err != nil {
+				return false, err
+			}
+			n = resolved
+		default:
+			return false, fmt.Errorf("%w: %T", errMPTShape, n)
+		}
+	}
 }
 
 // prefixLen is the length of the common prefix of a and b.
@@ -223,6 +261,9 @@ func mptDecode(blob, ref []byte) (mptNode, error) {
 			return nil, err
 		}
 		key := compactToHex(kbuf)
+		if len(key) == 0 {
+			return nil, fmt.Errorf("%w: a short node without a key", errMPTShape)
+		}
 		if key[len(key)-1] == mptTerminator {
 			val, _, err := rlp.SplitString(rest)
 			if err != nil {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/ethereum/go-ethereum/trie"
 	"github.com/ethereum/go-ethereum/triedb"
 )
@@ -111,5 +113,36 @@ func TestMPTInsert(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMPTMalformed: nodes and keys a secure trie cannot hold (only a corrupt database gives
+// them) are refused with errMPTShape, which sends the request to go-ethereum's trie, instead
+// of a panic.
+func TestMPTMalformed(t *testing.T) {
+	t.Parallel()
+	noResolve := func(mptRef, []byte) (mptNode, error) { return nil, errors.New("no resolve in this test") }
+	value := mptValue("v")
+	for _, tc := range []struct {
+		name string
+		n    mptNode
+		key  []byte
+	}{
+		{"a key ending before a leaf's", &mptShort{key: []byte{1, 2, 3, mptTerminator}, val: value}, []byte{1, 2, mptTerminator}},
+		{"a key running past a leaf's", &mptShort{key: []byte{1, 2, mptTerminator}, val: value}, []byte{1, 2, 3, mptTerminator}},
+		{"a key ending at a branch", &mptFull{}, []byte{mptTerminator}},
+		{"a value where the key goes on", value, []byte{1, mptTerminator}},
+		{"a key that is a leaf's prefix", &mptShort{key: []byte{1, 2, mptTerminator}, val: value}, []byte{1}},
+	} {
+		if _, _, err := mptInsert(tc.n, nil, tc.key, value, noResolve); !errors.Is(err, errMPTShape) {
+			t.Errorf("insert, %s: error %v, want errMPTShape", tc.name, err)
+		}
+	}
+	emptyKey, err := rlp.EncodeToBytes([][]byte{{}, []byte("value")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mptDecode(emptyKey, crypto.Keccak256(emptyKey)); !errors.Is(err, errMPTShape) {
+		t.Errorf("decoding a short node without a key: error %v, want errMPTShape", err)
 	}
 }

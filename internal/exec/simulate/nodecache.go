@@ -33,6 +33,12 @@ func (c *nodeCache) get(hash common.Hash) ([]byte, bool) {
 
 // add keeps blob as the node of hash, until the cache is full.
 func (c *nodeCache) add(hash common.Hash, blob []byte) {
+	c.mu.RLock()
+	full := len(c.nodes) >= maxHotNodes
+	c.mu.RUnlock()
+	if full { // no write lock for nothing: concurrent requests would wait on it
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.nodes == nil {

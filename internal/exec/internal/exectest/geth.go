@@ -35,6 +35,9 @@ func NewGethOracle(t *testing.T) *rpc.Client {
 		nc.IPCPath = ipc
 		ec.Genesis.Config = Config()
 		ec.Genesis.GasLimit = Genesis().GasLimit
+		// No deadline on the reference's calls: on a loaded machine (or under -race) its 5 s
+		// default changed what it answered, not what the request asks.
+		ec.RPCEVMTimeout = 0
 	})
 	t.Cleanup(func() { backend.Close() })
 	client, err := rpc.Dial(ipc)
