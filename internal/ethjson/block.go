@@ -60,6 +60,21 @@ func AppendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 	if size == 0 {
 		size = block.Size()
 	}
+	return appendBlock(dst, h, hash, size, block.Transactions(), block.Uncles(), block.Withdrawals(), fullTx, config, opts)
+}
+
+// AppendBlockParts appends the block of header h and body as AppendBlock would, when its hash
+// and size are known and no types.Block exists: eth_simulateV1 assembles its blocks from
+// these parts, and a types.Block would copy the header. h's Number and Difficulty must not
+// be nil (a types.Block's Header() sets them to 0). Without fullTx and with nil
+// body.Transactions the block's transactions are opts.TxHashes. opts.Hash, opts.Size and
+// opts.Header are ignored.
+func AppendBlockParts(dst []byte, h *types.Header, body *types.Body, hash common.Hash, size uint64, fullTx bool, config *params.ChainConfig, opts BlockOptions) []byte {
+	return appendBlock(dst, h, hash, size, body.Transactions, body.Uncles, body.Withdrawals, fullTx, config, opts)
+}
+
+// appendBlock is AppendBlock with the block's hash, size and body at hand.
+func appendBlock(dst []byte, h *types.Header, hash common.Hash, size uint64, txs types.Transactions, uncles []*types.Header, ws types.Withdrawals, fullTx bool, config *params.ChainConfig, opts BlockOptions) []byte {
 	start := len(dst)
 	dst = appendHeaderFirst(dst, h, hash)
 	dst = append(dst, `,"size":`...)
@@ -67,20 +82,20 @@ func AppendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 	dst = appendHeaderSecond(dst, h, opts.TimeMs)
 	dst = append(dst, `,"transactions":`...)
 	if fullTx {
-		dst = appendBlockFullTxs(dst, block, h, hash, config, opts)
+		dst = appendBlockFullTxs(dst, txs, h, hash, config, opts)
 	} else {
-		dst = appendBlockTxHashes(dst, block.Transactions(), opts.TxHashes)
+		dst = appendBlockTxHashes(dst, txs, opts.TxHashes)
 	}
 	dst = appendTransactionsRoot(dst, h)
 	dst = append(dst, `,"uncles":[`...)
-	for i, uncle := range block.Uncles() {
+	for i, uncle := range uncles {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = AppendHash(dst, uncle.Hash())
 	}
 	dst = append(dst, ']')
-	if ws := block.Withdrawals(); ws != nil {
+	if ws != nil {
 		dst = append(dst, `,"withdrawals":`...)
 		dst = appendWithdrawals(dst, ws)
 	}
@@ -89,26 +104,31 @@ func AppendBlock(dst []byte, block *types.Block, fullTx bool, config *params.Cha
 	return append(dst, '}')
 }
 
-// appendBlockTxHashes appends the hashes of txs as a JSON array ([] when empty).
+// appendBlockTxHashes appends the hashes of txs as a JSON array ([] when empty), hashes[i]
+// when known; nil txs are the transactions of hashes.
 func appendBlockTxHashes(dst []byte, txs types.Transactions, hashes []common.Hash) []byte {
+	n := len(txs)
+	if txs == nil {
+		n = len(hashes)
+	}
 	dst = append(dst, '[')
-	for i, tx := range txs {
+	for i := range n {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		if i < len(hashes) {
 			dst = AppendHash(dst, hashes[i])
 		} else {
-			dst = AppendHash(dst, tx.Hash())
+			dst = AppendHash(dst, txs[i].Hash())
 		}
 	}
 	return append(dst, ']')
 }
 
-// appendBlockFullTxs appends the block's transactions as full objects, located at their index
+// appendBlockFullTxs appends the block's transactions txs as full objects, located at their index
 // in the block. One signer serves the whole block, as geth's per-transaction MakeSigner with
 // the block's number and time would pick the same one.
-func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash common.Hash, config *params.ChainConfig, opts BlockOptions) []byte {
+func appendBlockFullTxs(dst []byte, txs types.Transactions, h *types.Header, hash common.Hash, config *params.ChainConfig, opts BlockOptions) []byte {
 	signer := types.MakeSigner(config, h.Number, h.Time)
 	loc := TxLocation{
 		Located:     true,
@@ -122,7 +142,7 @@ func appendBlockFullTxs(dst []byte, block *types.Block, h *types.Header, hash co
 		loc.BlockHash, loc.TimeMs = nil, nil
 	}
 	dst = append(dst, '[')
-	for i, tx := range block.Transactions() {
+	for i, tx := range txs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}

@@ -90,6 +90,23 @@ func TestAppendBlockJSON(t *testing.T) {
 					jsonCheck(t, "block", got, want)
 					jsonCheckSortedKeys(t, "block", got)
 					jsonCheckBlockShape(t, got, f.block, fullTx, opts)
+					// The same block from its parts, as eth_simulateV1 encodes it.
+					hash := f.block.Hash()
+					if opts.Hash != nil {
+						hash = *opts.Hash
+					}
+					body := f.block.Body()
+					parts := AppendBlockParts(nil, f.block.Header(), body, hash, f.block.Size(), fullTx, f.config, opts)
+					jsonCheck(t, "block from parts", parts, want)
+					if !fullTx { // the hashes alone, as eth_simulateV1 has them
+						opts.TxHashes = nil
+						for _, tx := range f.block.Transactions() {
+							opts.TxHashes = append(opts.TxHashes, tx.Hash())
+						}
+						body.Transactions = nil
+						hashesOnly := AppendBlockParts(nil, f.block.Header(), body, hash, f.block.Size(), fullTx, f.config, opts)
+						jsonCheck(t, "block from parts and transaction hashes", hashesOnly, want)
+					}
 				})
 			}
 		}

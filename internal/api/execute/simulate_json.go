@@ -12,16 +12,17 @@ import (
 )
 
 // This file encodes eth_simulateV1 results the way go-ethereum does: each simulated block is its
-// RPC block (ethjson.AppendBlock) plus "calls", one result per call.
+// RPC block (ethjson.AppendBlockParts) plus "calls", one result per call.
 
 // appendSimBlocks appends the eth_simulateV1 result array.
 func appendSimBlocks(dst []byte, blocks []simulate.Block, config *params.ChainConfig) []byte {
 	dst = append(dst, '[')
-	for i, b := range blocks {
+	for i := range blocks {
+		b := &blocks[i]
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = ethjson.AppendBlock(dst, b.Block, b.FullTx, config, ethjson.BlockOptions{Hash: &b.Hash, Senders: b.Senders, TxHashes: b.TxHashes, Size: b.Size, Header: b.Header})
+		dst = ethjson.AppendBlockParts(dst, b.Header, &b.Body, b.Hash, b.Size, b.FullTx, config, ethjson.BlockOptions{Senders: b.Senders, TxHashes: b.TxHashes})
 		dst = dst[:len(dst)-1] // reopen the block object for "calls"
 		dst = append(dst, `,"calls":[`...)
 		for j := range b.Calls {
@@ -46,7 +47,7 @@ func simResultSize(blocks []simulate.Block) int {
 	for _, b := range blocks {
 		size += 1792 + 80*len(b.TxHashes) // the block's own fields and its transaction hashes
 		if b.FullTx {
-			for _, tx := range b.Block.Transactions() {
+			for _, tx := range b.Body.Transactions {
 				size += 1024 + 2*len(tx.Data())
 			}
 		}

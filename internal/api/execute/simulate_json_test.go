@@ -78,5 +78,5 @@ func simBlockForSize(number uint64, calls int, logs []*types.Log, data int, full
 		results = append(results, simulate.CallResult{ReturnData: make([]byte, 32), Logs: callLogs, GasUsed: 51_234, MaxUsedGas: 52_345, Status: types.ReceiptStatusSuccessful})
 	}
 	block := types.NewBlock(header, &types.Body{Transactions: txs}, nil, trie.NewStackTrie(nil), params.MergedTestChainConfig)
-	return simulate.Block{Block: block, Header: block.Header(), Calls: results, Senders: senders, TxHashes: hashes, Hash: block.Hash(), Size: block.Size(), FullTx: fullTx}
+	return simulate.Block{Header: block.Header(), Body: *block.Body(), Calls: results, Senders: senders, TxHashes: hashes, Hash: block.Hash(), Size: block.Size(), FullTx: fullTx}
 }

@@ -27,23 +27,23 @@ import (
 // the tests here compare the encodings with go-ethereum's.
 
 // encodeTx returns the encoding of tx, made from data, in the transaction trie
-// (types.Transactions' EncodeIndex) and the transaction's hash.
+// (types.Transactions' EncodeIndex) and the transaction's hash. tx may be nil when data is
+// a *types.DynamicFeeTx.
 func encodeTx(tx *types.Transaction, data types.TxData) ([]byte, common.Hash) {
-	var enc []byte
 	if d, ok := data.(*types.DynamicFeeTx); ok {
-		enc = encodeDynamicFeeTx(d)
-	} else {
-		var buf bytes.Buffer
-		types.Transactions{tx}.EncodeIndex(0, &buf)
-		enc = buf.Bytes()
+		enc := encodeDynamicFeeTx(d)
+		return enc, keccak256(enc) // the type byte and the RLP of the fields
 	}
+	var buf bytes.Buffer
+	types.Transactions{tx}.EncodeIndex(0, &buf)
+	enc := buf.Bytes()
 	if tx.Type() == types.BlobTxType {
 		// The trie encoding includes a sidecar, the hash never does.
 		return enc, tx.Hash()
 	}
 	// Otherwise the hash is the Keccak-256 of that same encoding (legacy: RLP of the fields;
 	// typed: the type byte and the RLP of the fields).
-	return enc, crypto.Keccak256Hash(enc)
+	return enc, keccak256(enc)
 }
 
 // encodeDynamicFeeTx returns the typed encoding of an EIP-1559 transaction: its type and the
@@ -144,10 +144,18 @@ func (l encodedTxs) Len() int                           { return len(l) }
 func (l encodedTxs) EncodeIndex(i int, w *bytes.Buffer) { w.Write(l[i]) }
 
 // makeReceipt is go-ethereum's core.MakeReceipt for the call just run, with the bloom from
-// the block's memo.
-func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, statedb *state.StateDB, tx *types.Transaction, txHash common.Hash, cumulativeGas uint64, root []byte) *types.Receipt {
+// the block's memo. The call's transaction is tx, or made of data when tx is nil (an
+// EIP-1559 call, see blockRun.txs).
+func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, statedb *state.StateDB, tx *types.Transaction, data types.TxData, txHash common.Hash, cumulativeGas uint64, root []byte) *types.Receipt {
+	txType, to, nonce := uint8(types.DynamicFeeTxType), (*common.Address)(nil), uint64(0)
+	if tx != nil {
+		txType, to, nonce = tx.Type(), tx.To(), tx.Nonce()
+	} else {
+		d := data.(*types.DynamicFeeTx)
+		to, nonce = d.To, d.Nonce
+	}
 	receipt := &types.Receipt{
-		Type:              tx.Type(),
+		Type:              txType,
 		PostState:         root,
 		CumulativeGasUsed: cumulativeGas,
 		Status:            types.ReceiptStatusSuccessful,
@@ -157,12 +165,12 @@ func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, stat
 	if result.Failed() {
 		receipt.Status = types.ReceiptStatusFailed
 	}
-	if tx.Type() == types.BlobTxType {
+	if txType == types.BlobTxType {
 		receipt.BlobGasUsed = uint64(len(tx.BlobHashes()) * params.BlobTxBlobGasPerBlob)
 		receipt.BlobGasPrice = evm.Context.BlobBaseFee
 	}
-	if tx.To() == nil {
-		receipt.ContractAddress = crypto.CreateAddress(evm.TxContext.Origin, tx.Nonce())
+	if to == nil {
+		receipt.ContractAddress = crypto.CreateAddress(evm.TxContext.Origin, nonce)
 	}
 	receipt.Logs = statedb.GetLogs(txHash, run.header.Number.Uint64(), common.Hash{}, run.header.Time)
 	receipt.BlockNumber = run.header.Number
@@ -179,38 +187,26 @@ var stackTries = sync.Pool{New: func() any { return trie.NewStackTrie(nil) }}
 // without one for a single entry (a one-call block).
 func deriveSha(list types.DerivableList) common.Hash {
 	if list.Len() == 1 {
-		var value bytes.Buffer
-		list.EncodeIndex(0, &value)
-		if value.Len() == 0 {
+		s := newKeccakScratch()
+		defer s.release()
+		list.EncodeIndex(0, &s.buf)
+		if s.buf.Len() == 0 {
 			return types.EmptyRootHash // the trie ignores empty values
 		}
-		return singleLeafRoot(value.Bytes())
+		return s.singleLeafRoot(s.buf.Bytes())
 	}
 	st := stackTries.Get().(*trie.StackTrie)
 	defer stackTries.Put(st)
 	return types.DeriveSha(list, st)
 }
 
-// singleLeafRoot is the root of a trie holding one entry under DeriveSha's first key, RLP(0)
-// = 0x80: a leaf at the root, [compact key, value], whose Keccak-256 is the root (a root is
-// hashed whatever its size). The key's nibbles 8, 0 with the leaf flag compact to 0x20 0x80.
-func singleLeafRoot(value []byte) common.Hash {
-	w := rlp.NewEncoderBuffer(nil)
-	defer w.Flush()
-	leaf := w.List()
-	w.WriteBytes([]byte{0x20, 0x80})
-	w.WriteBytes(value)
-	w.ListEnd(leaf)
-	return crypto.Keccak256Hash(w.ToBytes())
-}
-
 // newSimBlock fills in the header's transaction and receipt roots, bloom, uncle and
-// withdrawals hashes and makes the block, as types.NewBlock does. header.Root must be set. A
-// non-nil withdrawalsRoot is an OP Stack (Isthmus) block's: the header carries it instead of
-// the withdrawals' hash.
-// It also returns the block's hash and size, from one encoding of the header and the
-// transactions' encodings: Block.Hash and Block.Size would encode both again.
-func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipts []*types.Receipt, withdrawalsRoot *common.Hash) (*types.Block, common.Hash, uint64) {
+// withdrawals hashes, as types.NewBlock does. header.Root must be set. A non-nil
+// withdrawalsRoot is an OP Stack (Isthmus) block's: the header carries it instead of the
+// withdrawals' hash.
+// It returns the block's hash and size, from one encoding of the header and the
+// transactions' encodings: types.Block's Hash and Size would encode both again.
+func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipts []*types.Receipt, withdrawalsRoot *common.Hash) (common.Hash, uint64) {
 	header.TxHash = types.EmptyTxsHash
 	if len(txs) > 0 {
 		header.TxHash = deriveSha(txs)
@@ -232,10 +228,12 @@ func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipt
 		hash := deriveSha(types.Withdrawals(body.Withdrawals))
 		header.WithdrawalsHash = &hash
 	}
-	block := types.NewBlockWithHeader(header).WithBody(types.Body{Transactions: body.Transactions, Withdrawals: body.Withdrawals})
-
-	enc, _ := rlp.EncodeToBytes(header)
-	return block, crypto.Keccak256Hash(enc), blockSize(len(enc), body, txs)
+	s := newKeccakScratch()
+	defer s.release()
+	// The only error is a negative number, which no decoded override or derived field holds
+	// (a bytes.Buffer does not fail).
+	_ = header.EncodeRLP(&s.buf)
+	return s.sum(s.buf.Bytes()), blockSize(s.buf.Len(), body, txs)
 }
 
 // blockSize is the length of the block's RLP encoding (types.Block.Size) with a header
@@ -244,8 +242,8 @@ func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipt
 // the withdrawals list is there when the body has one.
 func blockSize(headerSize int, body *types.Body, txs encodedTxs) uint64 {
 	txsSize := 0
-	for i, enc := range txs {
-		if body.Transactions[i].Type() == types.LegacyTxType {
+	for _, enc := range txs {
+		if len(enc) > 0 && enc[0] >= 0xc0 { // an RLP list: a legacy transaction
 			txsSize += len(enc)
 		} else {
 			txsSize += rlpStringSize(enc)

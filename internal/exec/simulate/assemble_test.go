@@ -163,10 +163,11 @@ func TestSimReceiptsEncoding(t *testing.T) {
 }
 
 // TestDeriveShaOneEntry: the root of a one-entry list is the StackTrie's, for values short
-// enough to sit inside a node and long ones.
+// enough to sit inside a node and long ones, across the sizes where the leaf's and the
+// value's RLP headers grow a length byte.
 func TestDeriveShaOneEntry(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 3))
-	for _, size := range []int{0, 1, 1, 2, 20, 29, 30, 31, 32, 33, 55, 56, 100, 300, 5000} {
+	for _, size := range []int{0, 1, 1, 2, 20, 29, 30, 31, 32, 33, 50, 51, 52, 53, 55, 56, 100, 250, 251, 252, 253, 255, 256, 300, 5000, 70000} {
 		value := make([]byte, size)
 		for i := range value {
 			value[i] = byte(r.IntN(256)) >> r.IntN(8)

@@ -43,10 +43,11 @@ func simulateBothWays(ctx context.Context, t testing.TB, env Env, decode func() 
 		return direct, err
 	}
 	for i, b := range append(direct, viaBase...) {
-		if b.Hash != b.Block.Hash() || b.Size != b.Block.Size() || b.Header.Hash() != b.Hash {
-			t.Fatalf("block %d: hash %s and size %d known from building it, Block has %s and %d", i, b.Hash, b.Size, b.Block.Hash(), b.Block.Size())
+		block := b.TypesBlock()
+		if b.Hash != block.Hash() || b.Size != block.Size() || b.Header.Hash() != b.Hash {
+			t.Fatalf("block %d: hash %s and size %d known from building it, the block has %s and %d", i, b.Hash, b.Size, block.Hash(), block.Size())
 		}
-		for j, tx := range b.Block.Transactions() {
+		for j, tx := range block.Transactions() {
 			if b.TxHashes[j] != tx.Hash() {
 				t.Fatalf("block %d, transaction %d: hash %s, want %s", i, j, b.TxHashes[j], tx.Hash())
 			}
@@ -57,7 +58,7 @@ func simulateBothWays(ctx context.Context, t testing.TB, env Env, decode func() 
 	if string(a) != string(b) {
 		t.Fatalf("prepared base changes the result:\n direct %s\nprepared %s", truncate(a), truncate(b))
 	}
-	if first := direct[0].Block.Header(); base.first != nil && base.fits(first, opts.BlockStateCalls[0].StateOverrides) {
+	if first := direct[0].TypesBlock().Header(); base.first != nil && base.fits(first, opts.BlockStateCalls[0].StateOverrides) {
 		preparedRuns.Add(1)
 	}
 	return direct, nil

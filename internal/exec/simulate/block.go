@@ -36,15 +36,20 @@ type blockRun struct {
 	// passerUntouched: no call of the block accessed the L2-to-L1 message passer and no state
 	// override names it, so its storage is the base's (opstack.go).
 	passerUntouched bool
-	txs             []*types.Transaction
-	txEncodings     encodedTxs    // the transactions' trie encodings
-	txHashes        []common.Hash // their hashes
-	senders         []common.Address
-	calls           []CallResult
-	receipts        []*types.Receipt
-	allLogs         []*types.Log // logs of successful calls, for deposit requests
-	blooms          *bloomMemo   // the request's
-	blobGasUsed     uint64
+	// txs[i] is the i-th call's transaction, nil for an EIP-1559 call, whose transaction
+	// is made from txData[i] only when a result carries it (Block.Transactions): everything
+	// else is read from the data or the encoding, and types.NewTx deep-copies the data (a
+	// fifth of a call's allocations).
+	txs         []*types.Transaction
+	txData      []types.TxData
+	txEncodings encodedTxs    // the transactions' trie encodings
+	txHashes    []common.Hash // their hashes
+	senders     []common.Address
+	calls       []CallResult
+	receipts    []*types.Receipt
+	allLogs     []*types.Log // logs of successful calls, for deposit requests
+	blooms      *bloomMemo   // the request's
+	blobGasUsed uint64
 }
 
 // processBlock executes one simulated block on sim's state, like geth's processBlock: it
@@ -93,6 +98,7 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 		passerUntouched: !passerOverridden,
 		hooked:          sim.env.State,
 		txs:             make([]*types.Transaction, n),
+		txData:          make([]types.TxData, n),
 		txEncodings:     make(encodedTxs, n),
 		txHashes:        make([]common.Hash, n),
 		senders:         make([]common.Address, n),
@@ -179,9 +185,12 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 	// execution-apis fixture ethSimulate-overflow-nonce expects a result (geth v1.17.5; v1.17.10
 	// added an explicit -32603 here). With validation core's pre-check refuses it.
 	data := call.TxData(types.DynamicFeeTxType)
-	tx := types.NewTx(data)
+	var tx *types.Transaction
+	if _, ok := data.(*types.DynamicFeeTx); !ok {
+		tx = types.NewTx(data)
+	}
 	enc, txHash := encodeTx(tx, data)
-	run.txs[i], run.txEncodings[i], run.txHashes[i], run.senders[i] = tx, enc, txHash, call.Sender()
+	run.txs[i], run.txData[i], run.txEncodings[i], run.txHashes[i], run.senders[i] = tx, data, enc, txHash, call.Sender()
 	statedb.SetTxContext(txHash, i)
 	// Logs are kept by transaction hash, and two calls may share one (same sender, nonce and
 	// fields, without validation): this call's are the ones after those already there.
@@ -205,7 +214,7 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 	} else {
 		root = statedb.IntermediateRoot(cfg.IsEIP158(header.Number)).Bytes()
 	}
-	run.receipts[i] = run.makeReceipt(run.evm, result, statedb, tx, txHash, run.gp.CumulativeUsed(), root)
+	run.receipts[i] = run.makeReceipt(run.evm, result, statedb, tx, data, txHash, run.gp.CumulativeUsed(), root)
 	run.blobGasUsed += run.receipts[i].BlobGasUsed
 	if err := sim.budget.consume(result.UsedGas); err != nil {
 		return err
@@ -292,7 +301,9 @@ func (sim *simulator) assemble(ctx context.Context, run *blockRun, withdrawals t
 	if err != nil {
 		return Block{}, nil, err
 	}
-	res.Block, res.Hash, res.Size = newSimBlock(header, body, run.txEncodings, run.receipts, withdrawalsRoot)
+	res.Hash, res.Size = newSimBlock(header, body, run.txEncodings, run.receipts, withdrawalsRoot)
+	res.Body = types.Body{Withdrawals: body.Withdrawals}
+	res.txs, res.txData = run.txs, run.txData
 
 	// Logs were collected before the block hash was known.
 	for i := range run.calls {

@@ -10,7 +10,9 @@
 //     post-block processing (block.go, system_calls.go, opstack.go for an OP Stack chain's
 //     extraData, DA footprint and withdrawals root), and the transfer logs of traceTransfers
 //     (logtracer.go);
-//   - block assembly without repeated encoding and hashing (assemble.go), and the FastLZ
+//   - block assembly without repeated encoding and hashing (assemble.go; Keccak-256 from a
+//     pooled state, keccak.go), an EIP-1559 call's types.Transaction made only when the
+//     result carries it (returnFullTransactions, [Block.Transactions]), and the FastLZ
 //     size of the OP Stack DA footprint without a fresh table per transaction (fastlz.go);
 //   - prepared bases ([Base], base.go): the first block's system calls run once per base
 //     state and kept in a private memory diff layer over the base (layer.go), on which each

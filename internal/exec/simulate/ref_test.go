@@ -65,13 +65,14 @@ func (r CallResult) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON writes the block like geth's RPCMarshalBlock plus "calls".
 func (b Block) MarshalJSON() ([]byte, error) {
-	fields := marshalHeader(b.Block.Header())
-	fields["size"] = hexutil.Uint64(b.Block.Size())
-	txs := b.Block.Transactions()
+	block := b.TypesBlock()
+	fields := marshalHeader(block.Header())
+	fields["size"] = hexutil.Uint64(block.Size())
+	txs := block.Transactions()
 	transactions := make([]any, len(txs))
 	for i, tx := range txs {
 		if b.FullTx {
-			rpcTx := newRPCTransaction(b.Block, tx, uint64(i))
+			rpcTx := newRPCTransaction(block, tx, uint64(i))
 			if i < len(b.Senders) {
 				rpcTx.From = b.Senders[i]
 			}
@@ -81,14 +82,14 @@ func (b Block) MarshalJSON() ([]byte, error) {
 		}
 	}
 	fields["transactions"] = transactions
-	uncles := b.Block.Uncles()
+	uncles := block.Uncles()
 	uncleHashes := make([]common.Hash, len(uncles))
 	for i, uncle := range uncles {
 		uncleHashes[i] = uncle.Hash()
 	}
 	fields["uncles"] = uncleHashes
-	if b.Block.Withdrawals() != nil {
-		fields["withdrawals"] = b.Block.Withdrawals()
+	if block.Withdrawals() != nil {
+		fields["withdrawals"] = block.Withdrawals()
 	}
 	calls := b.Calls
 	if calls == nil {

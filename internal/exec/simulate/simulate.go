@@ -256,7 +256,9 @@ func Run(ctx context.Context, env Env, opts Opts) ([]Block, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.FullTx = opts.ReturnFullTransactions
+		if res.FullTx = opts.ReturnFullTransactions; res.FullTx {
+			res.Body.Transactions = res.Transactions()
+		}
 		res.Header = header
 		results[i] = res
 		headers[i] = header

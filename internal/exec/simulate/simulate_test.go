@@ -79,7 +79,7 @@ func TestSimulatePending(t *testing.T) {
 		if len(blocks) != 2 {
 			t.Fatalf("got %d blocks, want 2", len(blocks))
 		}
-		b0, b1 := blocks[0].Block, blocks[1].Block
+		b0, b1 := blocks[0].TypesBlock(), blocks[1].TypesBlock()
 		if b0.NumberU64() != pending.Number.Uint64() || b0.Time() != pending.Time || b0.ParentHash() != head.Hash() {
 			t.Fatalf("first block number %d time %d parent %x; want %d, %d, %x", b0.NumberU64(), b0.Time(), b0.ParentHash(), pending.Number, pending.Time, head.Hash())
 		}
@@ -105,7 +105,7 @@ func TestSimulatePending(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := blocks[0].Block.BaseFee(); got.Cmp(pending.BaseFee) != 0 {
+		if got := blocks[0].TypesBlock().BaseFee(); got.Cmp(pending.BaseFee) != 0 {
 			t.Fatalf("base fee %v, want the pending block's %v", got, pending.BaseFee)
 		}
 	})
@@ -122,7 +122,7 @@ func TestSimulatePending(t *testing.T) {
 			t.Fatalf("got %d blocks, want 3", len(blocks))
 		}
 		for i, wantTime := range []uint64{pending.Time, pending.Time + 12, pending.Time + 24} {
-			if b := blocks[i].Block; b.NumberU64() != pending.Number.Uint64()+uint64(i) || b.Time() != wantTime {
+			if b := blocks[i].TypesBlock(); b.NumberU64() != pending.Number.Uint64()+uint64(i) || b.Time() != wantTime {
 				t.Fatalf("block %d: number %d time %d, want %d", i, b.NumberU64(), b.Time(), wantTime)
 			}
 		}
@@ -136,7 +136,7 @@ func TestSimulatePending(t *testing.T) {
 		head := env.Header
 		opts := decodeSimOpts(t, `{"blockStateCalls":[{"blockOverrides":{"time":"`+hexU(head.Time+1)+`"}}]}`)
 		blocks, err := Run(context.Background(), env, opts)
-		if err != nil || blocks[0].Block.Time() != head.Time+1 {
+		if err != nil || blocks[0].TypesBlock().Time() != head.Time+1 {
 			t.Fatalf("time override: %v", err)
 		}
 		env, _ = pendingEnv(t, chain)
