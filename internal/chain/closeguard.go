@@ -105,13 +105,16 @@ func (g *closeGuard) Compact(start []byte, limit []byte) error {
 func (g *closeGuard) Close() error {
 	g.mu.Lock()
 	g.closing = true
+	// The timer's own flag ends the wait: a clock read here could find the wait not quite over
+	// after the timer's one broadcast, and wait for a broadcast that never comes.
+	expired := false
 	deadline := time.AfterFunc(g.wait, func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
+		expired = true
 		g.idle.Broadcast()
 	})
-	start := time.Now()
-	for g.busy > 0 && time.Since(start) < g.wait {
+	for g.busy > 0 && !expired {
 		g.idle.Wait()
 	}
 	deadline.Stop()

@@ -1,5 +1,5 @@
 // Package kvstore opens the chain database: an ethdb.KeyValueStore over a Pebble database, with
-// go-ethereum's Pebble options (ethdb/pebble.New) but one compaction at a time.
+// go-ethereum's Pebble options (ethdb/pebble.New) but compactions on all the CPUs but one.
 //
 // Why it exists. go-ethereum's opener lets Pebble run as many compactions at once as there are
 // CPUs (MaxConcurrentCompactions: runtime.NumCPU) and gives no way to change it. On a node with
@@ -8,7 +8,9 @@
 // transactions a second the interval's p99 was 468 ms with go-ethereum's opener and 322–374 ms
 // with one compaction at a time, Pebble's own default (docs/benchmarks.md, "The block boundary
 // under load, session 10"). The compactions cost the same CPU; they no longer take it all at
-// once.
+// once. The store allows one compaction fewer than there are CPUs, at least one: one on two
+// cores, as measured, and on a larger machine nearly go-ethereum's, so that catching up or a
+// bulk import there is not held to one compaction (not measured beyond two cores).
 //
 // Everything else is go-ethereum's, so that a datadir written by either opener opens with the
 // other (and go-ethereum's tools read it): the same Pebble options (format major version left to

@@ -2,6 +2,7 @@ package kvstore
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/cockroachdb/pebble"
 	"github.com/cockroachdb/pebble/bloom"
@@ -24,7 +25,7 @@ const maxMemTableSize = (1<<31)<<(^uint(0)>>63) - 1
 
 // options returns go-ethereum's Pebble options (ethdb/pebble.New at op-geth v1.101702.3) for a
 // cache of cacheMB megabytes and handles open files, except MaxConcurrentCompactions, which is
-// Pebble's default of 1 instead of runtime.NumCPU, and without go-ethereum's metrics listeners.
+// one less than runtime.NumCPU (maxCompactions), and without go-ethereum's metrics listeners.
 // Every option that shapes what is on disk is go-ethereum's.
 func options(cacheMB, handles int, readOnly bool) *pebble.Options {
 	cacheMB = max(cacheMB, minCacheMB)
@@ -41,7 +42,7 @@ func options(cacheMB, handles int, readOnly bool) *pebble.Options {
 		// A hard limit on the memtables (counted, not sized), twice those planned, for spikes.
 		MemTableStopWritesThreshold: memTables * 2,
 		// The reason for this package (doc.go).
-		MaxConcurrentCompactions: func() int { return 1 },
+		MaxConcurrentCompactions: maxCompactions,
 		Levels: []pebble.LevelOptions{
 			{TargetFileSize: 2 * 1024 * 1024, FilterPolicy: bloom.FilterPolicy(10)},
 			{TargetFileSize: 4 * 1024 * 1024, FilterPolicy: bloom.FilterPolicy(10)},
@@ -61,13 +62,17 @@ func options(cacheMB, handles int, readOnly bool) *pebble.Options {
 		L0CompactionThreshold: 2,
 	}
 	opt.Experimental.ReadSamplingMultiplier = -1 // no seek compactions (go-ethereum PR 20130)
-	// With more than one compaction allowed these would add one per extra L0 sub-level and per
-	// 256 MB of debt; at one they change nothing, and are kept so the options read as
-	// go-ethereum's.
+	// Compactions beyond the first: one per extra L0 sub-level and per 256 MB of debt, up to
+	// maxCompactions, as go-ethereum sets them.
 	opt.Experimental.L0CompactionConcurrency = 1
 	opt.Experimental.CompactionDebtConcurrency = 1 << 28
 	return opt
 }
+
+// maxCompactions is how many compactions may run at once: all the CPUs but one, and at least
+// one, so that a block's flush never takes every core from the sequencer's next build
+// (go-ethereum's opener allows one per CPU: both cores of a two-core node).
+func maxCompactions() int { return max(1, runtime.NumCPU()-1) }
 
 // quietLogger drops Pebble's informational and error lines, as go-ethereum's opener does
 // (Pebble's default logger writes them to stderr), and panics on a fatal one instead of

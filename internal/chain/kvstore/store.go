@@ -29,7 +29,11 @@ var writeOptions = pebble.NoSync
 // Open opens (or creates, unless readOnly) the Pebble database in dir with a cache of cacheMB
 // megabytes and up to handles open files (options.go).
 func Open(dir string, cacheMB, handles int, readOnly bool) (*Store, error) {
-	db, err := pebble.Open(dir, options(cacheMB, handles, readOnly))
+	opt := options(cacheMB, handles, readOnly)
+	// The database takes its own reference to the cache; the one NewCache made is dropped, so
+	// that the cache's memory (C memory with cgo) is freed when the database closes.
+	defer opt.Cache.Unref()
+	db, err := pebble.Open(dir, opt)
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}
