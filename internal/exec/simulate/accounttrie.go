@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"errors"
-	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -194,33 +193,12 @@ func (t erroredTrie) Prove([]byte, ethdb.KeyValueWriter) error                  
 // them for the accounts requests update, the same senders and fee vaults in every request
 // on a head. The nibbles are shared and must not be modified.
 func (l *memLayer) accountKey(address common.Address) []byte {
-	l.keys.mu.RLock()
-	key, ok := l.keys.nibbles[address]
-	full := len(l.keys.nibbles) >= maxAccountKeys
-	l.keys.mu.RUnlock()
-	if ok {
+	if key, ok := l.keys.get(address); ok {
 		return key
 	}
-	key = keyNibbles(crypto.Keccak256(address[:]))
-	if full {
-		return key
-	}
-	l.keys.mu.Lock()
-	defer l.keys.mu.Unlock()
-	if l.keys.nibbles == nil {
-		l.keys.nibbles = make(map[common.Address][]byte)
-	}
-	if len(l.keys.nibbles) < maxAccountKeys {
-		l.keys.nibbles[address] = key
-	}
+	key := keyNibbles(crypto.Keccak256(address[:]))
+	l.keys.add(address, key, maxAccountKeys)
 	return key
-}
-
-// accountKeys holds the account trie keys of addresses, as nibbles (accountKey). Safe for
-// concurrent use.
-type accountKeys struct {
-	mu      sync.RWMutex
-	nibbles map[common.Address][]byte
 }
 
 // Bounds of what a layer keeps for its requests' account tries. A decoded full node is
@@ -232,24 +210,13 @@ const (
 	maxAccountKeys  = 4096
 )
 
-// decodedNodes holds the account trie nodes of a layer's root, decoded, by hash. The nodes
-// are immutable: inserts copy the nodes on their path. Safe for concurrent use.
-type decodedNodes struct {
-	mu    sync.RWMutex
-	nodes map[common.Hash]mptNode
-}
-
 // errNoNode reports an account trie node the layer's databases do not have.
 var errNoNode = errors.New("account trie node not found")
 
 // resolveAccountNode returns the account trie node of the layer's root with hash ref at path.
 func (l *memLayer) resolveAccountNode(ref mptRef, path []byte) (mptNode, error) {
 	hash := common.BytesToHash(ref)
-	l.decoded.mu.RLock()
-	n, ok := l.decoded.nodes[hash]
-	full := len(l.decoded.nodes) >= maxDecodedNodes
-	l.decoded.mu.RUnlock()
-	if ok {
+	if n, ok := l.decoded.get(hash); ok {
 		return n, nil
 	}
 	blob, err := layerNodeReader{l: l}.Node(common.Hash{}, path, hash)
@@ -259,19 +226,10 @@ func (l *memLayer) resolveAccountNode(ref mptRef, path []byte) (mptNode, error) 
 	if len(blob) == 0 {
 		return nil, errNoNode
 	}
-	if n, err = mptDecode(blob, hash.Bytes()); err != nil {
+	n, err := mptDecode(blob, hash.Bytes())
+	if err != nil {
 		return nil, err
 	}
-	if full {
-		return n, nil
-	}
-	l.decoded.mu.Lock()
-	defer l.decoded.mu.Unlock()
-	if l.decoded.nodes == nil {
-		l.decoded.nodes = make(map[common.Hash]mptNode)
-	}
-	if len(l.decoded.nodes) < maxDecodedNodes {
-		l.decoded.nodes[hash] = n
-	}
+	l.decoded.add(hash, n, maxDecodedNodes)
 	return n, nil
 }

@@ -122,7 +122,7 @@ func TestAccountTrieConcurrentFill(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if len(base.layer.decoded.nodes) == 0 || len(base.layer.keys.nibbles) == 0 {
+	if base.layer.decoded.len() == 0 || base.layer.keys.len() == 0 {
 		t.Fatal("the layer kept no decoded node or key")
 	}
 }

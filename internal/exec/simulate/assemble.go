@@ -304,7 +304,7 @@ type bitsMemo[K comparable] struct {
 
 // get returns the bloom bits of key, whose bytes are data, from shared when the memo does
 // not have them (shared may be nil).
-func (m *bitsMemo[K]) get(key K, data []byte, shared *sharedBits[K]) bloomBits {
+func (m *bitsMemo[K]) get(key K, data []byte, shared *sharedCache[K, bloomBits]) bloomBits {
 	for i := range m.n {
 		if m.small[i].key == key {
 			return m.small[i].bits
@@ -316,7 +316,7 @@ func (m *bitsMemo[K]) get(key K, data []byte, shared *sharedBits[K]) bloomBits {
 	bits, ok := shared.get(key)
 	if !ok {
 		bits = newBloomBits(data)
-		shared.add(key, bits)
+		shared.add(key, bits, maxSharedBloomKeys)
 	}
 	if m.n < len(m.small) {
 		m.small[m.n].key, m.small[m.n].bits = key, bits
@@ -337,45 +337,8 @@ const maxSharedBloomKeys = 4096
 // A bloomCache holds the bloom bits of addresses and topics for all requests on a Base.
 // Safe for concurrent use.
 type bloomCache struct {
-	addresses sharedBits[common.Address]
-	topics    sharedBits[common.Hash]
-}
-
-// sharedBits maps keys to their bloom bits, for up to maxSharedBloomKeys keys. A nil
-// *sharedBits has none and keeps none.
-type sharedBits[K comparable] struct {
-	mu   sync.RWMutex
-	bits map[K]bloomBits
-}
-
-func (c *sharedBits[K]) get(key K) (bloomBits, bool) {
-	if c == nil {
-		return bloomBits{}, false
-	}
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	bits, ok := c.bits[key]
-	return bits, ok
-}
-
-func (c *sharedBits[K]) add(key K, bits bloomBits) {
-	if c == nil {
-		return
-	}
-	c.mu.RLock()
-	full := len(c.bits) >= maxSharedBloomKeys
-	c.mu.RUnlock()
-	if full { // no write lock for nothing: concurrent requests would wait on it
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.bits == nil {
-		c.bits = make(map[K]bloomBits)
-	}
-	if len(c.bits) < maxSharedBloomKeys {
-		c.bits[key] = bits
-	}
+	addresses sharedCache[common.Address, bloomBits]
+	topics    sharedCache[common.Hash, bloomBits]
 }
 
 // bloomBits are the first 6 bytes of the Keccak-256 of a bloom entry: three 11-bit
@@ -400,8 +363,8 @@ func (b bloomBits) set(bloom *types.Bloom) {
 // bloom returns the bloom of logs, types.CreateBloom's.
 func (m *bloomMemo) bloom(logs []*types.Log) types.Bloom {
 	var bloom types.Bloom
-	var addresses *sharedBits[common.Address]
-	var topics *sharedBits[common.Hash]
+	var addresses *sharedCache[common.Address, bloomBits]
+	var topics *sharedCache[common.Hash, bloomBits]
 	if m.shared != nil {
 		addresses, topics = &m.shared.addresses, &m.shared.topics
 	}

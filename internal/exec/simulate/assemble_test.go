@@ -52,7 +52,7 @@ func TestBloomMemo(t *testing.T) {
 			}
 		}
 	}
-	if len(shared.addresses.bits) == 0 || len(shared.topics.bits) == 0 {
+	if shared.addresses.len() == 0 || shared.topics.len() == 0 {
 		t.Fatal("the shared bits hold nothing")
 	}
 }

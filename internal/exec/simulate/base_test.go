@@ -167,7 +167,7 @@ func TestSimBaseMemLayer(t *testing.T) {
 	}
 	// The base's nodes those states read are now the layer's hot nodes; a state opened
 	// afterwards reads them from there and still has the prepared state's root.
-	if len(base.layer.hot.nodes) == 0 {
+	if base.layer.hot.len() == 0 {
 		t.Fatal("no base node kept in the layer's node cache")
 	}
 	again, err := base.layer.newState()

@@ -46,13 +46,16 @@ type memLayer struct {
 	accountTrie *trie.StateTrie
 	// decoded holds the account trie nodes requests resolved, decoded, and keys the trie
 	// keys of the accounts they updated (accounttrie.go).
-	decoded decodedNodes
-	keys    accountKeys
+	decoded sharedCache[common.Hash, mptNode]   // account trie nodes of the root, decoded, by hash (accounttrie.go)
+	keys    sharedCache[common.Address, []byte] // account trie keys, as nibbles (accountKey)
 	// baseNodes reads the base's trie nodes; one for all requests (go-ethereum's readers of
 	// a root are safe for concurrent use), where opening one looks the base root up again.
 	baseNodes database.NodeReader
-	// hot holds the base's nodes requests read through the layer (nodeCache).
-	hot nodeCache
+	// hot holds the base's node blobs requests read through the layer, by hash. A node's hash
+	// is the Keccak-256 of its encoding, so a node found under its hash is that node in
+	// whatever trie and path it is asked for; go-ethereum's trie decodes a blob without
+	// copying it and never modifies it.
+	hot sharedCache[common.Hash, []byte]
 }
 
 // errLayerShape reports a transition a memLayer does not hold: one that deletes or
@@ -188,7 +191,7 @@ func (r layerNodeReader) Node(owner common.Hash, path []byte, hash common.Hash) 
 	}
 	blob, err := r.l.baseNodes.Node(owner, path, hash)
 	if err == nil && len(blob) > 0 {
-		r.l.hot.add(hash, blob)
+		r.l.hot.add(hash, blob, maxHotNodes)
 	}
 	return blob, err
 }
