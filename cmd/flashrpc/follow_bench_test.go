@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/cputime"
 	"github.com/flashrpc/flashrpc/internal/node"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
@@ -205,7 +205,7 @@ func benchCatchUp(b *testing.B, blocks, perBlock int) {
 				b.Fatal(err)
 			}
 			stopProfile := startCatchUpProfile(b)
-			start, cpuStart := time.Now(), processCPU(b)
+			start, cpuStart := time.Now(), cputime.Process(b)
 			chainBlocks, err := chain.DecodeBlocks(bytes.NewReader(file.Bytes()))
 			if err != nil {
 				b.Fatal(err)
@@ -213,7 +213,7 @@ func benchCatchUp(b *testing.B, blocks, perBlock int) {
 			if err := c.Import(ctx, chainBlocks, nil); err != nil {
 				b.Fatal(err)
 			}
-			took, cpu = took+time.Since(start), cpu+processCPU(b)-cpuStart
+			took, cpu = took+time.Since(start), cpu+cputime.Process(b)-cpuStart
 			stopProfile()
 			if err := c.Close(); err != nil {
 				b.Fatal(err)
@@ -239,11 +239,11 @@ func benchReplicaCatchUp(b *testing.B, url, genesis string, head *types.Header, 
 			b.Fatal(err)
 		}
 		stopProfile := startCatchUpProfile(b)
-		start, cpuStart := time.Now(), processCPU(b)
+		start, cpuStart := time.Now(), cputime.Process(b)
 		for replica.Chain().Head().Number.Cmp(head.Number) < 0 {
 			time.Sleep(time.Millisecond)
 		}
-		took, cpu = took+time.Since(start), cpu+processCPU(b)-cpuStart
+		took, cpu = took+time.Since(start), cpu+cputime.Process(b)-cpuStart
 		stopProfile()
 		if got := replica.Chain().Head().Hash(); got != head.Hash() {
 			b.Fatalf("replica's head %s, the primary's %s", got, head.Hash())
@@ -295,15 +295,6 @@ func benchBinary(b *testing.B) string {
 func reportCatchUp(b *testing.B, gas uint64, took, cpu time.Duration) {
 	b.ReportMetric(float64(gas)/1e6/(took.Seconds()/float64(b.N)), "Mgas/s")
 	b.ReportMetric(float64(gas)/1e6/(cpu.Seconds()/float64(b.N)), "Mgas/cpu-s")
-}
-
-// processCPU returns the CPU time the process has used so far, user and system.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // buildTransferChain seals blocks blocks of perBlock transfers to new accounts each on the

@@ -14,9 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -27,6 +25,7 @@ import (
 	"github.com/flashrpc/flashrpc/internal/api"
 	"github.com/flashrpc/flashrpc/internal/benchmix"
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/cputime"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 	"github.com/flashrpc/flashrpc/internal/rpc"
@@ -63,13 +62,13 @@ func BenchmarkSimulateV1(b *testing.B) {
 			}
 			b.SetBytes(int64(len(resp)))
 			b.ReportAllocs()
-			cpu0 := processCPU(b)
+			cpu0 := cputime.Process(b)
 			for b.Loop() {
 				if resp := c.roundTrip(b, req); !bytes.HasPrefix(resp, []byte(`{"jsonrpc":"2.0","id":1,"result":[{`)) {
 					b.Fatalf("response: %.600s", resp)
 				}
 			}
-			b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+			b.ReportMetric(float64((cputime.Process(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 		})
 	}
 }
@@ -196,17 +195,6 @@ func (n *simBenchNode) mixBody() string {
 		blocks = append(blocks, block)
 	}
 	return `{"jsonrpc":"2.0","id":1,"method":"eth_simulateV1","params":[{"traceTransfers":true,"blockStateCalls":[` + strings.Join(blocks, ",") + `]},"latest"]}`
-}
-
-// processCPU is the CPU time the process used so far (user and system): on a machine shared
-// with other work, CPU per request moves much less than the time per request. It includes
-// the client's, a few µs per request.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // httpPost is the HTTP/1.1 request wrk sends with scripts/bench/rpc.lua.

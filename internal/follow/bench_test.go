@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/cputime"
 	"github.com/flashrpc/flashrpc/internal/flashblocks"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
@@ -180,23 +180,14 @@ func BenchmarkReexecuteFlashblock(b *testing.B) {
 						d.senders.waitAll()
 					}
 					b.StartTimer()
-					start := processCPU(b)
+					start := cputime.Process(b)
 					if err := f.apply(ctx, p1, d); err != nil {
 						b.Fatal(err)
 					}
-					cpu += processCPU(b) - start
+					cpu += cputime.Process(b) - start
 				}
 				b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 			})
 		}
 	}
-}
-
-// processCPU returns the CPU time the process has used so far, user and system.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
