@@ -25,11 +25,72 @@ const logIndexPrefix = "flashrpc-logindex-"
 func (c *Chain) LogIndexStore() ethdb.KeyValueStore { return rawdb.NewTable(c.db, logIndexPrefix) }
 
 // RawLogs returns the logs of the block with this hash and number, one slice per transaction, in
-// their storage form: only Address, Topics and Data are set. Nil when the receipts are unknown.
-// It decodes the stored receipts and nothing else, which makes it the cheap read of a log
-// index build. The slices belong to the caller.
+// their storage form: only Address, Topics and Data are set. Nil when the receipts are unknown
+// or undecodable. It walks the stored receipts' encoding for their logs (storedLogs) instead of
+// decoding the receipts, as rawdb.ReadLogs does, which also computes every receipt's bloom:
+// it is the log index's read of every new block, at the block boundary. The slices belong to
+// the caller; the logs' Data alias one buffer read for the call.
 func (c *Chain) RawLogs(hash common.Hash, number uint64) [][]*types.Log {
-	return rawdb.ReadLogs(c.db, hash, number)
+	data := rawdb.ReadReceiptsRLP(c.db, hash, number)
+	if len(data) == 0 {
+		return nil
+	}
+	logs, err := storedLogs(data)
+	if err != nil {
+		c.log.Error("undecodable receipts", "block", number, "hash", hash, "err", err)
+		return nil
+	}
+	return logs
+}
+
+// storedLogs returns the logs of a block's stored receipts (matchStoredLogs' format), one
+// slice per receipt, with Address, Topics (never nil) and Data (aliasing receipts) set. The
+// logs, and their topics, share a few allocations.
+func storedLogs(receipts []byte) ([][]*types.Log, error) {
+	list, _, err := rlp.SplitList(receipts)
+	if err != nil {
+		return nil, err
+	}
+	n, err := rlp.CountValues(list)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out     = make([][]*types.Log, 0, n)
+		all     []types.Log
+		ptrs    []*types.Log
+		topics  []common.Hash
+		scratch = types.Log{Topics: make([]common.Hash, 0, 4)}
+	)
+	for txIndex := 0; len(list) > 0; txIndex++ {
+		var receipt []byte
+		if receipt, list, err = rlp.SplitList(list); err != nil {
+			return nil, fmt.Errorf("receipt %d: %w", txIndex, err)
+		}
+		logs, err := storedReceiptLogs(receipt)
+		if err != nil {
+			return nil, fmt.Errorf("receipt %d: %w", txIndex, err)
+		}
+		first := len(ptrs)
+		for len(logs) > 0 {
+			var data []byte
+			if logs, data, err = nextStoredLog(logs, &scratch); err != nil {
+				return nil, fmt.Errorf("receipt %d log: %w", txIndex, err)
+			}
+			if len(all) == cap(all) {
+				all = make([]types.Log, 0, max(64, cap(all)))
+			}
+			if topics == nil || len(topics)+len(scratch.Topics) > cap(topics) {
+				topics = make([]common.Hash, 0, max(256, 2*len(scratch.Topics)))
+			}
+			start := len(topics)
+			topics = append(topics, scratch.Topics...)
+			all = append(all, types.Log{Address: scratch.Address, Topics: topics[start:len(topics):len(topics)], Data: data})
+			ptrs = append(ptrs, &all[len(all)-1])
+		}
+		out = append(out, ptrs[first:len(ptrs):len(ptrs)])
+	}
+	return out, nil
 }
 
 // FilterLogs returns the logs of the block with this header that keep accepts: FilterBlockLogs

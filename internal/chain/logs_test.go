@@ -65,6 +65,93 @@ func TestMatchStoredLogsDecodesAsGoEthereum(t *testing.T) {
 	}
 }
 
+// TestStoredLogsDecodesAsGoEthereum: RawLogs' walk of stored receipts gives, receipt by
+// receipt, the logs go-ethereum's decoding gives (rawdb.ReadLogs decodes them so), with
+// every shape of log, and refuses truncated receipts.
+func TestStoredLogsDecodesAsGoEthereum(t *testing.T) {
+	t.Parallel()
+	topics := func(n int) []common.Hash {
+		out := make([]common.Hash, n)
+		for i := range out {
+			out[i] = common.Hash{byte(i + 1)}
+		}
+		return out
+	}
+	receipts := []*types.ReceiptForStorage{
+		{Status: 0, CumulativeGasUsed: 1},
+		{Status: 1, CumulativeGasUsed: 2, Logs: []*types.Log{
+			{Address: common.Address{1}, Topics: topics(0), Data: nil},
+			{Address: common.Address{2}, Topics: topics(4), Data: bytes.Repeat([]byte{7}, 300)},
+		}},
+		{Status: 0, CumulativeGasUsed: 3},
+		{Status: 1, CumulativeGasUsed: 4, Logs: []*types.Log{{Address: common.Address{3}, Topics: topics(1), Data: []byte{1}}}},
+	}
+	for i := range 300 { // past the first chunks of logs and topics
+		receipts = append(receipts, &types.ReceiptForStorage{Status: 1, CumulativeGasUsed: uint64(5 + i), Logs: []*types.Log{
+			{Address: common.Address{byte(i)}, Topics: topics(i % 5), Data: []byte{byte(i)}},
+			{Address: common.Address{byte(i), 1}, Topics: topics(3), Data: make([]byte, 32)},
+		}})
+	}
+	enc, err := rlp.EncodeToBytes(receipts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []*types.ReceiptForStorage
+	if err := rlp.DecodeBytes(enc, &want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := storedLogs(enc)
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("got %d receipts' logs (%v), want %d", len(got), err, len(want))
+	}
+	for i, logs := range got {
+		if len(logs) != len(want[i].Logs) {
+			t.Fatalf("receipt %d: %d logs, want %d", i, len(logs), len(want[i].Logs))
+		}
+		for j, l := range logs {
+			w := want[i].Logs[j]
+			if l.Address != w.Address || !reflect.DeepEqual(l.Topics, w.Topics) || !reflect.DeepEqual(l.Data, w.Data) {
+				t.Errorf("receipt %d log %d: got %v %#v %x, want %v %#v %x", i, j, l.Address, l.Topics, l.Data, w.Address, w.Topics, w.Data)
+			}
+		}
+	}
+	if _, err := storedLogs(enc[:len(enc)-3]); err == nil {
+		t.Error("truncated receipts decoded")
+	}
+}
+
+// BenchmarkStoredLogs: the log index's read of a block of 10,000 one-log receipts, walked
+// (storedLogs, RawLogs now) against decoded as go-ethereum's rawdb.ReadLogs decodes them
+// (each receipt's bloom computed).
+func BenchmarkStoredLogs(b *testing.B) {
+	given, _ := blockOfReceipts(b, 10_000)
+	stored := make([]*types.ReceiptForStorage, len(given))
+	for i, r := range given {
+		stored[i] = (*types.ReceiptForStorage)(r)
+	}
+	enc, err := rlp.EncodeToBytes(stored)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("impl=walk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if logs, err := storedLogs(enc); err != nil || len(logs) != len(given) {
+				b.Fatalf("%d receipts' logs: %v", len(logs), err)
+			}
+		}
+	})
+	b.Run("impl=decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var decoded []*types.ReceiptForStorage
+			if err := rlp.DecodeBytes(enc, &decoded); err != nil || len(decoded) != len(given) {
+				b.Fatalf("%d receipts: %v", len(decoded), err)
+			}
+		}
+	})
+}
+
 // TestFillTxHashes takes transaction hashes from a body's encoding for legacy and typed
 // transactions and compares with go-ethereum's, in both of its users: FilterBlockLogs
 // (fillTxHashes) and the log index build (TxHashes).

@@ -30,6 +30,9 @@ type blockEncodings struct {
 	txsDone  int
 	receipts encodedList // of the first len(receipts) receipts
 	bloom    types.Bloom
+	// txTrie and receiptTrie are the two tries as of the last assembly (indextrie.go), each
+	// extended by its goroutine at the next.
+	txTrie, receiptTrie indexTrie
 	// given is the encoding of the transaction being applied when its writer has it
 	// (Batch.AddEncoded), nil otherwise.
 	given []byte
@@ -108,16 +111,16 @@ func (w *work) finalizeAndAssemble(ctx context.Context, header *types.Header, st
 	// state root is computed.
 	header.TxHash, header.ReceiptHash = types.EmptyTxsHash, types.EmptyReceiptsHash
 	var tries sync.WaitGroup
-	var txsErr error
+	var txsErr, receiptsErr error
 	if len(w.txs) > 0 {
 		tries.Go(func() {
 			if txsErr = w.enc.encodeTxs(w.txs); txsErr == nil {
-				header.TxHash = types.DeriveSha(w.enc.txs, trie.NewStackTrie(nil))
+				header.TxHash, txsErr = w.enc.txTrie.root(w.enc.txs)
 			}
 		})
 		tries.Go(func() {
 			w.enc.encodeReceipts(w.receipts)
-			header.ReceiptHash = types.DeriveSha(w.enc.receipts, trie.NewStackTrie(nil))
+			header.ReceiptHash, receiptsErr = w.enc.receiptTrie.root(w.enc.receipts)
 		})
 	}
 	defer tries.Wait() // an error below still leaves nothing running
@@ -139,8 +142,8 @@ func (w *work) finalizeAndAssemble(ctx context.Context, header *types.Header, st
 		footprint := w.da.used
 		header.BlobGasUsed = &footprint
 	}
-	if tries.Wait(); txsErr != nil {
-		return nil, txsErr
+	if tries.Wait(); txsErr != nil || receiptsErr != nil {
+		return nil, errors.Join(txsErr, receiptsErr)
 	}
 	header.Bloom = w.enc.bloom
 	header.UncleHash = types.EmptyUncleHash
