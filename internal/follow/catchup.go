@@ -3,7 +3,6 @@ package follow
 import (
 	"context"
 	"math/big"
-	"runtime"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/core/types"
@@ -11,11 +10,7 @@ import (
 )
 
 // Catch-up pipeline: while the writer inserts (executes) one batch of blocks, the next
-// syncAhead batches are fetched and decoded, and their senders recovered, in the background,
-// on every core but the writer's (prepareCores, all batches together): import's own sender
-// recovery runs during the insert, beside it, while the look-ahead works before the batch's
-// turn and so need not take the core the insert, its trie hashing and the store's
-// compactions run on.
+// syncAhead batches are fetched and decoded, and their senders recovered, in the background.
 // Inserting then finds every sender cached in its transaction, and batches that are ready are
 // inserted together (up to syncInsertMax blocks), so the chain's per-insert costs (one synced
 // database write, the head's publication) are paid once for all of them. The look-ahead is
@@ -56,18 +51,6 @@ type lookahead struct {
 	f        *Follower
 	inFlight []*prefetch
 	fetches  sync.WaitGroup // the fetches started, until they end
-	cores    chan struct{}  // a token per core the batches' preparation may use at once
-}
-
-// newLookahead returns the look-ahead of one sync of f, with nothing in flight.
-func newLookahead(f *Follower) *lookahead {
-	return &lookahead{f: f, cores: make(chan struct{}, prepareCores())}
-}
-
-// prepareCores is how many cores a look-ahead prepares transactions on: all but one, left to
-// the writer, and at least one.
-func prepareCores() int {
-	return max(1, runtime.GOMAXPROCS(0)-1)
 }
 
 // take returns the blocks from..to: the batch in flight for them, or fetched now. It then
@@ -148,20 +131,25 @@ func (la *lookahead) prefetch(ctx context.Context, from, to uint64) *prefetch {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &prefetch{from: from, to: to, done: make(chan fetched, 1), cancel: cancel}
 	la.fetches.Go(func() {
-		blocks, err := la.f.up.blocksByNumber(ctx, from, to)
-		prepareBlocks(ctx, la.f.chain.Config(), blocks, la.cores)
+		blocks, err := la.f.fetchBatch(ctx, from, to)
 		p.done <- fetched{blocks, err}
 	})
 	return p
 }
 
-// prepareBlocks prepares blocks' transactions (prepareTx: sender, hash, rollup cost data),
-// each cached in its transaction, where inserting the block finds it; and computes each
-// block's hash. It is one recovery over the blocks' transactions, each with its block's
-// signer, on as many workers as it is worth, each holding one of cores' tokens while it works
-// (the calling goroutine is one of them); once ctx ends, the transactions left are not
-// prepared. An invalid signature is left for the insert to refuse, with its error.
-func prepareBlocks(ctx context.Context, config *params.ChainConfig, blocks []*types.Block, cores chan struct{}) {
+// fetchBatch fetches blocks from..to and prepares their transactions (prepareBlocks).
+func (f *Follower) fetchBatch(ctx context.Context, from, to uint64) ([]*types.Block, error) {
+	blocks, err := f.up.blocksByNumber(ctx, from, to)
+	prepareBlocks(ctx, f.chain.Config(), blocks)
+	return blocks, err
+}
+
+// prepareBlocks prepares blocks' transactions (prepareTx: sender, hash, rollup cost
+// data) on every core, each cached in its transaction, where inserting the block finds it;
+// and computes each block's hash. It is one recovery over the blocks' transactions, each with
+// its block's signer; once ctx ends, the transactions left are not prepared. An invalid
+// signature is left for the insert to refuse, with its error.
+func prepareBlocks(ctx context.Context, config *params.ChainConfig, blocks []*types.Block) {
 	var txs []*types.Transaction
 	var signers []types.Signer
 	for _, b := range blocks {
@@ -177,15 +165,9 @@ func prepareBlocks(ctx context.Context, config *params.ChainConfig, blocks []*ty
 		return
 	}
 	r := newRecovery(ctx, txs, signers, config.IsOptimism())
-	work := func() {
-		cores <- struct{}{}
-		defer func() { <-cores }()
-		r.work()
+	for range workers(len(txs)) - 1 { // the calling goroutine is a worker too
+		go r.work()
 	}
-	var helpers sync.WaitGroup
-	for range min(workers(len(txs)), cap(cores)) - 1 { // the calling goroutine is a worker too
-		helpers.Go(work)
-	}
-	work()
-	helpers.Wait() // every transaction is prepared by a worker that has ended
+	r.work()
+	r.waitAll()
 }

@@ -198,8 +198,7 @@ func senderAllocs(signer types.Signer, tx *types.Transaction) uint64 {
 const senderCachedMax = 4
 
 // TestPrepareBlocks checks that the pipeline's recovery gives each transaction the
-// sender it was signed by, whichever worker took it, cached in the transaction: on one core
-// (a look-ahead on two) and on several.
+// sender it was signed by, whichever worker took it, cached in the transaction.
 func TestPrepareBlocks(t *testing.T) {
 	g := l1Genesis(t)
 	src, err := chain.Open(*g())
@@ -211,32 +210,30 @@ func TestPrepareBlocks(t *testing.T) {
 	var nonce uint64
 	sealTransfers(t, src, pre, &nonce, 3*recoverPerWorker)
 	sealTransfers(t, src, pre, &nonce, 1)
+	blocks := make([]*types.Block, 2)
+	for i := range blocks {
+		enc, err := rlp.EncodeToBytes(src.BlockByNumber(uint64(i + 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks[i] = new(types.Block) // decoded afresh: no sender cached
+		if err := rlp.DecodeBytes(enc, blocks[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prepareBlocks(context.Background(), src.Config(), blocks)
 	want := crypto.PubkeyToAddress(benchKey.PublicKey)
-	for _, cores := range []int{1, 3} {
-		blocks := make([]*types.Block, 2)
-		for i := range blocks {
-			enc, err := rlp.EncodeToBytes(src.BlockByNumber(uint64(i + 1)))
-			if err != nil {
-				t.Fatal(err)
+	if len(blocks[0].Transactions()) != 3*recoverPerWorker {
+		t.Fatalf("block 1 has %d transactions, want %d", len(blocks[0].Transactions()), 3*recoverPerWorker)
+	}
+	for _, b := range blocks {
+		signer := types.MakeSigner(src.Config(), b.Number(), b.Time())
+		for i, tx := range b.Transactions() {
+			if allocs := senderAllocs(signer, tx); allocs > senderCachedMax {
+				t.Fatalf("block %d transaction %d: sender not cached (%d allocations to recover it)", b.NumberU64(), i, allocs)
 			}
-			blocks[i] = new(types.Block) // decoded afresh: no sender cached
-			if err := rlp.DecodeBytes(enc, blocks[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		prepareBlocks(context.Background(), src.Config(), blocks, make(chan struct{}, cores))
-		if len(blocks[0].Transactions()) != 3*recoverPerWorker {
-			t.Fatalf("block 1 has %d transactions, want %d", len(blocks[0].Transactions()), 3*recoverPerWorker)
-		}
-		for _, b := range blocks {
-			signer := types.MakeSigner(src.Config(), b.Number(), b.Time())
-			for i, tx := range b.Transactions() {
-				if allocs := senderAllocs(signer, tx); allocs > senderCachedMax {
-					t.Fatalf("%d cores: block %d transaction %d: sender not cached (%d allocations to recover it)", cores, b.NumberU64(), i, allocs)
-				}
-				if got, err := types.Sender(signer, tx); err != nil || got != want {
-					t.Fatalf("%d cores: block %d transaction %d: sender %s (%v), want %s", cores, b.NumberU64(), i, got, err, want)
-				}
+			if got, err := types.Sender(signer, tx); err != nil || got != want {
+				t.Fatalf("block %d transaction %d: sender %s (%v), want %s", b.NumberU64(), i, got, err, want)
 			}
 		}
 	}
@@ -269,7 +266,7 @@ func TestSyncWaitsForFetches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	la := newLookahead(f)
+	la := &lookahead{f: f}
 	la.fill(context.Background(), 0, 10*syncBatch)
 	inFlight := la.inFlight
 	if len(inFlight) != syncAhead {

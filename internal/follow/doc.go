@@ -18,9 +18,9 @@
 // the newest block it shares with the upstream, rewinds to it (the chain tells its
 // subscribers that the dropped blocks' logs are removed) and goes on from there. Catch-up
 // is a pipeline (catchup.go): while one batch is inserted, the next few are fetched, decoded
-// and their senders recovered on every core but the writer's, and the batches that are ready
-// by then are inserted together. Catch-up from genesis logs its progress (blocks/s, Mgas/s,
-// ETA) every few seconds.
+// and their senders recovered on every core, and the batches that are ready by then are
+// inserted together. Catch-up from genesis logs its progress (blocks/s, Mgas/s, ETA) every
+// few seconds.
 //
 // # Pre-confirmations
 //

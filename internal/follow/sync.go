@@ -40,7 +40,7 @@ func (f *Follower) sync(ctx context.Context) {
 	}
 	// The batches after the one being inserted are fetched meanwhile (catchup.go); what is
 	// still in flight when sync returns is cancelled, and waited for.
-	ahead := newLookahead(f)
+	ahead := &lookahead{f: f}
 	defer ahead.close()
 	for ctx.Err() == nil {
 		if !f.checkOwn(ctx, target) {
