@@ -5,8 +5,7 @@
 // ethdb, triedb), so a go-ethereum upgrade changes this package and few others. It opens the
 // Pebble database itself (kvstore): go-ethereum's options and on-disk format, but compactions
 // on all the CPUs but one, so that a block's flush does not take both cores of a small machine
-// at the block boundary, and started at four L0 sub-levels instead of two, so that fewer of
-// them rewrite the base level; go-ethereum's opener still reads its datadirs. The
+// at the block boundary; go-ethereum's opener still reads its datadirs. The
 // go-ethereum module is op-geth v1.101702.3 (go-ethereum 1.17.2 with the OP Stack rules), through
 // a replace in go.mod; the dev genesis keeps the system contracts go-ethereum v1.17.10 gave it
 // (system_contracts.go), so its hash did not change with the move.

@@ -1,6 +1,5 @@
 // Package kvstore opens the chain database: an ethdb.KeyValueStore over a Pebble database, with
-// go-ethereum's Pebble options (ethdb/pebble.New) but compactions on all the CPUs but one, and
-// started at four L0 sub-levels instead of two.
+// go-ethereum's Pebble options (ethdb/pebble.New) but compactions on all the CPUs but one.
 //
 // Why it exists. go-ethereum's opener lets Pebble run as many compactions at once as there are
 // CPUs (MaxConcurrentCompactions: runtime.NumCPU) and gives no way to change it. On a node with
@@ -13,23 +12,16 @@
 // cores, as measured, and on a larger machine nearly go-ethereum's, so that catching up or a
 // bulk import there is not held to one compaction (not measured beyond two cores).
 //
-// An L0 compaction starts at four sub-levels, Pebble's default, where go-ethereum starts one at
-// two: the chain's keys are mostly hashes spread over the whole key space, so each L0
-// compaction rewrites the whole base level, and at two a loaded sequencer did so after every
-// other block's flush. At four it is every fourth, for about a third less compaction CPU at
-// 5,000 mix transactions a second (docs/benchmarks.md, "The block boundary under load, session
-// 11"); reads may look at up to twice as many L0 files.
-//
-// Everything else is go-ethereum's, so that a datadir written by either opener opens with the other
-// (and go-ethereum's tools read it): the same Pebble options (format major version left to the
-// store, the levels and their bloom filters, the cache, memtable size and count, the L0 compaction
-// concurrency, WAL syncing, file handles, seek compactions off) and the same behaviour for what
-// ethdb.KeyValueStore promises (store.go, batch.go, iterator.go): writes do not fsync (SyncKeyValue
-// does), Get of a missing key returns pebble.ErrNotFound (rawdb's readers treat any error as
-// absent), iterators' keys and values are Pebble's own slices, valid until the next move. It
-// differs where go-ethereum's would panic or mis-use memory: an iterator of a closed store is empty
-// and reports pebble.ErrClosed, Stat, Compact and SyncKeyValue of a closed store return it, and an
-// iterator's lower bound never writes into the caller's prefix.
+// Everything else is go-ethereum's, so that a datadir written by either opener opens with the
+// other (and go-ethereum's tools read it): the same Pebble options (format major version left to
+// the store, the levels and their bloom filters, the cache, memtable size and count, L0
+// thresholds, WAL syncing, file handles, seek compactions off) and the same behaviour for what
+// ethdb.KeyValueStore promises (store.go, batch.go, iterator.go): writes do not fsync
+// (SyncKeyValue does), Get of a missing key returns pebble.ErrNotFound (rawdb's readers treat any
+// error as absent), iterators' keys and values are Pebble's own slices, valid until the next
+// move. It differs where go-ethereum's would panic or mis-use memory: an iterator of a closed
+// store is empty and reports pebble.ErrClosed, Stat, Compact and SyncKeyValue of a closed
+// store return it, and an iterator's lower bound never writes into the caller's prefix.
 //
 // It keeps none of go-ethereum's metrics (its meters, gauges and their goroutine) nor its
 // write-stall warning; flashrpc's metrics do not read them.

@@ -25,10 +25,8 @@ const maxMemTableSize = (1<<31)<<(^uint(0)>>63) - 1
 
 // options returns go-ethereum's Pebble options (ethdb/pebble.New at op-geth v1.101702.3) for a
 // cache of cacheMB megabytes and handles open files, except MaxConcurrentCompactions, which is
-// one less than runtime.NumCPU (maxCompactions), and L0CompactionThreshold, Pebble's default
-// instead of go-ethereum's two (l0CompactionThreshold), and without go-ethereum's metrics
-// listeners. Every option that shapes the files' format is go-ethereum's; the two that differ
-// decide when compactions run, not what they write.
+// one less than runtime.NumCPU (maxCompactions), and without go-ethereum's metrics listeners.
+// Every option that shapes what is on disk is go-ethereum's.
 func options(cacheMB, handles int, readOnly bool) *pebble.Options {
 	cacheMB = max(cacheMB, minCacheMB)
 	handles = max(handles, minHandles)
@@ -59,14 +57,9 @@ func options(cacheMB, handles int, readOnly bool) *pebble.Options {
 		// Writes do not wait for the WAL; it is synced in the background every 500 kB, and
 		// by SyncKeyValue.
 		WALBytesPerSync: 5 * ethdb.IdealBatchSize,
-		// Four L0 sub-levels start a compaction, Pebble's default (go-ethereum starts one at
-		// two). The chain's keys are mostly hashes (trie nodes, transaction lookups), spread
-		// over the whole key space, so every L0 file overlaps all of the base level and each
-		// L0 compaction rewrites it: at two, every other block's flush at the block boundary
-		// of a loaded sequencer rewrote the base level; at four, every fourth, for about a
-		// third less compaction CPU (docs/benchmarks.md, "The block boundary under load,
-		// session 11"). Reads may look at up to twice as many L0 files.
-		L0CompactionThreshold: l0CompactionThreshold,
+		// Two L0 sub-levels start a compaction (Pebble's default is 4), which keeps the
+		// compaction debt small at the cost of more frequent compactions.
+		L0CompactionThreshold: 2,
 	}
 	opt.Experimental.ReadSamplingMultiplier = -1 // no seek compactions (go-ethereum PR 20130)
 	// Compactions beyond the first: one per extra L0 sub-level and per 256 MB of debt, up to
@@ -75,9 +68,6 @@ func options(cacheMB, handles int, readOnly bool) *pebble.Options {
 	opt.Experimental.CompactionDebtConcurrency = 1 << 28
 	return opt
 }
-
-// l0CompactionThreshold is how many L0 sub-levels start a compaction (options).
-const l0CompactionThreshold = 4
 
 // maxCompactions is how many compactions may run at once: all the CPUs but one, and at least
 // one, so that a block's flush never takes every core from the sequencer's next build
