@@ -26,10 +26,9 @@ var ErrNotOnHead = errors.New("block does not build on the head")
 // which op-geth does not export): it commits st (the trie nodes, the code and the snapshot
 // layer) and checks that its root is the header's, writes the block and its receipts, flushes
 // the state to the database (hash scheme; path keeps it in memory, recover.go, except a
-// cheated block's: WriteCheated), then sets the head (canonical.go: go-ethereum's insert of a
-// known block, which finds the block and its state present and executes nothing, or
-// BlockChain.SetCanonical). Then, as Insert, it syncs the database, publishes the Heads and
-// tells the OnHead listeners.
+// cheated block's: WriteCheated), then sets the head with BlockChain.SetCanonical, which
+// finds the state present and does not execute anything. Then, as Insert, it syncs the
+// database, publishes the Heads and tells the OnHead listeners.
 //
 // Nothing is validated but the state root: the caller vouches that block, receipts and st
 // agree (preconf builds them together, and its tests compare them with op-geth's own state
@@ -142,15 +141,15 @@ func (cc committedContext) GetHeader(hash common.Hash, number uint64) *types.Hea
 
 // Write is WriteExecuted's second step: it writes the block and its receipts, flushes the
 // committed state to the database (hash scheme: archive; path: WriteCheated's), sets the head
-// (makeCanonical), syncs the database, publishes the Heads and tells the listeners. It runs
-// once, on any goroutine, while no other write of the chain runs.
+// with BlockChain.SetCanonical, syncs the database, publishes the Heads and tells the
+// listeners. It runs once, on any goroutine, while no other write of the chain runs.
 func (e *Executed) Write() error {
 	if e.written {
 		return nil
 	}
 	e.written = true
 	c, block := e.c, e.block
-	defer c.committed.Store(nil) // in the database from makeCanonical on, or not written
+	defer c.committed.Store(nil) // in the database from SetCanonical on, or not written
 	start := time.Now()
 	batch := c.db.NewBatch()
 	rawdb.WriteBlock(batch, block)
@@ -180,7 +179,7 @@ func (e *Executed) Write() error {
 func (e *Executed) finish() error {
 	c, block := e.c, e.block
 	start := time.Now()
-	if err := c.makeCanonical(block); err != nil { // canonical.go
+	if _, err := c.bc.SetCanonical(block); err != nil {
 		return fmt.Errorf("write block %d: set head: %w", block.NumberU64(), err)
 	}
 	headSet := time.Now()
