@@ -67,7 +67,8 @@ func TestMatchStoredLogsDecodesAsGoEthereum(t *testing.T) {
 
 // TestStoredLogsDecodesAsGoEthereum: RawLogs' walk of stored receipts gives, receipt by
 // receipt, the logs go-ethereum's decoding gives (rawdb.ReadLogs decodes them so), with
-// every shape of log, and refuses truncated receipts.
+// every shape of log, of receipts with a status or a post-state, and of OP Stack deposits'
+// receipts (their nonce and version after the logs), and refuses truncated receipts.
 func TestStoredLogsDecodesAsGoEthereum(t *testing.T) {
 	t.Parallel()
 	topics := func(n int) []common.Hash {
@@ -77,6 +78,7 @@ func TestStoredLogsDecodesAsGoEthereum(t *testing.T) {
 		}
 		return out
 	}
+	depositNonce, depositVersion := uint64(9), types.CanyonDepositReceiptVersion
 	receipts := []*types.ReceiptForStorage{
 		{Status: 0, CumulativeGasUsed: 1},
 		{Status: 1, CumulativeGasUsed: 2, Logs: []*types.Log{
@@ -85,6 +87,12 @@ func TestStoredLogsDecodesAsGoEthereum(t *testing.T) {
 		}},
 		{Status: 0, CumulativeGasUsed: 3},
 		{Status: 1, CumulativeGasUsed: 4, Logs: []*types.Log{{Address: common.Address{3}, Topics: topics(1), Data: []byte{1}}}},
+		// Before Byzantium: a post-state root instead of a status.
+		{PostState: bytes.Repeat([]byte{0xab}, 32), CumulativeGasUsed: 5, Logs: []*types.Log{{Address: common.Address{4}, Topics: topics(2)}}},
+		// OP Stack deposits: the nonce after the logs (Regolith), then the receipt version (Canyon).
+		{Status: 1, CumulativeGasUsed: 6, DepositNonce: &depositNonce, Logs: []*types.Log{{Address: common.Address{5}, Topics: topics(1), Data: []byte{2}}}},
+		{Status: 1, CumulativeGasUsed: 7, DepositNonce: &depositNonce, DepositReceiptVersion: &depositVersion,
+			Logs: []*types.Log{{Address: common.Address{6}, Topics: topics(3), Data: []byte{3, 4}}}},
 	}
 	for i := range 300 { // past the first chunks of logs and topics
 		receipts = append(receipts, &types.ReceiptForStorage{Status: 1, CumulativeGasUsed: uint64(5 + i), Logs: []*types.Log{

@@ -179,7 +179,10 @@ func TestCommitExecutedContext(t *testing.T) {
 func BenchmarkExecutedWrite(b *testing.B) {
 	for _, n := range []int{1_000, 10_000} {
 		b.Run(fmt.Sprintf("txs=%d", n), func(b *testing.B) {
-			key, _ := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+			key, err := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+			if err != nil {
+				b.Fatal(err)
+			}
 			g := chain.DevGenesis(chain.DefaultChainID, []common.Address{crypto.PubkeyToAddress(key.PublicKey)})
 			g.GasLimit = 1_000_000_000
 			topic := common.Hash{0xec}
