@@ -158,10 +158,16 @@ func TestFailedWriteReturnsTransactionsToPool(t *testing.T) {
 
 	pre := preconf.New(c)
 	pool := txpool.New(c.Config(), txpool.Config{})
+	// add admits tx on the block in progress, as eth_sendRawTransaction does. Between a seal
+	// and the opening of the next block there is none for a moment: add waits it out.
 	add := func(tx *types.Transaction) error {
+		deadline := time.Now().Add(30 * time.Second)
 		snap := pre.Current()
-		if snap == nil {
-			return errors.New("no block in progress")
+		for ; snap == nil; snap = pre.Current() {
+			if time.Now().After(deadline) {
+				return errors.New("no block in progress")
+			}
+			time.Sleep(time.Millisecond)
 		}
 		return pool.Add(tx, txpool.StateView(c.Config(), snap.Header(), snap.ReadState))
 	}
@@ -204,6 +210,9 @@ func TestFailedWriteReturnsTransactionsToPool(t *testing.T) {
 	}
 	waitFor(t, "b0 pre-confirmed in the block built on the one being written", func() bool {
 		snap := pre.Current()
+		if snap == nil {
+			return false
+		}
 		_, ok := snap.TxIndex(b0.Hash())
 		return ok && snap.Block.ParentHash() == dropped.Hash()
 	})
