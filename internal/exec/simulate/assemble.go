@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math/big"
 	"math/bits"
-	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -15,7 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rlp"
-	"github.com/ethereum/go-ethereum/trie"
 )
 
 // This file builds a simulated block's receipts and the block itself the way go-ethereum's
@@ -179,26 +177,8 @@ func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, stat
 	return receipt
 }
 
-// stackTries are reused between blocks: a new StackTrie allocates its node pools, a tenth of
-// what a one-call request allocated.
-var stackTries = sync.Pool{New: func() any { return trie.NewStackTrie(nil) }}
-
-// deriveSha is types.DeriveSha with a pooled StackTrie (DeriveSha resets it first), and
-// without one for a single entry (a one-call block).
-func deriveSha(list types.DerivableList) common.Hash {
-	if list.Len() == 1 {
-		s := newKeccakScratch()
-		defer s.release()
-		list.EncodeIndex(0, &s.buf)
-		if s.buf.Len() == 0 {
-			return types.EmptyRootHash // the trie ignores empty values
-		}
-		return s.singleLeafRoot(s.buf.Bytes())
-	}
-	st := stackTries.Get().(*trie.StackTrie)
-	defer stackTries.Put(st)
-	return types.DeriveSha(list, st)
-}
+// deriveSha is types.DeriveSha on a StackTrie, computed by listRoot.
+func deriveSha(list types.DerivableList) common.Hash { return listRoot(list) }
 
 // newSimBlock fills in the header's transaction and receipt roots, bloom, uncle and
 // withdrawals hashes, as types.NewBlock does. header.Root must be set. A non-nil
