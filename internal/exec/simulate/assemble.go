@@ -142,9 +142,9 @@ func (l encodedTxs) Len() int                           { return len(l) }
 func (l encodedTxs) EncodeIndex(i int, w *bytes.Buffer) { w.Write(l[i]) }
 
 // makeReceipt is go-ethereum's core.MakeReceipt for the call just run, with the bloom from
-// the block's memo. The call's transaction is tx, or made of data when tx is nil (an
-// EIP-1559 call, see blockRun.txs).
-func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, statedb *state.StateDB, tx *types.Transaction, data types.TxData, txHash common.Hash, cumulativeGas uint64, root []byte) *types.Receipt {
+// the block's memo, written into receipt. The call's transaction is tx, or made of data
+// when tx is nil (an EIP-1559 call, see blockRun.txs).
+func (run *blockRun) makeReceipt(receipt *types.Receipt, evm *vm.EVM, result *core.ExecutionResult, statedb *state.StateDB, tx *types.Transaction, data types.TxData, txHash common.Hash, cumulativeGas uint64, root []byte) {
 	txType, to, nonce := uint8(types.DynamicFeeTxType), (*common.Address)(nil), uint64(0)
 	if tx != nil {
 		txType, to, nonce = tx.Type(), tx.To(), tx.Nonce()
@@ -152,7 +152,7 @@ func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, stat
 		d := data.(*types.DynamicFeeTx)
 		to, nonce = d.To, d.Nonce
 	}
-	receipt := &types.Receipt{
+	*receipt = types.Receipt{
 		Type:              txType,
 		PostState:         root,
 		CumulativeGasUsed: cumulativeGas,
@@ -174,7 +174,6 @@ func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, stat
 	receipt.BlockNumber = run.header.Number
 	receipt.TransactionIndex = uint(statedb.TxIndex())
 	receipt.Bloom = run.blooms.bloom(receipt.Logs)
-	return receipt
 }
 
 // deriveSha is types.DeriveSha on a StackTrie, computed by listRoot.
