@@ -3,7 +3,6 @@ package simulate
 import (
 	"bytes"
 	"encoding/binary"
-	"math/big"
 	"math/bits"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -26,10 +25,10 @@ import (
 
 // encodeTx returns the encoding of tx, made from data, in the transaction trie
 // (types.Transactions' EncodeIndex) and the transaction's hash. tx may be nil when data is
-// a *types.DynamicFeeTx.
-func encodeTx(tx *types.Transaction, data types.TxData) ([]byte, common.Hash) {
+// a *types.DynamicFeeTx, whose encoding is taken from arena (which may be nil).
+func encodeTx(arena *byteArena, tx *types.Transaction, data types.TxData) ([]byte, common.Hash) {
 	if d, ok := data.(*types.DynamicFeeTx); ok {
-		enc := encodeDynamicFeeTx(d)
+		enc := encodeDynamicFeeTx(arena, d)
 		return enc, keccak256(enc) // the type byte and the RLP of the fields
 	}
 	var buf bytes.Buffer
@@ -42,52 +41,6 @@ func encodeTx(tx *types.Transaction, data types.TxData) ([]byte, common.Hash) {
 	// Otherwise the hash is the Keccak-256 of that same encoding (legacy: RLP of the fields;
 	// typed: the type byte and the RLP of the fields).
 	return enc, keccak256(enc)
-}
-
-// encodeDynamicFeeTx returns the typed encoding of an EIP-1559 transaction: its type and the
-// RLP list of its fields (nil numbers are 0).
-func encodeDynamicFeeTx(d *types.DynamicFeeTx) []byte {
-	w := rlp.NewEncoderBuffer(nil)
-	defer w.Flush()
-	list := w.List()
-	writeBig(w, d.ChainID)
-	w.WriteUint64(d.Nonce)
-	writeBig(w, d.GasTipCap)
-	writeBig(w, d.GasFeeCap)
-	w.WriteUint64(d.Gas)
-	if d.To == nil {
-		w.WriteBytes(nil)
-	} else {
-		w.WriteBytes(d.To[:])
-	}
-	writeBig(w, d.Value)
-	w.WriteBytes(d.Data)
-	tuples := w.List()
-	for _, t := range d.AccessList {
-		tuple := w.List()
-		w.WriteBytes(t.Address[:])
-		keys := w.List()
-		for _, key := range t.StorageKeys {
-			w.WriteBytes(key[:])
-		}
-		w.ListEnd(keys)
-		w.ListEnd(tuple)
-	}
-	w.ListEnd(tuples)
-	writeBig(w, d.V)
-	writeBig(w, d.R)
-	writeBig(w, d.S)
-	w.ListEnd(list)
-	return w.AppendToBytes([]byte{types.DynamicFeeTxType})
-}
-
-// writeBig writes i, nil as 0, as the RLP encoder writes a *big.Int.
-func writeBig(w rlp.EncoderBuffer, i *big.Int) {
-	if i == nil {
-		w.WriteUint64(0)
-		return
-	}
-	w.WriteBigInt(i)
 }
 
 // simReceipts are a block's receipts for DeriveSha: types.Receipts' EncodeIndex, without

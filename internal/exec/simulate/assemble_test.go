@@ -76,9 +76,10 @@ func TestEncodeTx(t *testing.T) {
 	}
 	var txs []*types.Transaction
 	var encs [][]byte
+	var arena byteArena // shared, as a block's: an encoding must not overwrite another
 	for _, data := range datas {
 		tx := types.NewTx(data)
-		enc, hash := encodeTx(tx, data)
+		enc, hash := encodeTx(&arena, tx, data)
 		if hash != tx.Hash() {
 			t.Fatalf("type %d: hash %s, want %s", tx.Type(), hash, tx.Hash())
 		}

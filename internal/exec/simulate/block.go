@@ -43,6 +43,7 @@ type blockRun struct {
 	txs         []*types.Transaction
 	txData      []types.TxData
 	txEncodings encodedTxs    // the transactions' trie encodings
+	txArena     byteArena     // where the EIP-1559 ones are written
 	txHashes    []common.Hash // their hashes
 	senders     []common.Address
 	calls       []CallResult
@@ -198,7 +199,7 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 	if _, ok := data.(*types.DynamicFeeTx); !ok {
 		tx = types.NewTx(data)
 	}
-	enc, txHash := encodeTx(tx, data)
+	enc, txHash := encodeTx(&run.txArena, tx, data)
 	run.txs[i], run.txData[i], run.txEncodings[i], run.txHashes[i], run.senders[i] = tx, data, enc, txHash, call.Sender()
 	statedb.SetTxContext(txHash, i)
 	// Logs are kept by transaction hash, and two calls may share one (same sender, nonce and

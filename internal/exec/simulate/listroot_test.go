@@ -81,7 +81,7 @@ func BenchmarkListRoot(b *testing.B) {
 	receipts := randomReceipts(r, 100)
 	txs := make(encodedTxs, 100)
 	for i := range txs {
-		txs[i], _ = encodeTx(nil, &types.DynamicFeeTx{Nonce: uint64(i), Gas: 21000, To: &common.Address{1}, Data: []byte{1}})
+		txs[i], _ = encodeTx(nil, nil, &types.DynamicFeeTx{Nonce: uint64(i), Gas: 21000, To: &common.Address{1}, Data: []byte{1}})
 	}
 	st := trie.NewStackTrie(nil)
 	for _, bc := range []struct {
