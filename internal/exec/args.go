@@ -194,6 +194,14 @@ func (a *Args) CallDefaults(gasCap uint64, baseFee, chainID *big.Int) error {
 // ToMessage converts defaulted args to a core.Message like geth's TransactionArgs.ToMessage.
 // The transaction checks (sender is an EOA, EIP-7825 gas limit cap) are always skipped.
 func (a *Args) ToMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
+	msg := new(core.Message)
+	a.FillMessage(msg, baseFee, skipNonceCheck)
+	return msg
+}
+
+// FillMessage sets msg to ToMessage's message, for callers that keep the messages of many
+// calls in one slice (eth_simulateV1's blocks).
+func (a *Args) FillMessage(msg *core.Message, baseFee *big.Int, skipNonceCheck bool) {
 	var gasPrice, gasFeeCap, gasTipCap *big.Int
 	switch {
 	case baseFee == nil || a.GasPrice != nil:
@@ -215,7 +223,7 @@ func (a *Args) ToMessage(baseFee *big.Int, skipNonceCheck bool) *core.Message {
 	if a.AccessList != nil {
 		accessList = *a.AccessList
 	}
-	return &core.Message{
+	*msg = core.Message{
 		From:                  a.Sender(),
 		To:                    a.To,
 		Value:                 (*big.Int)(a.Value),

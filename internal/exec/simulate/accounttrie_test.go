@@ -1,13 +1,23 @@
 package simulate
 
 import (
+	"bytes"
 	"context"
+	"math/big"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethdb"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/trie"
+	"github.com/ethereum/go-ethereum/triedb"
 	"github.com/holiman/uint256"
 )
 
@@ -125,4 +135,140 @@ func TestAccountTrieConcurrentFill(t *testing.T) {
 	if base.layer.decoded.len() == 0 || base.layer.keys.len() == 0 {
 		t.Fatal("the layer kept no decoded node or key")
 	}
+}
+
+// TestAccountTrieMissingNode: when a node of the base's account trie is gone from the
+// database, a request whose update needs it falls back to go-ethereum's trie and its state
+// fails with go-ethereum's error (Run answers it as "read state: …"), and a request whose
+// updates do not reach it has go-ethereum's root without falling back. The database is a
+// real one (hash scheme, as committed), from which the leaf of one account is deleted; the
+// accounts themselves are read from an intact copy, so that only the trie meets the gap.
+func TestAccountTrieMissingNode(t *testing.T) {
+	t.Parallel()
+	disk := rawdb.NewMemoryDatabase()
+	built, err := state.New(types.EmptyRootHash, state.NewDatabase(triedb.NewDatabase(disk, triedb.HashDefaults), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	account := func(i int) common.Address { return common.Address{0xac, byte(i >> 8), byte(i)} }
+	for i := range 300 {
+		built.AddBalance(account(i), uint256.NewInt(uint64(i+1)), tracing.BalanceChangeUnspecified)
+	}
+	root, err := built.Commit(0, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := built.Database().TrieDB().Commit(root, false); err != nil {
+		t.Fatal(err)
+	}
+	intact := rawdb.NewMemoryDatabase()
+	it := disk.NewIterator(nil, nil)
+	for it.Next() {
+		if err := intact.Put(it.Key(), it.Value()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it.Release()
+	if err := it.Error(); err != nil {
+		t.Fatal(err)
+	}
+	victim := account(150)
+	rawdb.DeleteLegacyTrieNode(disk, accountLeafHash(t, intact, root, victim))
+
+	// A fresh trie database over the damaged store, so that no cache still holds the node.
+	damaged := state.NewDatabase(triedb.NewDatabase(disk, triedb.HashDefaults), nil)
+	reader, err := state.NewDatabase(triedb.NewDatabase(intact, triedb.HashDefaults), nil).Reader(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := state.NewWithReader(root, damaged, reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := params.MergedTestChainConfig.Rules(big.NewInt(1), true, 0)
+	l, err := buildMemLayer(base, root, rules, 1, func(st *state.StateDB) error {
+		st.SetNonce(account(0), 1, tracing.NonceChangeUnspecified)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() (layered, geth *state.StateDB) {
+		t.Helper()
+		layered, err := l.newState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		geth, err = state.NewWithReader(l.root, gethTrieLayer{l}, l.reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return layered, geth
+	}
+
+	layered, geth := open()
+	for _, st := range []*state.StateDB{layered, geth} {
+		st.AddBalance(account(3), uint256.NewInt(7), tracing.BalanceChangeUnspecified)
+	}
+	if got, want := layered.IntermediateRoot(true), geth.IntermediateRoot(true); got != want || layered.Error() != nil || geth.Error() != nil {
+		t.Fatalf("an update away from the gap: root %s (error %v), go-ethereum's %s (error %v)", got, layered.Error(), want, geth.Error())
+	}
+	if layered.GetTrie().(*accountTrie).geth != nil {
+		t.Fatal("an update away from the gap fell back to go-ethereum's trie")
+	}
+
+	layered, geth = open()
+	for _, st := range []*state.StateDB{layered, geth} {
+		st.AddBalance(account(3), uint256.NewInt(7), tracing.BalanceChangeUnspecified)
+		st.AddBalance(victim, uint256.NewInt(1), tracing.BalanceChangeUnspecified)
+	}
+	layered.IntermediateRoot(true)
+	geth.IntermediateRoot(true)
+	// The StateDB formats the trie's error into its own (%v), so it is matched by its text.
+	if geth.Error() == nil || !strings.Contains(geth.Error().Error(), "missing trie node") {
+		t.Fatalf("go-ethereum's trie over the gap: error %v, want a missing trie node", geth.Error())
+	}
+	if layered.Error() == nil || layered.Error().Error() != geth.Error().Error() {
+		t.Fatalf("an update over the gap: error %v, want go-ethereum's %v", layered.Error(), geth.Error())
+	}
+	if layered.GetTrie().(*accountTrie).geth == nil {
+		t.Fatal("an update over the gap did not fall back to go-ethereum's trie")
+	}
+}
+
+// gethTrieLayer is a memory layer whose account trie is go-ethereum's, as a request's was
+// before accountTrie: a copy of the layer's.
+type gethTrieLayer struct{ *memLayer }
+
+func (l gethTrieLayer) OpenTrie(root common.Hash) (state.Trie, error) {
+	if root != l.root {
+		return l.memLayer.OpenTrie(root)
+	}
+	return l.accountTrie.Copy(), nil
+}
+
+// accountLeafHash returns the hash of the leaf node holding addr in the account trie root
+// of db (hash scheme); the leaf of an account is never embedded in its parent.
+func accountLeafHash(t *testing.T, db ethdb.Database, root common.Hash, addr common.Address) common.Hash {
+	t.Helper()
+	tr, err := trie.New(trie.StateTrieID(root), triedb.NewDatabase(db, triedb.HashDefaults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := tr.NodeIterator(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := crypto.Keccak256(addr[:])
+	var last common.Hash
+	for it.Next(true) {
+		if it.Hash() != (common.Hash{}) {
+			last = it.Hash()
+		}
+		if it.Leaf() && bytes.Equal(it.LeafKey(), want) {
+			return last
+		}
+	}
+	t.Fatalf("no leaf for %s in the trie (iterator error %v)", addr, it.Error())
+	return common.Hash{}
 }

@@ -3,9 +3,7 @@ package simulate
 import (
 	"bytes"
 	"encoding/binary"
-	"math/big"
 	"math/bits"
-	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -15,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rlp"
-	"github.com/ethereum/go-ethereum/trie"
 )
 
 // This file builds a simulated block's receipts and the block itself the way go-ethereum's
@@ -28,10 +25,10 @@ import (
 
 // encodeTx returns the encoding of tx, made from data, in the transaction trie
 // (types.Transactions' EncodeIndex) and the transaction's hash. tx may be nil when data is
-// a *types.DynamicFeeTx.
-func encodeTx(tx *types.Transaction, data types.TxData) ([]byte, common.Hash) {
+// a *types.DynamicFeeTx, whose encoding is taken from arena (which may be nil).
+func encodeTx(arena *byteArena, tx *types.Transaction, data types.TxData) ([]byte, common.Hash) {
 	if d, ok := data.(*types.DynamicFeeTx); ok {
-		enc := encodeDynamicFeeTx(d)
+		enc := encodeDynamicFeeTx(arena, d)
 		return enc, keccak256(enc) // the type byte and the RLP of the fields
 	}
 	var buf bytes.Buffer
@@ -44,52 +41,6 @@ func encodeTx(tx *types.Transaction, data types.TxData) ([]byte, common.Hash) {
 	// Otherwise the hash is the Keccak-256 of that same encoding (legacy: RLP of the fields;
 	// typed: the type byte and the RLP of the fields).
 	return enc, keccak256(enc)
-}
-
-// encodeDynamicFeeTx returns the typed encoding of an EIP-1559 transaction: its type and the
-// RLP list of its fields (nil numbers are 0).
-func encodeDynamicFeeTx(d *types.DynamicFeeTx) []byte {
-	w := rlp.NewEncoderBuffer(nil)
-	defer w.Flush()
-	list := w.List()
-	writeBig(w, d.ChainID)
-	w.WriteUint64(d.Nonce)
-	writeBig(w, d.GasTipCap)
-	writeBig(w, d.GasFeeCap)
-	w.WriteUint64(d.Gas)
-	if d.To == nil {
-		w.WriteBytes(nil)
-	} else {
-		w.WriteBytes(d.To[:])
-	}
-	writeBig(w, d.Value)
-	w.WriteBytes(d.Data)
-	tuples := w.List()
-	for _, t := range d.AccessList {
-		tuple := w.List()
-		w.WriteBytes(t.Address[:])
-		keys := w.List()
-		for _, key := range t.StorageKeys {
-			w.WriteBytes(key[:])
-		}
-		w.ListEnd(keys)
-		w.ListEnd(tuple)
-	}
-	w.ListEnd(tuples)
-	writeBig(w, d.V)
-	writeBig(w, d.R)
-	writeBig(w, d.S)
-	w.ListEnd(list)
-	return w.AppendToBytes([]byte{types.DynamicFeeTxType})
-}
-
-// writeBig writes i, nil as 0, as the RLP encoder writes a *big.Int.
-func writeBig(w rlp.EncoderBuffer, i *big.Int) {
-	if i == nil {
-		w.WriteUint64(0)
-		return
-	}
-	w.WriteBigInt(i)
 }
 
 // simReceipts are a block's receipts for DeriveSha: types.Receipts' EncodeIndex, without
@@ -144,9 +95,9 @@ func (l encodedTxs) Len() int                           { return len(l) }
 func (l encodedTxs) EncodeIndex(i int, w *bytes.Buffer) { w.Write(l[i]) }
 
 // makeReceipt is go-ethereum's core.MakeReceipt for the call just run, with the bloom from
-// the block's memo. The call's transaction is tx, or made of data when tx is nil (an
-// EIP-1559 call, see blockRun.txs).
-func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, statedb *state.StateDB, tx *types.Transaction, data types.TxData, txHash common.Hash, cumulativeGas uint64, root []byte) *types.Receipt {
+// the block's memo, written into receipt. The call's transaction is tx, or made of data
+// when tx is nil (an EIP-1559 call, see blockRun.txs).
+func (run *blockRun) makeReceipt(receipt *types.Receipt, evm *vm.EVM, result *core.ExecutionResult, statedb *state.StateDB, tx *types.Transaction, data types.TxData, txHash common.Hash, cumulativeGas uint64, root []byte) {
 	txType, to, nonce := uint8(types.DynamicFeeTxType), (*common.Address)(nil), uint64(0)
 	if tx != nil {
 		txType, to, nonce = tx.Type(), tx.To(), tx.Nonce()
@@ -154,7 +105,7 @@ func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, stat
 		d := data.(*types.DynamicFeeTx)
 		to, nonce = d.To, d.Nonce
 	}
-	receipt := &types.Receipt{
+	*receipt = types.Receipt{
 		Type:              txType,
 		PostState:         root,
 		CumulativeGasUsed: cumulativeGas,
@@ -176,29 +127,10 @@ func (run *blockRun) makeReceipt(evm *vm.EVM, result *core.ExecutionResult, stat
 	receipt.BlockNumber = run.header.Number
 	receipt.TransactionIndex = uint(statedb.TxIndex())
 	receipt.Bloom = run.blooms.bloom(receipt.Logs)
-	return receipt
 }
 
-// stackTries are reused between blocks: a new StackTrie allocates its node pools, a tenth of
-// what a one-call request allocated.
-var stackTries = sync.Pool{New: func() any { return trie.NewStackTrie(nil) }}
-
-// deriveSha is types.DeriveSha with a pooled StackTrie (DeriveSha resets it first), and
-// without one for a single entry (a one-call block).
-func deriveSha(list types.DerivableList) common.Hash {
-	if list.Len() == 1 {
-		s := newKeccakScratch()
-		defer s.release()
-		list.EncodeIndex(0, &s.buf)
-		if s.buf.Len() == 0 {
-			return types.EmptyRootHash // the trie ignores empty values
-		}
-		return s.singleLeafRoot(s.buf.Bytes())
-	}
-	st := stackTries.Get().(*trie.StackTrie)
-	defer stackTries.Put(st)
-	return types.DeriveSha(list, st)
-}
+// deriveSha is types.DeriveSha on a StackTrie, computed by listRoot.
+func deriveSha(list types.DerivableList) common.Hash { return listRoot(list) }
 
 // newSimBlock fills in the header's transaction and receipt roots, bloom, uncle and
 // withdrawals hashes, as types.NewBlock does. header.Root must be set. A non-nil

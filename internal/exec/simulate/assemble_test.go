@@ -76,9 +76,10 @@ func TestEncodeTx(t *testing.T) {
 	}
 	var txs []*types.Transaction
 	var encs [][]byte
+	var arena byteArena // shared, as a block's: an encoding must not overwrite another
 	for _, data := range datas {
 		tx := types.NewTx(data)
-		enc, hash := encodeTx(tx, data)
+		enc, hash := encodeTx(&arena, tx, data)
 		if hash != tx.Hash() {
 			t.Fatalf("type %d: hash %s, want %s", tx.Type(), hash, tx.Hash())
 		}
@@ -131,9 +132,22 @@ func r2(r *rand.Rand) *mrand.Rand { return mrand.New(mrand.NewSource(int64(r.Uin
 // TestSimReceiptsEncoding: simReceipts encode as types.Receipts for DeriveSha, for every
 // receipt type, status or post state, and logs of random shapes.
 func TestSimReceiptsEncoding(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 4))
+	receipts := randomReceipts(rand.New(rand.NewPCG(9, 4)), 300)
+	for i := range receipts {
+		var got, want bytes.Buffer
+		simReceipts(receipts).EncodeIndex(i, &got)
+		types.Receipts(receipts).EncodeIndex(i, &want)
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("receipt %d (type %d): encoding %x, want %x", i, receipts[i].Type, got.Bytes(), want.Bytes())
+		}
+	}
+}
+
+// randomReceipts returns n receipts of every type, status or post state, with logs of
+// random shapes and their blooms.
+func randomReceipts(r *rand.Rand, n int) []*types.Receipt {
 	var receipts []*types.Receipt
-	for i := range 300 {
+	for i := range n {
 		rc := &types.Receipt{
 			Type:              []uint8{types.LegacyTxType, types.AccessListTxType, types.DynamicFeeTxType, types.BlobTxType, types.SetCodeTxType}[r.IntN(5)],
 			Status:            uint64(r.IntN(2)),
@@ -152,14 +166,7 @@ func TestSimReceiptsEncoding(t *testing.T) {
 		rc.Bloom = types.CreateBloom(rc)
 		receipts = append(receipts, rc)
 	}
-	for i := range receipts {
-		var got, want bytes.Buffer
-		simReceipts(receipts).EncodeIndex(i, &got)
-		types.Receipts(receipts).EncodeIndex(i, &want)
-		if !bytes.Equal(got.Bytes(), want.Bytes()) {
-			t.Fatalf("receipt %d (type %d): encoding %x, want %x", i, receipts[i].Type, got.Bytes(), want.Bytes())
-		}
-	}
+	return receipts
 }
 
 // TestDeriveShaOneEntry: the root of a one-entry list is the StackTrie's, for values short

@@ -43,10 +43,17 @@ type blockRun struct {
 	txs         []*types.Transaction
 	txData      []types.TxData
 	txEncodings encodedTxs    // the transactions' trie encodings
+	txArena     byteArena     // where the EIP-1559 ones are written
 	txHashes    []common.Hash // their hashes
 	senders     []common.Address
 	calls       []CallResult
 	receipts    []*types.Receipt
+	// defaults[i] holds the values sanitizeCall fills into the i-th call's missing fields,
+	// messages[i] its message and receiptData[i] its receipt: one allocation each per block
+	// instead of some eight per call.
+	defaults    []callDefaults
+	messages    []core.Message
+	receiptData []types.Receipt
 	allLogs     []*types.Log // logs of successful calls, for deposit requests
 	blooms      *bloomMemo   // the request's
 	blobGasUsed uint64
@@ -104,6 +111,9 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 		senders:         make([]common.Address, n),
 		calls:           make([]CallResult, n),
 		receipts:        make([]*types.Receipt, n),
+		defaults:        make([]callDefaults, n),
+		messages:        make([]core.Message, n),
+		receiptData:     make([]types.Receipt, n),
 		blooms:          &sim.blooms,
 	}
 	// Only the synthetic transfer logs need a tracer: the state records the calls' logs
@@ -177,7 +187,7 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 		statedb = sim.env.State
 		header  = run.header
 	)
-	gasCapped, err := sim.sanitizeCall(&call, header, run.gp)
+	gasCapped, err := sim.sanitizeCall(&call, header, run.gp, &run.defaults[i])
 	if err != nil {
 		return err
 	}
@@ -189,7 +199,7 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 	if _, ok := data.(*types.DynamicFeeTx); !ok {
 		tx = types.NewTx(data)
 	}
-	enc, txHash := encodeTx(tx, data)
+	enc, txHash := encodeTx(&run.txArena, tx, data)
 	run.txs[i], run.txData[i], run.txEncodings[i], run.txHashes[i], run.senders[i] = tx, data, enc, txHash, call.Sender()
 	statedb.SetTxContext(txHash, i)
 	// Logs are kept by transaction hash, and two calls may share one (same sender, nonce and
@@ -201,7 +211,8 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 		earlierLogs = len(statedb.GetLogs(txHash, header.Number.Uint64(), common.Hash{}, header.Time))
 	}
 
-	msg := call.ToMessage(header.BaseFee, !sim.validate)
+	msg := &run.messages[i]
+	call.FillMessage(msg, header.BaseFee, !sim.validate)
 	result, err := exec.RunMessage(run.evm, msg, sim.env.EVMTimeout, run.gp)
 	if err != nil {
 		return &Error{Kind: txErrorKind(err), Err: err}
@@ -214,7 +225,8 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 	} else {
 		root = statedb.IntermediateRoot(cfg.IsEIP158(header.Number)).Bytes()
 	}
-	run.receipts[i] = run.makeReceipt(run.evm, result, statedb, tx, data, txHash, run.gp.CumulativeUsed(), root)
+	run.receipts[i] = &run.receiptData[i]
+	run.makeReceipt(run.receipts[i], run.evm, result, statedb, tx, data, txHash, run.gp.CumulativeUsed(), root)
 	run.blobGasUsed += run.receipts[i].BlobGasUsed
 	if err := sim.budget.consume(result.UsedGas); err != nil {
 		return err
@@ -334,25 +346,45 @@ func newSimCallResult(result *core.ExecutionResult, logs []*types.Log, gasCapped
 	return res
 }
 
+// callDefaults are the values sanitizeCall sets a call's missing fields to.
+type callDefaults struct {
+	nonce, gas                 hexutil.Uint64
+	value, feeCap, priorityFee hexutil.Big
+}
+
 // sanitizeCall fills in the nonce (the sender's) and gas (what is left in the block),
 // rejects gas above the block's remaining gas, clamps gas to the request's budget and
-// applies the call defaults. It reports whether the budget clamped the gas.
-func (sim *simulator) sanitizeCall(call *exec.Args, header *types.Header, gp *core.GasPool) (bool, error) {
+// applies the call defaults. It reports whether the budget clamped the gas. The values it
+// fills in are kept in d.
+func (sim *simulator) sanitizeCall(call *exec.Args, header *types.Header, gp *core.GasPool, d *callDefaults) (bool, error) {
 	if call.Nonce == nil {
-		nonce := sim.env.State.GetNonce(call.Sender())
-		call.Nonce = (*hexutil.Uint64)(&nonce)
+		d.nonce = hexutil.Uint64(sim.env.State.GetNonce(call.Sender()))
+		call.Nonce = &d.nonce
 	}
 	remaining := gp.Gas()
-	if call.Gas == nil {
-		call.Gas = (*hexutil.Uint64)(&remaining)
+	requested := remaining
+	if call.Gas != nil {
+		requested = uint64(*call.Gas)
 	}
-	if remaining < uint64(*call.Gas) {
-		return false, simErrorf(BlockGasLimitReached, "block gas limit reached: remaining: %d, required: %d", remaining, uint64(*call.Gas))
+	if remaining < requested {
+		return false, simErrorf(BlockGasLimitReached, "block gas limit reached: remaining: %d, required: %d", remaining, requested)
 	}
-	gas := sim.budget.cap(uint64(*call.Gas))
-	gasCapped := gas < uint64(*call.Gas)
-	call.Gas = (*hexutil.Uint64)(&gas)
-	return gasCapped, call.CallDefaults(0, header.BaseFee, sim.env.Config.ChainID)
+	d.gas = hexutil.Uint64(sim.budget.cap(requested))
+	call.Gas = &d.gas
+	// The zeros CallDefaults would allocate, where it would set them: never beside a gas
+	// price or before London, where it refuses or leaves the fee fields.
+	if call.Value == nil {
+		call.Value = &d.value
+	}
+	if header.BaseFee != nil && call.GasPrice == nil {
+		if call.MaxFeePerGas == nil {
+			call.MaxFeePerGas = &d.feeCap
+		}
+		if call.MaxPriorityFeePerGas == nil {
+			call.MaxPriorityFeePerGas = &d.priorityFee
+		}
+	}
+	return uint64(d.gas) < requested, call.CallDefaults(0, header.BaseFee, sim.env.Config.ChainID)
 }
 
 // simChain serves headers to the EVM (BLOCKHASH) during a simulation: the base block and

@@ -11,9 +11,12 @@
 //     extraData, DA footprint and withdrawals root), and the transfer logs of traceTransfers
 //     (logtracer.go);
 //   - block assembly without repeated encoding and hashing (assemble.go; Keccak-256 from a
-//     pooled state, keccak.go), an EIP-1559 call's types.Transaction made only when the
-//     result carries it (returnFullTransactions, [Block.Transactions]), and the FastLZ
-//     size of the OP Stack DA footprint without a fresh table per transaction (fastlz.go);
+//     pooled state, keccak.go): an EIP-1559 call's encoding written by hand into a
+//     per-block arena (txrlp.go), the transaction, receipt and withdrawal roots computed
+//     from their sorted keys without a StackTrie (listroot.go), an EIP-1559 call's
+//     types.Transaction made only when the result carries it (returnFullTransactions,
+//     [Block.Transactions]), and the FastLZ size of the OP Stack DA footprint without a
+//     fresh table per transaction (fastlz.go);
 //   - prepared bases ([Base], base.go): the first block's system calls run once per base
 //     state and kept in a private memory diff layer over the base (layer.go), on which each
 //     request's account trie shares the decoded nodes of all requests and copies only the

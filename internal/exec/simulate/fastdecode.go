@@ -3,6 +3,8 @@ package simulate
 import (
 	"encoding/json"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/flashrpc/flashrpc/internal/exec"
 )
 
@@ -17,16 +19,16 @@ import (
 // to nil and leaves a bool alone, and a repeated key overwrites.
 func decodeSimOptsFast(input []byte) (opts Opts, ok bool) {
 	d := &fastDecoder{b: input}
-	ok = d.object(func(key []byte, once func(int) bool) bool {
+	ok = d.object(func(key []byte) bool {
 		switch string(key) {
 		case "blockStateCalls":
-			return once(0) && list(d, &opts.BlockStateCalls, false, d.blockCalls)
+			return d.once(0) && list(d, &opts.BlockStateCalls, false, d.blockCalls)
 		case "traceTransfers":
-			return once(1) && d.bool(&opts.TraceTransfers)
+			return d.once(1) && d.bool(&opts.TraceTransfers)
 		case "validation":
-			return once(2) && d.bool(&opts.Validation)
+			return d.once(2) && d.bool(&opts.Validation)
 		case "returnFullTransactions":
-			return once(3) && d.bool(&opts.ReturnFullTransactions)
+			return d.once(3) && d.bool(&opts.ReturnFullTransactions)
 		}
 		return false
 	})
@@ -39,6 +41,32 @@ func decodeSimOptsFast(input []byte) (opts Opts, ok bool) {
 type fastDecoder struct {
 	b []byte
 	i int
+	// seen[k] has a bit set for each member read of the object open at depth k; depth is the
+	// number of objects open. A set per object as a closure over a local was an allocation
+	// per call.
+	seen  [maxObjectDepth]uint64
+	depth int
+	// addresses are where the calls' from and to go, handed out in order from chunks that
+	// double in size up to maxAddressChunk: two allocations a call were a tenth of a
+	// 100-call request's.
+	addresses []common.Address
+	chunk     int
+}
+
+const (
+	maxAddressChunk = 256
+	maxObjectDepth  = 3
+)
+
+// once reports whether member n of the innermost open object is read for the first time,
+// and marks it read.
+func (d *fastDecoder) once(n int) bool {
+	seen := &d.seen[d.depth-1]
+	if *seen&(1<<n) != 0 {
+		return false
+	}
+	*seen |= 1 << n
+	return true
 }
 
 func (d *fastDecoder) space() {
@@ -90,10 +118,12 @@ func (d *fastDecoder) str() ([]byte, bool) {
 }
 
 // object reads an object, calling member for each key with the decoder at the value. A
-// member calls once with its own number (below 64) to refuse a repeated key: encoding/json
-// merges a repeated array of objects into the first, which is not worth copying.
-func (d *fastDecoder) object(member func(key []byte, once func(int) bool) bool) bool {
-	if d.peek() != '{' {
+// member calls d.once with its own number (below 64) to refuse a repeated key:
+// encoding/json merges a repeated array of objects into the first, which is not worth
+// copying. The objects this decoder reads nest maxObjectDepth deep at most (options, block,
+// call); deeper ones it does not handle.
+func (d *fastDecoder) object(member func(key []byte) bool) bool {
+	if d.peek() != '{' || d.depth == maxObjectDepth {
 		return false
 	}
 	d.i++
@@ -101,21 +131,16 @@ func (d *fastDecoder) object(member func(key []byte, once func(int) bool) bool) 
 		d.i++
 		return true
 	}
-	var seen uint64
-	once := func(n int) bool {
-		if seen&(1<<n) != 0 {
-			return false
-		}
-		seen |= 1 << n
-		return true
-	}
+	d.seen[d.depth] = 0
+	d.depth++
+	defer func() { d.depth-- }()
 	for {
 		key, ok := d.str()
 		if !ok || d.peek() != ':' {
 			return false
 		}
 		d.i++
-		if !member(key, once) {
+		if !member(key) {
 			return false
 		}
 		switch d.peek() {
@@ -234,42 +259,42 @@ func list[T any](d *fastDecoder, v *[]T, sized bool, elem func(*T) bool) bool {
 }
 
 func (d *fastDecoder) blockCalls(b *BlockCalls) bool {
-	return d.object(func(key []byte, once func(int) bool) bool {
+	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "calls":
-			return once(0) && list(d, &b.Calls, true, d.args)
+			return d.once(0) && list(d, &b.Calls, true, d.args)
 		case "blockOverrides":
-			return once(1) && d.raw(&b.BlockOverrides)
+			return d.once(1) && d.raw(&b.BlockOverrides)
 		case "stateOverrides":
-			return once(2) && d.raw(&b.StateOverrides)
+			return d.once(2) && d.raw(&b.StateOverrides)
 		}
 		return false
 	})
 }
 
 func (d *fastDecoder) args(a *exec.Args) bool {
-	return d.object(func(key []byte, once func(int) bool) bool {
+	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "from":
-			return once(0) && scalar(d, &a.From)
+			return d.once(0) && d.address(&a.From)
 		case "to":
-			return once(1) && scalar(d, &a.To)
+			return d.once(1) && d.address(&a.To)
 		case "gas":
-			return once(2) && scalar(d, &a.Gas)
+			return d.once(2) && scalar(d, &a.Gas)
 		case "gasPrice":
-			return once(3) && scalar(d, &a.GasPrice)
+			return d.once(3) && scalar(d, &a.GasPrice)
 		case "maxFeePerGas":
-			return once(4) && scalar(d, &a.MaxFeePerGas)
+			return d.once(4) && scalar(d, &a.MaxFeePerGas)
 		case "maxPriorityFeePerGas":
-			return once(5) && scalar(d, &a.MaxPriorityFeePerGas)
+			return d.once(5) && scalar(d, &a.MaxPriorityFeePerGas)
 		case "value":
-			return once(6) && scalar(d, &a.Value)
+			return d.once(6) && scalar(d, &a.Value)
 		case "nonce":
-			return once(7) && scalar(d, &a.Nonce)
+			return d.once(7) && scalar(d, &a.Nonce)
 		case "data":
-			return once(8) && scalar(d, &a.Data)
+			return d.once(8) && scalar(d, &a.Data)
 		case "input":
-			return once(9) && scalar(d, &a.Input)
+			return d.once(9) && scalar(d, &a.Input)
 		}
 		return false
 	})
@@ -296,6 +321,29 @@ func scalar[T any, PT textValue[T]](d *fastDecoder, v **T) bool {
 	if PT(x).UnmarshalText(text) != nil {
 		return false
 	}
+	*v = x
+	return true
+}
+
+// address reads an address into *v, or null (nil), as scalar does.
+func (d *fastDecoder) address(v **common.Address) bool {
+	if d.literal("null") {
+		*v = nil
+		return true
+	}
+	text, ok := d.str()
+	if !ok {
+		return false
+	}
+	if len(d.addresses) == 0 {
+		d.chunk = min(max(2*d.chunk, 4), maxAddressChunk)
+		d.addresses = make([]common.Address, d.chunk)
+	}
+	x := &d.addresses[0]
+	if x.UnmarshalText(text) != nil {
+		return false
+	}
+	d.addresses = d.addresses[1:]
 	*v = x
 	return true
 }

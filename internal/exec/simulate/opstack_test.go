@@ -37,7 +37,7 @@ func TestDAFootprint(t *testing.T) {
 	for n := 0; n <= len(txs); n++ {
 		encs := make(encodedTxs, n)
 		for i, tx := range txs[:n] {
-			encs[i], _ = encodeTx(tx, nil)
+			encs[i], _ = encodeTx(nil, tx, nil)
 		}
 		want, err := types.CalcDAFootprint(append([]*types.Transaction{info}, txs[:n]...))
 		if err != nil {
@@ -53,7 +53,7 @@ func TestDAFootprint(t *testing.T) {
 	if got, err := daFootprint(isthmus, nil); got != 0 || err != nil {
 		t.Fatalf("activation block without calls: %d, %v; want 0", got, err)
 	}
-	enc, _ := encodeTx(txs[0], nil)
+	enc, _ := encodeTx(nil, txs[0], nil)
 	_, wantErr := types.CalcDAFootprint([]*types.Transaction{isthmus, txs[0]})
 	if _, err := daFootprint(isthmus, encodedTxs{enc}); err == nil || wantErr == nil || err.Error() != wantErr.Error() {
 		t.Fatalf("activation block with a call: error %v, op-geth's %v", err, wantErr)

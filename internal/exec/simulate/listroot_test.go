@@ -1,0 +1,109 @@
+package simulate
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/trie"
+)
+
+// encodedList is a DerivableList of ready encodings that listRoot does not recognise, so
+// that its entries go through EncodeIndex and the shared buffer.
+type encodedList [][]byte
+
+func (l encodedList) Len() int                             { return len(l) }
+func (l encodedList) EncodeIndex(i int, buf *bytes.Buffer) { buf.Write(l[i]) }
+
+// TestListRoot: listRoot equals DeriveSha on go-ethereum's StackTrie for lists of every
+// size where the trie's shape changes (a leaf at the root; 0x7f, 0x80 and 0x81 0x80 keys;
+// two- and three-byte keys), with entries short enough to be embedded in their parent
+// (single bytes below and above 0x80 included), at the 32-byte boundary and long, through
+// both of its ways to get the entries, and with an empty entry, which DeriveSha leaves out.
+func TestListRoot(t *testing.T) {
+	r := rand.New(rand.NewPCG(30, 11))
+	sizeSets := map[string][]int{
+		"tiny":  {1},
+		"short": {1, 2, 5, 20, 25},
+		"edge":  {28, 29, 30, 31, 32, 33, 54, 55, 56, 57},
+		"long":  {100, 250, 300, 1000, 70000},
+		"mixed": {1, 3, 31, 32, 40, 120, 280, 600},
+	}
+	for _, n := range []int{0, 1, 2, 3, 15, 16, 17, 127, 128, 129, 130, 255, 256, 257, 1000} {
+		for name, sizes := range sizeSets {
+			values := make([][]byte, n)
+			for i := range values {
+				values[i] = make([]byte, sizes[r.IntN(len(sizes))])
+				for j := range values[i] {
+					values[i][j] = byte(r.IntN(256)) >> r.IntN(8)
+				}
+			}
+			t.Run(fmt.Sprintf("n=%d/values=%s", n, name), func(t *testing.T) {
+				want := types.DeriveSha(encodedTxs(values), trie.NewStackTrie(nil))
+				if got := listRoot(encodedTxs(values)); got != want {
+					t.Errorf("encodings at hand: root %s, want %s", got, want)
+				}
+				if got := listRoot(encodedList(values)); got != want {
+					t.Errorf("encoded by the list: root %s, want %s", got, want)
+				}
+				if n < 2 {
+					return
+				}
+				values[r.IntN(n)] = nil
+				want = types.DeriveSha(encodedTxs(values), trie.NewStackTrie(nil))
+				if got := listRoot(encodedTxs(values)); got != want {
+					t.Errorf("with an empty entry: root %s, want %s", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestListRootReceipts: listRoot of receipts as a block holds them equals DeriveSha's.
+func TestListRootReceipts(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for _, n := range []int{1, 2, 100, 200} {
+		receipts := randomReceipts(r, n)
+		want := types.DeriveSha(types.Receipts(receipts), trie.NewStackTrie(nil))
+		if got := listRoot(simReceipts(receipts)); got != want {
+			t.Errorf("%d receipts: root %s, want %s", n, got, want)
+		}
+	}
+}
+
+// BenchmarkListRoot compares listRoot with DeriveSha on a pooled StackTrie (what deriveSha
+// was) for a block's receipts with a log each and its EIP-1559 transactions' encodings.
+func BenchmarkListRoot(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 100))
+	receipts := randomReceipts(r, 100)
+	txs := make(encodedTxs, 100)
+	for i := range txs {
+		txs[i], _ = encodeTx(nil, nil, &types.DynamicFeeTx{Nonce: uint64(i), Gas: 21000, To: &common.Address{1}, Data: []byte{1}})
+	}
+	st := trie.NewStackTrie(nil)
+	for _, bc := range []struct {
+		name string
+		list types.DerivableList
+	}{{"list=receipts", simReceipts(receipts)}, {"list=txs", txs}} {
+		want := types.DeriveSha(bc.list, st)
+		b.Run(bc.name+"/root=listRoot", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if listRoot(bc.list) != want {
+					b.Fatal("wrong root")
+				}
+			}
+		})
+		b.Run(bc.name+"/root=StackTrie", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if types.DeriveSha(bc.list, st) != want {
+					b.Fatal("wrong root")
+				}
+			}
+		})
+	}
+}
