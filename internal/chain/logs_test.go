@@ -14,63 +14,13 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 )
 
-// TestMatchStoredLogsDecodesAsGoEthereum walks stored receipts with every shape of log and
-// compares with go-ethereum's own decoding, nil-versus-empty included (JSON tells them apart).
-func TestMatchStoredLogsDecodesAsGoEthereum(t *testing.T) {
-	t.Parallel()
-	topics := func(n int) []common.Hash {
-		out := make([]common.Hash, n)
-		for i := range out {
-			out[i] = common.Hash{byte(i + 1)}
-		}
-		return out
-	}
-	receipts := []*types.ReceiptForStorage{
-		{Status: 1, CumulativeGasUsed: 1, Logs: []*types.Log{
-			{Address: common.Address{1}, Topics: topics(0), Data: nil},
-			{Address: common.Address{2}, Topics: topics(4), Data: bytes.Repeat([]byte{7}, 300)},
-		}},
-		{Status: 0, CumulativeGasUsed: 2},
-		{Status: 1, CumulativeGasUsed: 3, Logs: []*types.Log{{Address: common.Address{3}, Topics: topics(1), Data: []byte{1}}}},
-	}
-	enc, err := rlp.EncodeToBytes(receipts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var decoded []*types.ReceiptForStorage
-	if err := rlp.DecodeBytes(enc, &decoded); err != nil {
-		t.Fatal(err)
-	}
-	var want []*types.Log
-	for _, r := range decoded {
-		want = append(want, r.Logs...)
-	}
-	hash := common.Hash{0xbb}
-	got, err := matchStoredLogs(enc, hash, 9, func(*types.Log) bool { return true })
-	if err != nil || len(got) != len(want) {
-		t.Fatalf("got %d logs (%v), want %d", len(got), err, len(want))
-	}
-	txOf := []uint{0, 0, 2}
-	for i, l := range got {
-		w := want[i]
-		if l.Address != w.Address || !reflect.DeepEqual(l.Topics, w.Topics) || !reflect.DeepEqual(l.Data, w.Data) {
-			t.Errorf("log %d: got %v %#v %x, want %v %#v %x", i, l.Address, l.Topics, l.Data, w.Address, w.Topics, w.Data)
-		}
-		if l.BlockHash != hash || l.BlockNumber != 9 || l.Index != uint(i) || l.TxIndex != txOf[i] {
-			t.Errorf("log %d: position %+v", i, l)
-		}
-	}
-	if _, err := matchStoredLogs(enc[:len(enc)-3], hash, 9, func(*types.Log) bool { return true }); err == nil {
-		t.Error("truncated receipts decoded")
-	}
-}
-
-// TestStoredLogsDecodesAsGoEthereum: RawLogs' walk of stored receipts gives, receipt by
-// receipt, the logs go-ethereum's decoding gives (rawdb.ReadLogs decodes them so), with
-// every shape of log, of receipts with a status or a post-state, and of OP Stack deposits'
-// receipts (their nonce and version after the logs), and refuses truncated receipts.
-func TestStoredLogsDecodesAsGoEthereum(t *testing.T) {
-	t.Parallel()
+// storedReceiptShapes returns receipts with every shape of log (no topics to four, no data to
+// 300 bytes), receipts with a status or a post-state (before Byzantium) and OP Stack deposits'
+// receipts (their nonce after the logs since Regolith, then their version since Canyon), then
+// more receipts of two logs each, encoded as go-ethereum stores them and decoded back by
+// go-ethereum.
+func storedReceiptShapes(t *testing.T, more int) (enc []byte, decoded []*types.ReceiptForStorage) {
+	t.Helper()
 	topics := func(n int) []common.Hash {
 		out := make([]common.Hash, n)
 		for i := range out {
@@ -87,15 +37,13 @@ func TestStoredLogsDecodesAsGoEthereum(t *testing.T) {
 		}},
 		{Status: 0, CumulativeGasUsed: 3},
 		{Status: 1, CumulativeGasUsed: 4, Logs: []*types.Log{{Address: common.Address{3}, Topics: topics(1), Data: []byte{1}}}},
-		// Before Byzantium: a post-state root instead of a status.
 		{PostState: bytes.Repeat([]byte{0xab}, 32), CumulativeGasUsed: 5, Logs: []*types.Log{{Address: common.Address{4}, Topics: topics(2)}}},
-		// OP Stack deposits: the nonce after the logs (Regolith), then the receipt version (Canyon).
 		{Status: 1, CumulativeGasUsed: 6, DepositNonce: &depositNonce, Logs: []*types.Log{{Address: common.Address{5}, Topics: topics(1), Data: []byte{2}}}},
 		{Status: 1, CumulativeGasUsed: 7, DepositNonce: &depositNonce, DepositReceiptVersion: &depositVersion,
 			Logs: []*types.Log{{Address: common.Address{6}, Topics: topics(3), Data: []byte{3, 4}}}},
 	}
-	for i := range 300 { // past the first chunks of logs and topics
-		receipts = append(receipts, &types.ReceiptForStorage{Status: 1, CumulativeGasUsed: uint64(5 + i), Logs: []*types.Log{
+	for i := range more {
+		receipts = append(receipts, &types.ReceiptForStorage{Status: 1, CumulativeGasUsed: uint64(8 + i), Logs: []*types.Log{
 			{Address: common.Address{byte(i)}, Topics: topics(i % 5), Data: []byte{byte(i)}},
 			{Address: common.Address{byte(i), 1}, Topics: topics(3), Data: make([]byte, 32)},
 		}})
@@ -104,10 +52,53 @@ func TestStoredLogsDecodesAsGoEthereum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []*types.ReceiptForStorage
-	if err := rlp.DecodeBytes(enc, &want); err != nil {
+	if err := rlp.DecodeBytes(enc, &decoded); err != nil {
 		t.Fatal(err)
 	}
+	return enc, decoded
+}
+
+// TestMatchStoredLogsDecodesAsGoEthereum walks stored receipts of every shape
+// (storedReceiptShapes) and compares with go-ethereum's own decoding, nil-versus-empty included
+// (JSON tells them apart), and the logs' positions.
+func TestMatchStoredLogsDecodesAsGoEthereum(t *testing.T) {
+	t.Parallel()
+	enc, decoded := storedReceiptShapes(t, 0)
+	var (
+		want []*types.Log
+		txOf []uint
+	)
+	for i, r := range decoded {
+		want = append(want, r.Logs...)
+		for range r.Logs {
+			txOf = append(txOf, uint(i))
+		}
+	}
+	hash := common.Hash{0xbb}
+	got, err := matchStoredLogs(enc, hash, 9, func(*types.Log) bool { return true })
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("got %d logs (%v), want %d", len(got), err, len(want))
+	}
+	for i, l := range got {
+		w := want[i]
+		if l.Address != w.Address || !reflect.DeepEqual(l.Topics, w.Topics) || !reflect.DeepEqual(l.Data, w.Data) {
+			t.Errorf("log %d: got %v %#v %x, want %v %#v %x", i, l.Address, l.Topics, l.Data, w.Address, w.Topics, w.Data)
+		}
+		if l.BlockHash != hash || l.BlockNumber != 9 || l.Index != uint(i) || l.TxIndex != txOf[i] {
+			t.Errorf("log %d: position %+v", i, l)
+		}
+	}
+	if _, err := matchStoredLogs(enc[:len(enc)-3], hash, 9, func(*types.Log) bool { return true }); err == nil {
+		t.Error("truncated receipts decoded")
+	}
+}
+
+// TestStoredLogsDecodesAsGoEthereum: RawLogs' walk of stored receipts gives, receipt by
+// receipt, the logs go-ethereum's decoding gives (rawdb.ReadLogs decodes them so), for
+// receipts of every shape (storedReceiptShapes), and refuses truncated receipts.
+func TestStoredLogsDecodesAsGoEthereum(t *testing.T) {
+	t.Parallel()
+	enc, want := storedReceiptShapes(t, 300) // past the first chunks of logs and topics
 	got, err := storedLogs(enc)
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("got %d receipts' logs (%v), want %d", len(got), err, len(want))
