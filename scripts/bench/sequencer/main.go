@@ -69,6 +69,7 @@ func main() {
 	datadir := flag.String("datadir", "", "the node's datadir: print its growth over each rate's blocks (growth.go)")
 	profileURL := flag.String("cpuprofile-url", "", "the node's CPU profile URL (http://127.0.0.1:9464/debug/pprof/profile with --metrics.port 9464 --pprof): profile the last rate's window")
 	profileOut := flag.String("cpuprofile-out", "cpu.pprof", "where --cpuprofile-url's profile is written")
+	selfProfile := flag.String("cpuprofile", "", "write the load generator's own CPU profile of the last rate's window to this file")
 	mixFlag := flag.String("mix", "transfers", "transfers: ETH transfers; realistic: internal/benchmix's mix")
 	flag.Parse()
 	var rates []int
@@ -127,8 +128,15 @@ func main() {
 			profile = make(chan error, 1)
 			atWindow = func() { profile <- fetchProfile(*profileURL, *duration, *profileOut) }
 		}
-		r, err := runRate(c, feed, accs, chainID, mix, rate, *warmup, *duration, *interval, atWindow)
+		self := &selfWindow{}
+		if i == len(rates)-1 {
+			self.profile = *selfProfile
+		}
+		r, err := runRate(c, feed, accs, chainID, mix, rate, *warmup, *duration, *interval, atWindow, self)
 		if err != nil {
+			log.Fatalf("rate %d: %v", rate, err)
+		}
+		if err := self.report(rate, *duration); err != nil {
 			log.Fatalf("rate %d: %v", rate, err)
 		}
 		if profile != nil {
@@ -202,8 +210,9 @@ type rateResult struct {
 }
 
 // runRate offers rate transfers per second for warmup+duration and measures the window after
-// the warm-up. atWindow, when set, runs on its own goroutine when the window starts.
-func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *big.Int, mix *benchmix.Mix, rate int, warmup, duration, interval time.Duration, atWindow func()) (*rateResult, error) {
+// the warm-up. atWindow, when set, runs on its own goroutine when the window starts; self
+// measures the load generator's own CPU over the window.
+func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *big.Int, mix *benchmix.Mix, rate int, warmup, duration, interval time.Duration, atWindow func(), self *selfWindow) (*rateResult, error) {
 	total := int(float64(rate) * (warmup + duration).Seconds())
 	raws, err := signTransfers(c, accs, chainID, mix, total)
 	if err != nil {
@@ -216,6 +225,14 @@ func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *bi
 	if atWindow != nil {
 		time.AfterFunc(warmup, atWindow)
 	}
+	selfEnded := make(chan struct{})
+	go func() {
+		time.Sleep(time.Until(measureFrom))
+		self.begin()
+		time.Sleep(time.Until(measureTo))
+		self.end()
+		close(selfEnded)
+	}()
 	// Send in batches every 10 ms, spread over 4 connections.
 	const tick = 10 * time.Millisecond
 	perTick := max(1, rate/int(time.Second/tick))
@@ -246,6 +263,7 @@ func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *bi
 	close(work)
 	wg.Wait()
 	time.Sleep(time.Until(measureTo) + time.Second)
+	<-selfEnded
 	txs, gas, gaps, blocks, err := feed.window(measureFrom, measureTo, interval)
 	if err != nil {
 		return nil, err
