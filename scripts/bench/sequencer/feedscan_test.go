@@ -91,6 +91,25 @@ func feedMessages(t *testing.T) map[string][]byte {
 func TestSummaryAsFullDecode(t *testing.T) {
 	msgs := feedMessages(t)
 	good := msgs["base index 1 from 0"]
+	good0 := msgs["base index 0 from 0"]
+	for name, edit := range map[string][2]string{
+		"escapes in a skipped member": {`"metadata":{"block_number":4242}`, `"metadata":{"note":"a\"}]\\","block_number":4242,"n":[{"x":"]}"}]}`},
+		"brackets in the base":        {`"extra_data":"0x`, `"other":["{","\"[",{"y":"}"}],"extra_data":"0x`},
+		"blanks everywhere":           {`"index":0,`, " \"index\" : 0 ,\n\t"},
+	} {
+		if !bytes.Contains(good0, []byte(edit[0])) {
+			t.Fatalf("%s: %q is not in the message", name, edit[0])
+		}
+		msgs[name] = bytes.Replace(good0, []byte(edit[0]), []byte(edit[1]), 1)
+	}
+	// The node's messages are read by the scan itself, not by its fall-back to the full decode.
+	for name, msg := range msgs {
+		got, err := scanFlashblock(msg)
+		want, wantErr := summarizeDecoded(msg)
+		if err != nil || wantErr != nil || got != want {
+			t.Errorf("%s: scan %+v (%v), full decode %+v (%v)", name, got, err, want, wantErr)
+		}
+	}
 	for name, msg := range msgs {
 		msgs[name+" brotli"] = flashblocks.Compress(msg)
 	}
@@ -123,6 +142,12 @@ func TestSummaryAsFullDecode(t *testing.T) {
 	msgs["not JSON"] = []byte("{not json")
 	decoded := 0
 	for name, msg := range msgs {
+		// What the full decode refuses, the scan must refuse too (and leave to it).
+		if _, scanErr := scanFlashblock(msg); scanErr == nil {
+			if _, err := summarizeDecoded(msg); err != nil {
+				t.Errorf("%s: the scan reads what the full decode refuses (%v)", name, err)
+			}
+		}
 		got, gotErr := summarizeFlashblock(msg)
 		want, wantErr := summarizeDecoded(msg)
 		switch {
@@ -176,4 +201,75 @@ func TestBatchBody(t *testing.T) {
 	if got := batchBody(nil); string(got) != "[]" {
 		t.Fatalf("empty batch %q", got)
 	}
+}
+
+// BenchmarkFeedMessage reads a flashblock of 1,000 transactions of the mix (one pre-confirmation
+// at 5,000 a second) for its summary, and decodes it whole as the load generator did before.
+func BenchmarkFeedMessage(b *testing.B) {
+	t := &testing.T{}
+	block, _ := mixBlock(t, 1000)
+	p, err := flashblocks.FromBlock(block, 1, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	msg, err := flashblocks.Encode(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("summary", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(msg)))
+		for b.Loop() {
+			if _, err := summarizeFlashblock(msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("full decode", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(msg)))
+		for b.Loop() {
+			if _, err := summarizeDecoded(msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkBatchBody builds a batch request of 50 transactions of the mix (one batch at 5,000 a
+// second), from hex encoded at signing, and as the load generator did before, per batch.
+func BenchmarkBatchBody(b *testing.B) {
+	block, _ := mixBlock(&testing.T{}, 50)
+	var hexes, raws [][]byte
+	for _, tx := range block.Transactions() {
+		h, err := hexTx(tx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, err := tx.MarshalBinary()
+		if err != nil {
+			b.Fatal(err)
+		}
+		hexes, raws = append(hexes, h), append(raws, raw)
+	}
+	b.Run("pre-encoded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			batchBody(hexes)
+		}
+	})
+	b.Run("per batch", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var buf bytes.Buffer
+			buf.WriteByte('[')
+			for i, raw := range raws {
+				if i > 0 {
+					buf.WriteByte(',')
+				}
+				fmt.Fprintf(&buf, `{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["%s"]}`, i, hexutil.Encode(raw))
+			}
+			buf.WriteByte(']')
+		}
+	})
 }
