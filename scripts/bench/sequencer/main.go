@@ -23,8 +23,12 @@
 // mix (40 % ETH transfers, 35 % ERC-20 transfers, 25 % Uniswap V2-style swaps), after
 // deploying its contracts and giving every sender tokens and approvals. The senders are the
 // node's dev accounts (the test mnemonic, --accounts of the node), each sending with
-// consecutive nonces; every transaction is signed before its rate's run. The exit status is 1
-// when the node did not keep up at some rate.
+// consecutive nonces; every transaction is signed and hex-encoded before its rate's run. The
+// exit status is 1 when the node did not keep up at some rate.
+//
+// Beside the node on the same cores the load generator's CPU is taken from the node's, so each
+// window's own CPU is printed to stderr (selfcpu.go), and --cpuprofile FILE writes its CPU
+// profile of the last rate's window. The feed's messages are scanned, not decoded (feedscan.go).
 package main
 
 import (
