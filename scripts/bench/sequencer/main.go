@@ -23,8 +23,12 @@
 // mix (40 % ETH transfers, 35 % ERC-20 transfers, 25 % Uniswap V2-style swaps), after
 // deploying its contracts and giving every sender tokens and approvals. The senders are the
 // node's dev accounts (the test mnemonic, --accounts of the node), each sending with
-// consecutive nonces; every transaction is signed before its rate's run. The exit status is 1
-// when the node did not keep up at some rate.
+// consecutive nonces; every transaction is signed and hex-encoded before its rate's run. The
+// exit status is 1 when the node did not keep up at some rate.
+//
+// Beside the node on the same cores the load generator's CPU is taken from the node's, so each
+// window's own CPU is printed to stderr (selfcpu.go), and --cpuprofile FILE writes its CPU
+// profile of the last rate's window. The feed's messages are scanned, not decoded (feedscan.go).
 package main
 
 import (
@@ -69,6 +73,7 @@ func main() {
 	datadir := flag.String("datadir", "", "the node's datadir: print its growth over each rate's blocks (growth.go)")
 	profileURL := flag.String("cpuprofile-url", "", "the node's CPU profile URL (http://127.0.0.1:9464/debug/pprof/profile with --metrics.port 9464 --pprof): profile the last rate's window")
 	profileOut := flag.String("cpuprofile-out", "cpu.pprof", "where --cpuprofile-url's profile is written")
+	selfProfile := flag.String("cpuprofile", "", "write the load generator's own CPU profile of the last rate's window to this file")
 	mixFlag := flag.String("mix", "transfers", "transfers: ETH transfers; realistic: internal/benchmix's mix")
 	flag.Parse()
 	var rates []int
@@ -127,8 +132,15 @@ func main() {
 			profile = make(chan error, 1)
 			atWindow = func() { profile <- fetchProfile(*profileURL, *duration, *profileOut) }
 		}
-		r, err := runRate(c, feed, accs, chainID, mix, rate, *warmup, *duration, *interval, atWindow)
+		self := &selfWindow{}
+		if i == len(rates)-1 {
+			self.profile = *selfProfile
+		}
+		r, err := runRate(c, feed, accs, chainID, mix, rate, *warmup, *duration, *interval, atWindow, self)
 		if err != nil {
+			log.Fatalf("rate %d: %v", rate, err)
+		}
+		if err := self.report(rate, *duration); err != nil {
 			log.Fatalf("rate %d: %v", rate, err)
 		}
 		if profile != nil {
@@ -202,8 +214,9 @@ type rateResult struct {
 }
 
 // runRate offers rate transfers per second for warmup+duration and measures the window after
-// the warm-up. atWindow, when set, runs on its own goroutine when the window starts.
-func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *big.Int, mix *benchmix.Mix, rate int, warmup, duration, interval time.Duration, atWindow func()) (*rateResult, error) {
+// the warm-up. atWindow, when set, runs on its own goroutine when the window starts; self
+// measures the load generator's own CPU over the window.
+func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *big.Int, mix *benchmix.Mix, rate int, warmup, duration, interval time.Duration, atWindow func(), self *selfWindow) (*rateResult, error) {
 	total := int(float64(rate) * (warmup + duration).Seconds())
 	raws, err := signTransfers(c, accs, chainID, mix, total)
 	if err != nil {
@@ -216,6 +229,14 @@ func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *bi
 	if atWindow != nil {
 		time.AfterFunc(warmup, atWindow)
 	}
+	selfEnded := make(chan struct{})
+	go func() {
+		time.Sleep(time.Until(measureFrom))
+		self.begin()
+		time.Sleep(time.Until(measureTo))
+		self.end()
+		close(selfEnded)
+	}()
 	// Send in batches every 10 ms, spread over 4 connections.
 	const tick = 10 * time.Millisecond
 	perTick := max(1, rate/int(time.Second/tick))
@@ -246,6 +267,7 @@ func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *bi
 	close(work)
 	wg.Wait()
 	time.Sleep(time.Until(measureTo) + time.Second)
+	<-selfEnded
 	txs, gas, gaps, blocks, err := feed.window(measureFrom, measureTo, interval)
 	if err != nil {
 		return nil, err
@@ -264,7 +286,8 @@ func runRate(c *client, feed *feedWatch, accs []devaccounts.Account, chainID *bi
 }
 
 // signTransfers signs n transfers (or, with mix, n transactions of the mix) round-robin over
-// accs, with consecutive nonces from each account's pending nonce.
+// accs, with consecutive nonces from each account's pending nonce, and returns each as the
+// hex text that goes into a request (hexTx), encoded here, before the rate's run.
 func signTransfers(c *client, accs []devaccounts.Account, chainID *big.Int, mix *benchmix.Mix, n int) ([][]byte, error) {
 	signer := types.LatestSignerForChainID(chainID)
 	nonces := make([]uint64, len(accs))
@@ -297,7 +320,7 @@ func signTransfers(c *client, accs []devaccounts.Account, chainID *big.Int, mix 
 					})
 				}
 				if err == nil {
-					raws[i], err = tx.MarshalBinary()
+					raws[i], err = hexTx(tx)
 				}
 				if err != nil {
 					mu.Lock()
@@ -310,6 +333,16 @@ func signTransfers(c *client, accs []devaccounts.Account, chainID *big.Int, mix 
 	}
 	wg.Wait()
 	return raws, signErr
+}
+
+// hexTx returns a transaction's EIP-2718 encoding as 0x-prefixed hex: the parameter of
+// eth_sendRawTransaction.
+func hexTx(tx *types.Transaction) ([]byte, error) {
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return hexutil.Bytes(raw).MarshalText()
 }
 
 // client speaks JSON-RPC over HTTP.
@@ -335,6 +368,9 @@ func (c *client) post(body []byte) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	var buf bytes.Buffer
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+	}
 	_, err = buf.ReadFrom(resp.Body)
 	return buf.Bytes(), err
 }
@@ -404,24 +440,21 @@ func (c *client) waitDrained(accs []devaccounts.Account) error {
 	return nil
 }
 
-// sendBatch sends raw transactions in one batch request and returns how many were refused.
-func (c *client) sendBatch(raws [][]byte) (int, error) {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, raw := range raws {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["%s"]}`, i, hexutil.Encode(raw))
-	}
-	b.WriteByte(']')
-	out, err := c.post(b.Bytes())
+// sendBatch sends transactions (hexTx's text) in one batch request and returns how many were
+// refused.
+func (c *client) sendBatch(hexes [][]byte) (int, error) {
+	out, err := c.post(batchBody(hexes))
 	if err != nil {
-		return len(raws), err
+		return len(hexes), err
+	}
+	// An answer without any error member refused nothing: its results are hashes, so it is
+	// not decoded (a batch of results is most of the load generator's answers).
+	if len(out) > 0 && out[0] == '[' && !bytes.Contains(out, []byte(`"error"`)) && json.Valid(out) {
+		return 0, nil
 	}
 	var rs []rpcResponse
 	if err := json.Unmarshal(out, &rs); err != nil {
-		return len(raws), fmt.Errorf("batch answer: %w", err)
+		return len(hexes), fmt.Errorf("batch answer: %w", err)
 	}
 	refused := 0
 	for _, r := range rs {
@@ -431,6 +464,29 @@ func (c *client) sendBatch(raws [][]byte) (int, error) {
 		}
 	}
 	return refused, nil
+}
+
+// batchBody returns the JSON-RPC batch of one eth_sendRawTransaction per transaction, with ids
+// from 0, in one allocation.
+func batchBody(hexes [][]byte) []byte {
+	const head, tail = `{"jsonrpc":"2.0","id":`, `,"method":"eth_sendRawTransaction","params":["`
+	size := 2
+	for _, h := range hexes {
+		size += len(head) + 20 + len(tail) + len(h) + len(`"]},`) // 20: an id's most digits
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i, h := range hexes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, head...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, tail...)
+		b = append(b, h...)
+		b = append(b, `"]}`...)
+	}
+	return append(b, ']')
 }
 
 // noteRefusal counts a refusal by the start of its message.
@@ -490,18 +546,12 @@ func newFeedWatch(url string) *feedWatch {
 				return
 			}
 			now := time.Now()
-			p, err := flashblocks.Decode(raw)
+			s, err := summarizeFlashblock(raw)
 			if err != nil {
 				continue
 			}
-			n := 0
-			for _, enc := range p.Diff.Transactions {
-				if len(enc) > 0 && enc[0] != types.DepositTxType {
-					n++
-				}
-			}
 			f.mu.Lock()
-			f.events = append(f.events, feedEvent{at: now, block: p.Metadata.BlockNumber, index: p.Index, txs: n, gas: uint64(p.Diff.GasUsed)})
+			f.events = append(f.events, feedEvent{at: now, block: s.block, index: s.index, txs: s.txs, gas: s.gas})
 			f.mu.Unlock()
 		}
 	}()
@@ -666,7 +716,7 @@ func setupMix(c *client, accs []devaccounts.Account, chainID *big.Int) (*benchmi
 	for start := 0; start < len(txs); start += 200 {
 		var raws [][]byte
 		for _, tx := range txs[start:min(len(txs), start+200)] {
-			raw, err := tx.MarshalBinary()
+			raw, err := hexTx(tx)
 			if err != nil {
 				return nil, err
 			}
