@@ -35,7 +35,12 @@ type listHasher struct {
 
 // maxListHasherBuffer bounds the encodings a pooled listHasher keeps: a hundred receipts
 // with a log each take about 35 kB; a block of large ones is not kept for the next request.
-const maxListHasherBuffer = 256 << 10
+// maxListHasherEntries bounds its per-entry slices the same way (32 bytes an entry): a
+// block of the most calls a request may have is not kept either.
+const (
+	maxListHasherBuffer  = 256 << 10
+	maxListHasherEntries = 1024
+)
 
 var listHashers = sync.Pool{New: func() any { return &listHasher{state: crypto.NewKeccakState()} }}
 
@@ -68,12 +73,24 @@ func listRoot(list types.DerivableList) common.Hash {
 }
 
 func (h *listHasher) release() {
+	h.trim()
+	listHashers.Put(h)
+}
+
+// trim empties h for the next list, dropping what is larger than a pooled hasher keeps.
+func (h *listHasher) trim() {
 	if h.buf.Cap() > maxListHasherBuffer {
 		h.buf = bytes.Buffer{}
 	}
-	clear(h.values)
-	h.values = h.values[:0]
-	listHashers.Put(h)
+	if cap(h.values) > maxListHasherEntries {
+		h.values = nil // and with it the references into buf and the transactions' encodings
+	} else {
+		clear(h.values)
+		h.values = h.values[:0]
+	}
+	if cap(h.ends) > maxListHasherEntries {
+		h.ends = nil
+	}
 }
 
 // encode fills h.values with the entries' encodings, and reports whether none is empty.

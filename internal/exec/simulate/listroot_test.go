@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/trie"
 )
 
@@ -66,6 +68,38 @@ func TestListRoot(t *testing.T) {
 					t.Errorf("with an empty entry: root %s, want %s", got, want)
 				}
 			})
+		}
+	}
+}
+
+// TestListHasherTrim: a hasher going back to the pool keeps what a usual block needs and
+// drops the buffer and per-entry slices of a large one, and no encoding of either.
+func TestListHasherTrim(t *testing.T) {
+	for _, tc := range []struct {
+		n, size                 int
+		keepBuffer, keepEntries bool
+	}{{100, 300, true, true}, {maxListHasherEntries + 1, 1, true, false}, {10, maxListHasherBuffer, false, true}} {
+		values := make([][]byte, tc.n)
+		for i := range values {
+			values[i] = bytes.Repeat([]byte{1}, tc.size)
+		}
+		h := &listHasher{state: crypto.NewKeccakState()}
+		if !h.encode(encodedList(values)) {
+			t.Fatalf("%d entries of %d bytes: an entry is empty", tc.n, tc.size)
+		}
+		h.trim()
+		if len(h.values) != 0 || slices.ContainsFunc(h.values[:cap(h.values)], func(v []byte) bool { return v != nil }) {
+			t.Errorf("%d entries of %d bytes: values kept after trim", tc.n, tc.size)
+		}
+		if kept := h.buf.Cap() > 0; kept != tc.keepBuffer {
+			t.Errorf("%d entries of %d bytes: buffer of %d bytes kept = %v, want %v", tc.n, tc.size, h.buf.Cap(), kept, tc.keepBuffer)
+		}
+		if kept := cap(h.values) > 0 && cap(h.ends) > 0; kept != tc.keepEntries {
+			t.Errorf("%d entries of %d bytes: values and ends kept = %v (caps %d, %d), want %v",
+				tc.n, tc.size, kept, cap(h.values), cap(h.ends), tc.keepEntries)
+		}
+		if cap(h.values) > maxListHasherEntries || cap(h.ends) > maxListHasherEntries {
+			t.Errorf("%d entries of %d bytes: values and ends of %d and %d kept, over the bound", tc.n, tc.size, cap(h.values), cap(h.ends))
 		}
 	}
 }
