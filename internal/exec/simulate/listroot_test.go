@@ -116,8 +116,9 @@ func TestListRootReceipts(t *testing.T) {
 	}
 }
 
-// BenchmarkListRoot compares listRoot with DeriveSha on a pooled StackTrie (what deriveSha
-// was) for a block's receipts with a log each and its EIP-1559 transactions' encodings.
+// BenchmarkListRoot compares listRoot with DeriveSha on a pooled StackTrie (what the
+// simulated blocks' roots were) for a block's receipts with a log each and its EIP-1559
+// transactions' encodings.
 func BenchmarkListRoot(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 100))
 	receipts := randomReceipts(r, 100)
