@@ -129,9 +129,6 @@ func (run *blockRun) makeReceipt(receipt *types.Receipt, evm *vm.EVM, result *co
 	receipt.Bloom = run.blooms.bloom(receipt.Logs)
 }
 
-// deriveSha is types.DeriveSha on a StackTrie, computed by listRoot.
-func deriveSha(list types.DerivableList) common.Hash { return listRoot(list) }
-
 // newSimBlock fills in the header's transaction and receipt roots, bloom, uncle and
 // withdrawals hashes, as types.NewBlock does. header.Root must be set. A non-nil
 // withdrawalsRoot is an OP Stack (Isthmus) block's: the header carries it instead of the
@@ -141,11 +138,11 @@ func deriveSha(list types.DerivableList) common.Hash { return listRoot(list) }
 func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipts []*types.Receipt, withdrawalsRoot *common.Hash) (common.Hash, uint64) {
 	header.TxHash = types.EmptyTxsHash
 	if len(txs) > 0 {
-		header.TxHash = deriveSha(txs)
+		header.TxHash = listRoot(txs)
 	}
 	header.ReceiptHash = types.EmptyReceiptsHash
 	if len(receipts) > 0 {
-		header.ReceiptHash = deriveSha(simReceipts(receipts))
+		header.ReceiptHash = listRoot(simReceipts(receipts))
 		header.Bloom = types.MergeBloom(receipts)
 	}
 	header.UncleHash = types.EmptyUncleHash
@@ -157,7 +154,7 @@ func newSimBlock(header *types.Header, body *types.Body, txs encodedTxs, receipt
 	case len(body.Withdrawals) == 0:
 		header.WithdrawalsHash = &types.EmptyWithdrawalsHash
 	default:
-		hash := deriveSha(types.Withdrawals(body.Withdrawals))
+		hash := listRoot(types.Withdrawals(body.Withdrawals))
 		header.WithdrawalsHash = &hash
 	}
 	s := newKeccakScratch()

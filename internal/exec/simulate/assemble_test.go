@@ -180,7 +180,7 @@ func TestDeriveShaOneEntry(t *testing.T) {
 			value[i] = byte(r.IntN(256)) >> r.IntN(8)
 		}
 		list := encodedTxs{value}
-		if got, want := deriveSha(list), types.DeriveSha(list, trie.NewStackTrie(nil)); got != want {
+		if got, want := listRoot(list), types.DeriveSha(list, trie.NewStackTrie(nil)); got != want {
 			t.Fatalf("%d-byte entry: root %s, want %s", size, got, want)
 		}
 	}

@@ -48,12 +48,12 @@ type blockRun struct {
 	senders     []common.Address
 	calls       []CallResult
 	receipts    []*types.Receipt
-	// defaults[i] holds the values sanitizeCall fills into the i-th call's missing fields,
-	// messages[i] its message and receiptData[i] its receipt: one allocation each per block
-	// instead of some eight per call.
-	defaults    []callDefaults
-	messages    []core.Message
-	receiptData []types.Receipt
+	// Where each call's defaults (the values sanitizeCall fills into its missing fields),
+	// message and receipt go: a few allocations each per block instead of some eight per
+	// call.
+	defaults    callValues[callDefaults]
+	messages    callValues[core.Message]
+	receiptData callValues[types.Receipt]
 	allLogs     []*types.Log // logs of successful calls, for deposit requests
 	blooms      *bloomMemo   // the request's
 	blobGasUsed uint64
@@ -111,9 +111,9 @@ func (sim *simulator) processBlock(ctx context.Context, block *BlockCalls, heade
 		senders:         make([]common.Address, n),
 		calls:           make([]CallResult, n),
 		receipts:        make([]*types.Receipt, n),
-		defaults:        make([]callDefaults, n),
-		messages:        make([]core.Message, n),
-		receiptData:     make([]types.Receipt, n),
+		defaults:        newCallValues[callDefaults](n),
+		messages:        newCallValues[core.Message](n),
+		receiptData:     newCallValues[types.Receipt](n),
 		blooms:          &sim.blooms,
 	}
 	// Only the synthetic transfer logs need a tracer: the state records the calls' logs
@@ -187,7 +187,7 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 		statedb = sim.env.State
 		header  = run.header
 	)
-	gasCapped, err := sim.sanitizeCall(&call, header, run.gp, &run.defaults[i])
+	gasCapped, err := sim.sanitizeCall(&call, header, run.gp, run.defaults.next())
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 		earlierLogs = len(statedb.GetLogs(txHash, header.Number.Uint64(), common.Hash{}, header.Time))
 	}
 
-	msg := &run.messages[i]
+	msg := run.messages.next()
 	call.FillMessage(msg, header.BaseFee, !sim.validate)
 	result, err := exec.RunMessage(run.evm, msg, sim.env.EVMTimeout, run.gp)
 	if err != nil {
@@ -225,7 +225,7 @@ func (sim *simulator) runCall(run *blockRun, i int, call exec.Args) error {
 	} else {
 		root = statedb.IntermediateRoot(cfg.IsEIP158(header.Number)).Bytes()
 	}
-	run.receipts[i] = &run.receiptData[i]
+	run.receipts[i] = run.receiptData.next()
 	run.makeReceipt(run.receipts[i], run.evm, result, statedb, tx, data, txHash, run.gp.CumulativeUsed(), root)
 	run.blobGasUsed += run.receipts[i].BlobGasUsed
 	if err := sim.budget.consume(result.UsedGas); err != nil {

@@ -16,7 +16,8 @@ import (
 // reports ok == false, and the caller decodes the input the general way, which also names
 // what is wrong. The values set are the ones encoding/json would set: the scalar fields
 // are decoded by the UnmarshalText their UnmarshalJSON delegates to, null sets a pointer
-// to nil and leaves a bool alone, and a repeated key overwrites.
+// to nil and leaves a bool alone. A repeated key is refused (the general decoder takes
+// the request).
 func decodeSimOptsFast(input []byte) (opts Opts, ok bool) {
 	d := &fastDecoder{b: input}
 	ok = d.object(func(key []byte) bool {

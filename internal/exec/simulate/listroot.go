@@ -35,7 +35,12 @@ type listHasher struct {
 
 // maxListHasherBuffer bounds the encodings a pooled listHasher keeps: a hundred receipts
 // with a log each take about 35 kB; a block of large ones is not kept for the next request.
-const maxListHasherBuffer = 256 << 10
+// maxListHasherEntries bounds its per-entry slices the same way (32 bytes an entry): a
+// block of the most calls a request may have is not kept either.
+const (
+	maxListHasherBuffer  = 256 << 10
+	maxListHasherEntries = 1024
+)
 
 var listHashers = sync.Pool{New: func() any { return &listHasher{state: crypto.NewKeccakState()} }}
 
@@ -68,12 +73,24 @@ func listRoot(list types.DerivableList) common.Hash {
 }
 
 func (h *listHasher) release() {
+	h.trim()
+	listHashers.Put(h)
+}
+
+// trim empties h for the next list, dropping what is larger than a pooled hasher keeps.
+func (h *listHasher) trim() {
 	if h.buf.Cap() > maxListHasherBuffer {
 		h.buf = bytes.Buffer{}
 	}
-	clear(h.values)
-	h.values = h.values[:0]
-	listHashers.Put(h)
+	if cap(h.values) > maxListHasherEntries {
+		h.values = nil // and with it the references into buf and the transactions' encodings
+	} else {
+		clear(h.values)
+		h.values = h.values[:0]
+	}
+	if cap(h.ends) > maxListHasherEntries {
+		h.ends = nil
+	}
 }
 
 // encode fills h.values with the entries' encodings, and reports whether none is empty.
@@ -105,10 +122,10 @@ func (h *listHasher) encode(list types.DerivableList) bool {
 	return true
 }
 
-// entry returns the index of the entry at position pos in the keys' order. DeriveSha's keys
-// are RLP(i): 0x01…0x7f for 1 to 127, then 0x80 for 0, then 0x81 0x80 and longer for 128
-// and above, so 0 sorts after 127.
-func entry(pos, n int) int {
+// listEntry returns the index of the entry at position pos in the keys' order. DeriveSha's
+// keys are RLP(i): 0x01…0x7f for 1 to 127, then 0x80 for 0, then 0x81 0x80 and longer for
+// 128 and above, so 0 sorts after 127.
+func listEntry(pos, n int) int {
 	switch {
 	case pos < min(n, 128)-1:
 		return pos + 1
@@ -119,8 +136,8 @@ func entry(pos, n int) int {
 	}
 }
 
-// key writes the nibbles of entry i's key, RLP(i), into k and returns their number.
-func key(i int, k *[maxKeyNibbles]byte) int {
+// listKey writes the nibbles of entry i's key, RLP(i), into k and returns their number.
+func listKey(i int, k *[maxKeyNibbles]byte) int {
 	var b [9]byte
 	enc := rlp.AppendUint64(b[:0], uint64(i))
 	for j, c := range enc {
@@ -136,14 +153,14 @@ func key(i int, k *[maxKeyNibbles]byte) int {
 func (h *listHasher) subtrie(lo, hi, d int, root bool) childRef {
 	n := len(h.values)
 	var first [maxKeyNibbles]byte
-	firstLen := key(entry(lo, n), &first)
+	firstLen := listKey(listEntry(lo, n), &first)
 	if hi-lo == 1 {
-		return h.leaf(first[d:firstLen], h.values[entry(lo, n)], root)
+		return h.leaf(first[d:firstLen], h.values[listEntry(lo, n)], root)
 	}
 	// The keys are sorted, so what the first and the last share, all share. RLP(i) keys
 	// are prefix-free: none ends where a branch is.
 	var last [maxKeyNibbles]byte
-	lastLen := key(entry(hi-1, n), &last)
+	lastLen := listKey(listEntry(hi-1, n), &last)
 	shared := d
 	for shared < firstLen && shared < lastLen && first[shared] == last[shared] {
 		shared++
@@ -163,11 +180,11 @@ func (h *listHasher) branch(lo, hi, d int, root bool) childRef {
 	var present [16]bool
 	var k [maxKeyNibbles]byte
 	for start := lo; start < hi; {
-		key(entry(start, n), &k)
+		listKey(listEntry(start, n), &k)
 		nibble := k[d]
 		end := start + 1
 		for ; end < hi; end++ {
-			key(entry(end, n), &k)
+			listKey(listEntry(end, n), &k)
 			if k[d] != nibble {
 				break
 			}
