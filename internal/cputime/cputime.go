@@ -9,13 +9,21 @@ import (
 	"time"
 )
 
-// Process returns the user and system CPU time every thread of this process has used so far.
-// It ends tb's test if the kernel cannot tell.
-func Process(tb testing.TB) time.Duration {
-	tb.Helper()
+// Used returns the user and system CPU time every thread of this process has used so far.
+func Used() (time.Duration, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, err
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
+
+// Process returns Used's time for a benchmark, and ends tb's test if the kernel cannot tell.
+func Process(tb testing.TB) time.Duration {
+	tb.Helper()
+	d, err := Used()
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
 }

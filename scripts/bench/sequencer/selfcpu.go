@@ -4,18 +4,10 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
-	"syscall"
 	"time"
-)
 
-// cpuTime returns the CPU time this process has used so far, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/flashrpc/flashrpc/internal/cputime"
+)
 
 // selfWindow measures the load generator's own CPU over one rate's window: on this machine
 // every CPU-second it spends is taken from the node under test, so each window reports it.
@@ -35,12 +27,18 @@ func (w *selfWindow) begin() {
 			w.err = pprof.StartCPUProfile(w.file)
 		}
 	}
-	w.start = cpuTime()
+	start, err := cputime.Used()
+	if w.start = start; err != nil && w.err == nil {
+		w.err = err
+	}
 }
 
 // end runs when the window ends.
 func (w *selfWindow) end() {
-	w.used = cpuTime() - w.start
+	now, err := cputime.Used()
+	if w.used = now - w.start; err != nil && w.err == nil {
+		w.err = err
+	}
 	if w.file != nil {
 		pprof.StopCPUProfile()
 		if err := w.file.Close(); w.err == nil {
@@ -53,7 +51,7 @@ func (w *selfWindow) end() {
 func (w *selfWindow) report(rate int, duration time.Duration) error {
 	fmt.Fprintf(os.Stderr, "rate %d: the load generator used %.2f CPU-seconds in the %v window (%.2f cores)\n", rate, w.used.Seconds(), duration, w.used.Seconds()/duration.Seconds())
 	if w.err != nil {
-		return fmt.Errorf("own CPU profile: %w", w.err)
+		return fmt.Errorf("own CPU time or profile: %w", w.err)
 	}
 	if w.profile != "" {
 		fmt.Fprintf(os.Stderr, "rate %d: CPU profile of the load generator written to %s\n", rate, w.profile)
