@@ -21,7 +21,7 @@ import (
 
 // mixBlock returns a block as the dev node builds it under the realistic mix: an OP deposit
 // first, then n transactions of the mix (transfers, token transfers, swaps).
-func mixBlock(t *testing.T, n int) (*types.Block, types.Receipts) {
+func mixBlock(t testing.TB, n int) (*types.Block, types.Receipts) {
 	t.Helper()
 	chainID := big.NewInt(901)
 	key, err := crypto.GenerateKey()
@@ -206,8 +206,7 @@ func TestBatchBody(t *testing.T) {
 // BenchmarkFeedMessage reads a flashblock of 1,000 transactions of the mix (one pre-confirmation
 // at 5,000 a second) for its summary, and decodes it whole as the load generator did before.
 func BenchmarkFeedMessage(b *testing.B) {
-	t := &testing.T{}
-	block, _ := mixBlock(t, 1000)
+	block, _ := mixBlock(b, 1000)
 	p, err := flashblocks.FromBlock(block, 1, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -239,7 +238,7 @@ func BenchmarkFeedMessage(b *testing.B) {
 // BenchmarkBatchBody builds a batch request of 50 transactions of the mix (one batch at 5,000 a
 // second), from hex encoded at signing, and as the load generator did before, per batch.
 func BenchmarkBatchBody(b *testing.B) {
-	block, _ := mixBlock(&testing.T{}, 50)
+	block, _ := mixBlock(b, 50)
 	var hexes, raws [][]byte
 	for _, tx := range block.Transactions() {
 		h, err := hexTx(tx)
