@@ -2,17 +2,14 @@ package chain_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/ecdsa"
 	"encoding/json"
-	"math/big"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
 	"github.com/flashrpc/flashrpc/internal/oprollup"
@@ -71,38 +68,10 @@ func TestInsertAnnouncesReceipts(t *testing.T) {
 // echo call per data item, all from key, the first with nonce.
 func buildOPBlock(t *testing.T, c *chain.Chain, key *ecdsa.PrivateKey, nonce uint64, data ...string) *types.Block {
 	t.Helper()
-	ctx := context.Background()
-	p := preconf.New(c)
 	head := c.Head()
 	at := head.Time + 2
 	attrs := preconf.NextAttributes(c.Config(), head, at, oprollup.SequencerFeeVault, oprollup.ExtraData(c.Config(), at))
 	info := (&oprollup.DevL1{GenesisTime: head.Time}).Info(nil, at)
 	attrs.Transactions, attrs.PrevRandao = []*types.Transaction{info.DepositTx()}, info.Hash
-	if _, err := p.Open(ctx, attrs, preconf.PublishOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := p.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, d := range data {
-		tx, err := types.SignNewTx(key, types.LatestSigner(c.Config()), &types.DynamicFeeTx{
-			ChainID: c.Config().ChainID, Nonce: nonce + uint64(i), To: &echoAddr, Data: []byte(d), Gas: 100_000,
-			GasFeeCap: big.NewInt(10 * params.GWei), GasTipCap: big.NewInt(params.GWei),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Add(ctx, tx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := b.Commit(ctx, preconf.PublishOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	block, err := p.Seal(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return block
+	return buildBlockWith(t, c, attrs, key, nonce, data...)
 }

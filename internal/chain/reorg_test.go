@@ -39,10 +39,17 @@ func reorgChain(t *testing.T, keys []*ecdsa.PrivateKey) *chain.Chain {
 // all from key, the first with nonce.
 func buildBlock(t testing.TB, c *chain.Chain, key *ecdsa.PrivateKey, nonce uint64, data ...string) *types.Block {
 	t.Helper()
+	head := c.Head()
+	return buildBlockWith(t, c, preconf.NextAttributes(c.Config(), head, head.Time+12, common.Address{}, nil), key, nonce, data...)
+}
+
+// buildBlockWith seals one block with attrs on c's head with one echo call per data item, all
+// from key, the first with nonce.
+func buildBlockWith(t testing.TB, c *chain.Chain, attrs preconf.Attributes, key *ecdsa.PrivateKey, nonce uint64, data ...string) *types.Block {
+	t.Helper()
 	ctx := context.Background()
 	p := preconf.New(c)
-	head := c.Head()
-	if _, err := p.Open(ctx, preconf.NextAttributes(c.Config(), head, head.Time+12, common.Address{}, nil), preconf.PublishOptions{}); err != nil {
+	if _, err := p.Open(ctx, attrs, preconf.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := p.Begin()

@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"bytes"
-	"context"
 	"math/big"
 	"strings"
 	"sync"
@@ -28,12 +27,7 @@ import (
 // trie with the updates so far; and after more changes on that trie.
 func TestAccountTrie(t *testing.T) {
 	t.Parallel()
-	chain := newTestChain(t, 2)
-	base := NewBase(context.Background(), Env{Env: chain.env(t)})
-	if base.layer == nil {
-		t.Fatal("no memory layer on a sealed base")
-	}
-	deleteEmpty := chain.env(t).Config.IsEIP158(base.first.Number)
+	base, deleteEmpty := layeredBase(t)
 	layered, err := base.layer.newState()
 	if err != nil {
 		t.Fatal(err)
@@ -100,12 +94,7 @@ func TestAccountTrie(t *testing.T) {
 // has go-ethereum's root for its own accounts.
 func TestAccountTrieConcurrentFill(t *testing.T) {
 	t.Parallel()
-	chain := newTestChain(t, 2)
-	base := NewBase(context.Background(), Env{Env: chain.env(t)})
-	if base.layer == nil {
-		t.Fatal("no memory layer on a sealed base")
-	}
-	deleteEmpty := chain.env(t).Config.IsEIP158(base.first.Number)
+	base, deleteEmpty := layeredBase(t)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {

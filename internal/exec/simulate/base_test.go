@@ -106,16 +106,23 @@ func TestSimBaseSystemAccounts(t *testing.T) {
 	}
 }
 
-// TestSimBaseMemLayer: a state opened on the memory layer is the prepared state: same root,
-// same slots the system calls wrote, and the same root again after changes to a system
-// contract's storage (its trie then comes from the layer's nodes) and to an account.
-func TestSimBaseMemLayer(t *testing.T) {
+// layeredBase returns a base prepared on a sealed block of a new test chain, which has a memory
+// layer, and whether the chain deletes empty accounts at its block (EIP-158).
+func layeredBase(t *testing.T) (*Base, bool) {
+	t.Helper()
 	chain := newTestChain(t, 2)
 	base := NewBase(context.Background(), Env{Env: chain.env(t)})
 	if base.layer == nil {
 		t.Fatal("no memory layer on a sealed base")
 	}
-	deleteEmpty := chain.env(t).Config.IsEIP158(base.first.Number)
+	return base, chain.env(t).Config.IsEIP158(base.first.Number)
+}
+
+// TestSimBaseMemLayer: a state opened on the memory layer is the prepared state: same root,
+// same slots the system calls wrote, and the same root again after changes to a system
+// contract's storage (its trie then comes from the layer's nodes) and to an account.
+func TestSimBaseMemLayer(t *testing.T) {
+	base, deleteEmpty := layeredBase(t)
 	layered, err := base.layer.newState()
 	if err != nil {
 		t.Fatal(err)
