@@ -31,7 +31,7 @@ func generated(t *testing.T, blocks uint64) *chain.Chain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	closeAtEnd(t, c)
 	return c
 }
 

@@ -32,7 +32,7 @@ func openDenim(t *testing.T, g *core.Genesis, denim *uint64) *chain.Chain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	closeAtEnd(t, c)
 	return c
 }
 

@@ -26,7 +26,7 @@ func TestImportRefusesForkNotRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
+		closeAtEnd(t, c)
 		return c
 	}
 	src := open()

@@ -29,13 +29,12 @@ func TestInsertAnnouncesReceipts(t *testing.T) {
 	}
 	open := func() *chain.Chain {
 		g := oprollup.DevGenesis(chain.DefaultChainID, []common.Address{crypto.PubkeyToAddress(key.PublicKey)}, chain.DevAccountBalance)
-		topic := common.Hash{0xec}
-		g.Alloc[echoAddr] = types.Account{Code: append(append([]byte{0x36, 0x5f, 0x5f, 0x37, 0x7f}, topic[:]...), 0x36, 0x5f, 0xa1, 0x00)}
+		g.Alloc[echoAddr] = echoAccount
 		c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
+		closeAtEnd(t, c)
 		return c
 	}
 	src, dst := open(), open()

@@ -38,7 +38,7 @@ func TestKarstBlockInsert(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
+		closeAtEnd(t, c)
 		return c
 	}
 	src, dst := open(), open()

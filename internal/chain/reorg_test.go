@@ -15,8 +15,21 @@ import (
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
-// echoAddr holds runtime code that emits LOG1(0xec…) with the call data as data.
-var echoAddr = common.Address{0xec}
+// echoAddr holds echoAccount's code, which emits LOG1(echoTopic) with the call data as data.
+var (
+	echoAddr    = common.Address{0xec}
+	echoTopic   = common.Hash{0xec}
+	echoAccount = types.Account{Code: append(append([]byte{0x36, 0x5f, 0x5f, 0x37, 0x7f}, echoTopic[:]...), 0x36, 0x5f, 0xa1, 0x00)}
+)
+
+// closeAtEnd closes c when t ends, and fails t if closing fails.
+func closeAtEnd(t testing.TB, c *chain.Chain) {
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+}
 
 func reorgChain(t *testing.T, keys []*ecdsa.PrivateKey) *chain.Chain {
 	t.Helper()
@@ -25,13 +38,12 @@ func reorgChain(t *testing.T, keys []*ecdsa.PrivateKey) *chain.Chain {
 		funded = append(funded, crypto.PubkeyToAddress(k.PublicKey))
 	}
 	g := chain.DevGenesis(chain.DefaultChainID, funded)
-	topic := common.Hash{0xec}
-	g.Alloc[echoAddr] = types.Account{Code: append(append([]byte{0x36, 0x5f, 0x5f, 0x37, 0x7f}, topic[:]...), 0x36, 0x5f, 0xa1, 0x00)}
+	g.Alloc[echoAddr] = echoAccount
 	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	closeAtEnd(t, c)
 	return c
 }
 

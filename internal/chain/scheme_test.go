@@ -37,8 +37,7 @@ var schemeKey, _ = crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cb
 func schemeGenesis() *core.Genesis {
 	g := chain.DevGenesis(chain.DefaultChainID, []common.Address{crypto.PubkeyToAddress(schemeKey.PublicKey)})
 	g.Timestamp = uint64(time.Now().Unix())
-	topic := common.Hash{0xec}
-	g.Alloc[echoAddr] = types.Account{Code: append(append([]byte{0x36, 0x5f, 0x5f, 0x37, 0x7f}, topic[:]...), 0x36, 0x5f, 0xa1, 0x00)}
+	g.Alloc[echoAddr] = echoAccount
 	g.Alloc[untouchedAddr] = types.Account{Balance: big.NewInt(7)}
 	return g
 }

@@ -29,8 +29,7 @@ func TestWriteExecuted(t *testing.T) {
 	key, _ := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
 	dir := t.TempDir()
 	g := chain.DevGenesis(chain.DefaultChainID, []common.Address{crypto.PubkeyToAddress(key.PublicKey)})
-	topic := common.Hash{0xec}
-	g.Alloc[echoAddr] = types.Account{Code: append(append([]byte{0x36, 0x5f, 0x5f, 0x37, 0x7f}, topic[:]...), 0x36, 0x5f, 0xa1, 0x00)}
+	g.Alloc[echoAddr] = echoAccount
 	c, err := chain.Open(chain.Config{DataDir: dir, Genesis: g})
 	if err != nil {
 		t.Fatal(err)
@@ -185,8 +184,7 @@ func BenchmarkExecutedWrite(b *testing.B) {
 			}
 			g := chain.DevGenesis(chain.DefaultChainID, []common.Address{crypto.PubkeyToAddress(key.PublicKey)})
 			g.GasLimit = 1_000_000_000
-			topic := common.Hash{0xec}
-			g.Alloc[echoAddr] = types.Account{Code: append(append([]byte{0x36, 0x5f, 0x5f, 0x37, 0x7f}, topic[:]...), 0x36, 0x5f, 0xa1, 0x00)}
+			g.Alloc[echoAddr] = echoAccount
 			a, err := chain.Open(chain.Config{DataDir: b.TempDir(), Genesis: g})
 			if err != nil {
 				b.Fatal(err)
@@ -200,7 +198,7 @@ func BenchmarkExecutedWrite(b *testing.B) {
 			bc := c.Context().(*core.BlockChain)
 			data := make([]string, n)
 			for i := range data {
-				data[i] = string(topic[:])
+				data[i] = string(echoTopic[:])
 			}
 			b.ReportAllocs()
 			nonce := uint64(0)
