@@ -87,7 +87,7 @@ func (s *Sequencer) Mine(ctx context.Context, n, interval uint64) ([]*types.Bloc
 	if n > MaxMine {
 		return nil, fmt.Errorf("at most %d blocks at once, asked %d", MaxMine, n)
 	}
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	var blocks []*types.Block
 	for i := uint64(0); i < n; i++ {
@@ -116,7 +116,7 @@ func (s *Sequencer) Mine(ctx context.Context, n, interval uint64) ([]*types.Bloc
 // SetNextTimestamp rebuilds the block in progress with timestamp ts (evm_setNextBlockTimestamp)
 // and moves the clock so that later blocks follow it.
 func (s *Sequencer) SetNextTimestamp(ctx context.Context, ts uint64) (*preconf.Snapshot, error) {
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	if err := s.settleLocked(); err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func (s *Sequencer) SetNextTimestamp(ctx context.Context, ts uint64) (*preconf.S
 // and the clock goes on from that timestamp once the block is sealed (nextTimeLocked). It
 // returns the clock's total offset.
 func (s *Sequencer) IncreaseTime(ctx context.Context, seconds uint64) (int64, error) {
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	if err := s.settleLocked(); err != nil {
 		return s.clock.offset, err
@@ -175,7 +175,7 @@ func (s *Sequencer) IncreaseTime(ctx context.Context, seconds uint64) (int64, er
 // (anvil_setNextBlockBaseFeePerGas). Its pre-confirmed transactions whose fee cap is below it
 // are left out.
 func (s *Sequencer) SetNextBaseFee(ctx context.Context, fee *big.Int) (*preconf.Snapshot, error) {
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	attrs, ok := s.dev.Attributes()
 	if !ok {
@@ -187,7 +187,7 @@ func (s *Sequencer) SetNextBaseFee(ctx context.Context, fee *big.Int) (*preconf.
 // SetCoinbase makes addr the fee recipient of the block in progress, which is rebuilt, and of
 // every later block (anvil_setCoinbase).
 func (s *Sequencer) SetCoinbase(ctx context.Context, addr common.Address) (*preconf.Snapshot, error) {
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	s.clock.coinbase = &addr
 	return s.rebuildWithLocked(ctx, func(a *preconf.Attributes) { a.FeeRecipient = addr })
@@ -195,7 +195,7 @@ func (s *Sequencer) SetCoinbase(ctx context.Context, addr common.Address) (*prec
 
 // SetPrevRandao rebuilds the block in progress with this prevRandao (hardhat_setPrevRandao).
 func (s *Sequencer) SetPrevRandao(ctx context.Context, randao common.Hash) (*preconf.Snapshot, error) {
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	return s.rebuildWithLocked(ctx, func(a *preconf.Attributes) { a.PrevRandao = randao })
 }
@@ -203,7 +203,7 @@ func (s *Sequencer) SetPrevRandao(ctx context.Context, randao common.Hash) (*pre
 // SetGasLimit rebuilds the block in progress with this gas limit (evm_setBlockGasLimit); the
 // blocks after it keep it. Pre-confirmed transactions that no longer fit are left out.
 func (s *Sequencer) SetGasLimit(ctx context.Context, limit uint64) (*preconf.Snapshot, error) {
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	return s.rebuildWithLocked(ctx, func(a *preconf.Attributes) { a.GasLimit = limit })
 }
@@ -271,7 +271,7 @@ func (s *Sequencer) rebuildLocked(ctx context.Context, ts uint64, baseFee *big.I
 // Cheat changes the state of the block in progress with fn now (anvil_setBalance and the
 // other state cheats): `pending` and `latest` see it at once, the sealed block carries it.
 func (s *Sequencer) Cheat(ctx context.Context, fn func(*state.StateDB)) (*preconf.Snapshot, error) {
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	snap, err := s.dev.Cheat(ctx, fn)
 	if err != nil {
@@ -287,7 +287,7 @@ func (s *Sequencer) Cheat(ctx context.Context, fn func(*state.StateDB)) (*precon
 // restores those its snapshot saved; anvil_reset none): `latest` and `pending` see them as
 // they saw them then. The pool keeps what it holds.
 func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64, cheats *preconf.Cheats) error {
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	if err := s.settleLocked(); err != nil {
 		s.log.Error("writing the last sealed block failed", "err", err) // the head is the block before

@@ -43,7 +43,7 @@ func (s *Sequencer) Deposit(d oprollup.Deposit) (common.Hash, error) {
 	if s.cfg.L1 == nil {
 		return common.Hash{}, ErrNotOPStack
 	}
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	head := s.preconf.Head()
 	if room := head.GasLimit - min(head.GasLimit, l1InfoGas); d.Gas > room {

@@ -27,7 +27,7 @@ func (s *Sequencer) SealSelected(ctx context.Context, hashes []common.Hash) (*ty
 	if s.cfg.NoPreconfirmations {
 		return nil, ErrNoPreconfirmations
 	}
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	snap := s.preconf.Current()
 	if snap == nil {

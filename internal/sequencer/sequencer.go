@@ -80,8 +80,10 @@ type Sequencer struct {
 	deposits depositQueue // guarded by mu (opstack.go)
 	sealed   *types.Block // the block the last seal wrote, guarded by mu: the next block's parent
 	clock    devClock     // guarded by mu (devcontrol.go)
+	staged   *build       // the timer's next pre-confirmation, staged before its build (stage.go); guarded by mu
 
-	ticks loopClock // the timer loop's time source (schedule.go)
+	ticks     loopClock     // the timer loop's time source (schedule.go)
+	stageStep time.Duration // how often the timer stages the pool's transactions (stage.go); 0 never
 
 	// Mining controls (mining.go). loopMu guards the timer loop's lifecycle: halt, halted,
 	// closed and the writes of blockTime and automine. It is never taken while mu is held
@@ -109,7 +111,7 @@ func newWithClock(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.P
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Sequencer{cfg: cfg, chain: c, preconf: p, dev: p.Dev(), pool: pool, log: logger, ticks: ticks}
+	s := &Sequencer{cfg: cfg, chain: c, preconf: p, dev: p.Dev(), pool: pool, log: logger, ticks: ticks, stageStep: defaultStageStep}
 	s.automine.Store(cfg.Automine)
 	s.blockTime.Store(int64(cfg.BlockTime))
 	return s
@@ -147,7 +149,7 @@ func (s *Sequencer) Preconfirm(ctx context.Context) (*preconf.Snapshot, error) {
 	if s.cfg.NoPreconfirmations {
 		return nil, ErrNoPreconfirmations
 	}
-	s.mu.Lock()
+	s.mu.Lock() // what the timer staged goes into this pre-confirmation
 	defer s.mu.Unlock()
 	return s.preconfirmLocked(ctx, nil)
 }
@@ -156,7 +158,7 @@ func (s *Sequencer) Preconfirm(ctx context.Context) (*preconf.Snapshot, error) {
 // On a chain without pre-confirmations the block first takes the pool's executable
 // transactions, as every seal there does.
 func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
-	s.mu.Lock()
+	s.lock() // stage.go
 	defer s.mu.Unlock()
 	if s.cfg.NoPreconfirmations {
 		if _, err := s.preconfirmLocked(ctx, nil); err != nil {
@@ -220,7 +222,7 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 	for n := 1; ; n++ {
 		free := s.ticks.Now()
 		deadline, begin, skip := sched.plan(free)
-		if !s.ticks.SleepUntil(begin, stop) {
+		if !s.stageUntil(begin, stop) { // stage.go
 			return
 		}
 		// The build is measured from its planned start (the timer waking late counts), or from
@@ -330,73 +332,25 @@ func (s *Sequencer) sealLocked(ctx context.Context, async bool) (*types.Block, e
 func (s *Sequencer) settleLocked() error { return s.preconf.WaitWritten() }
 
 // preconfirmLocked adds the pool's executable transactions to the block in progress, in
-// inclusion order, and publishes them as the next pre-confirmation. Transactions that can never
-// be included leave the pool; those that may later (a nonce gap, a full block, a fee cap below
-// the base fee, too little balance for now) wait, with their sender's later ones. When wait is
-// set it runs between the assembly and the publication (preconf.PublishOptions.PublishAfter:
-// the timer loop waits there for the deadline); nil publishes at once.
+// inclusion order, and publishes them as the next pre-confirmation (build.go), on top of what
+// the timer staged for it (stage.go). When wait is set it runs between the assembly and the
+// publication (preconf.PublishOptions.PublishAfter: the timer loop waits there for the
+// deadline); nil publishes at once.
 func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf.Snapshot, error) {
 	var waited time.Duration // not part of the build
 	if s.cfg.ObserveBuild != nil {
 		start := time.Now()
 		defer func() { s.cfg.ObserveBuild(time.Since(start) - waited) }()
 	}
-	batch, err := s.preconf.Begin()
-	if errors.Is(err, preconf.ErrNoBlock) {
-		if err != preconf.ErrNoBlock {
-			// The chain write of the last sealed block failed (preconf.SealAsync): that block
-			// and the one built on it are gone from the View; say so, once, here.
-			s.log.Error("writing a sealed block failed: it and the block built on it were dropped, building goes on from the chain's head", "err", err)
-		}
-		// Opening the block failed after the last seal (a fork's upstream did not answer
-		// the reads of its system calls), or its parent's write failed: try again now.
-		if err := s.openLocked(ctx); err != nil {
+	b := s.staged
+	s.staged = nil
+	if b == nil {
+		var err error
+		if b, err = s.beginLocked(ctx); err != nil {
 			return nil, err
 		}
-		batch, err = s.preconf.Begin()
 	}
-	if err != nil {
-		return nil, err
-	}
-	current := batch.Base()
-	if current == nil { // a rebuild (devcontrol.go) that failed half-way: open the block again
-		batch.Abort()
-		return nil, preconf.ErrNoBlock
-	}
-	block := current.Block
-	budget, used := s.gasBudget(current), block.GasUsed()
-	queue := newPriceQueue(s.pool.Pending(), block.BaseFee())
-	// Out of the pool: spent, the transactions whose nonce the block now holds (pre-confirmed
-	// now, or beaten to it); invalid, those that can never be included.
-	var spent, invalid []*types.Transaction
-	for queue.Len() > 0 {
-		tx := queue.peek()
-		if used+tx.Gas() > budget && used+tx.Gas() <= block.GasLimit() {
-			break // it waits for a later flashblock of this block, the ones behind it too (budget.go)
-		}
-		err := batch.Add(ctx, tx)
-		if err == nil {
-			used = batch.GasUsed()
-		}
-		switch {
-		case err == nil:
-			spent = append(spent, tx)
-			queue.shift()
-		case errors.Is(err, core.ErrNonceTooLow):
-			// Its nonce was used by another transaction; the sender's next one may fit.
-			spent = append(spent, tx)
-			queue.shift()
-		case errors.Is(err, preconf.ErrStateUnavailable):
-			s.log.Warn("a transaction waits: its state could not be read", "hash", tx.Hash(), "err", err)
-			queue.dropSender()
-		case neverIncludable(err, tx, block.GasLimit()):
-			s.log.Debug("dropping a transaction that can never be included", "hash", tx.Hash(), "err", err)
-			invalid = append(invalid, tx)
-			queue.dropSender()
-		default:
-			queue.dropSender()
-		}
-	}
+	b.addPending(ctx, s)
 	var opts preconf.PublishOptions
 	if wait != nil {
 		opts.PublishAfter = func() {
@@ -405,18 +359,7 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf
 			waited = time.Since(start)
 		}
 	}
-	snap, err := batch.Commit(ctx, opts)
-	// The pool holds what is not pre-confirmed yet; a pre-confirmed transaction is found in the
-	// block in progress until its block is sealed. The senders' nonces in the pool move past
-	// the spent ones before the Reset below: a send validated meanwhile against the view from
-	// before this build must not take their later transactions for a run behind a gap
-	// (txpool.Pool.RemoveUsed).
-	s.pool.RemoveUsed(spent...)
-	s.pool.Remove(invalid...)
-	if err == nil {
-		s.pool.Reset(s.poolView(snap))
-	}
-	return snap, err
+	return b.commit(ctx, s, opts)
 }
 
 // neverIncludable reports whether err, from executing tx in a block with this gas limit, will
@@ -457,15 +400,16 @@ type priceQueue struct {
 }
 
 type senderTxs struct {
-	txs []*types.Transaction // remaining, nonce order
-	tip *big.Int             // effective tip of txs[0]
+	from common.Address
+	txs  []*types.Transaction // remaining, nonce order
+	tip  *big.Int             // effective tip of txs[0]
 }
 
 func newPriceQueue(pending map[common.Address][]*types.Transaction, baseFee *big.Int) *priceQueue {
 	q := &priceQueue{baseFee: baseFee}
-	for _, txs := range pending {
+	for from, txs := range pending {
 		if len(txs) > 0 {
-			q.heads = append(q.heads, senderTxs{txs: txs, tip: effectiveTip(txs[0], baseFee)})
+			q.heads = append(q.heads, senderTxs{from: from, txs: txs, tip: effectiveTip(txs[0], baseFee)})
 		}
 	}
 	heap.Init(q)
@@ -497,6 +441,9 @@ func (q *priceQueue) Pop() any {
 
 // peek returns the best transaction.
 func (q *priceQueue) peek() *types.Transaction { return q.heads[0].txs[0] }
+
+// sender returns the best transaction's sender.
+func (q *priceQueue) sender() common.Address { return q.heads[0].from }
 
 // shift moves past the best transaction to its sender's next one.
 func (q *priceQueue) shift() {

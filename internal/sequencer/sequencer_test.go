@@ -38,8 +38,19 @@ func newTestSeq(t *testing.T, limits txpool.Config) *testSeq {
 }
 
 // newTestSeqTimed is newTestSeq with the timing of cfg (its Now is the test's) and the timer
-// loop's clock.
+// loop's clock. On a stepped clock the timer does not stage (stage.go): the clock hands every
+// sleep to the test, and staging's rounds would add theirs (newStagingSeq keeps them).
 func newTestSeqTimed(t *testing.T, limits txpool.Config, cfg Config, ticks loopClock) *testSeq {
+	t.Helper()
+	return newTestSeqWith(t, limits, cfg, ticks, func(s *Sequencer) {
+		if _, stepped := ticks.(*stepClock); stepped {
+			s.stageStep = 0
+		}
+	})
+}
+
+// newTestSeqWith is newTestSeqTimed with set run on the sequencer before it starts.
+func newTestSeqWith(t *testing.T, limits txpool.Config, cfg Config, ticks loopClock, set func(*Sequencer)) *testSeq {
 	t.Helper()
 	ts := &testSeq{now: genesisTime}
 	var funded []common.Address
@@ -59,6 +70,7 @@ func newTestSeqTimed(t *testing.T, limits txpool.Config, cfg Config, ticks loopC
 	ts.pool = txpool.New(c.Config(), limits)
 	cfg.Now = func() time.Time { return ts.now }
 	ts.Sequencer = newWithClock(cfg, c, ts.pre, ts.pool, ticks)
+	set(ts.Sequencer)
 	if err := ts.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
