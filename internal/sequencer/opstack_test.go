@@ -143,6 +143,13 @@ func TestOPDifferential(t *testing.T) {
 		// A second pre-confirmation in the same block, then deposits for the next block.
 		to := common.Address{0xdd, byte(block)}
 		n.send(t, 1, next(1), &to, big.NewInt(1), 30_000, []byte("data"))
+		if block > 0 {
+			// The store's slot, set by the first pre-confirmation, cleared in the second and
+			// set again in a third: each assembly starts from the tries of the ones before.
+			n.send(t, 3, next(3), &store, nil, 60_000, word(0))
+			n.preconfirm(t)
+			n.send(t, 3, next(3), &store, nil, 60_000, word(int64(block)+7))
+		}
 		n.preconfirm(t)
 		for _, d := range []oprollup.Deposit{
 			{From: common.Address{0xd0, byte(block)}, To: &to, Mint: big.NewInt(1e18), Value: big.NewInt(1e17), Gas: 50_000},
