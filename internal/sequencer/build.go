@@ -3,6 +3,7 @@ package sequencer
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -63,10 +64,11 @@ func (s *Sequencer) beginLocked(ctx context.Context) (*build, error) {
 
 // addPending executes the pool's executable transactions that earlier rounds did not take,
 // in inclusion order (highest effective tip first, nonce order per sender), until the
-// pre-confirmation's gas budget closes it. Transactions that can never be included leave the
+// pre-confirmation's gas budget closes it or the timer's clock passes until (the zero time:
+// no limit); what is left waits for the next round or pre-confirmation. Transactions that can never be included leave the
 // pool at once; those that may later (a nonce gap, a full block, a fee cap below the base
 // fee, too little balance for now) wait, with their sender's later ones.
-func (b *build) addPending(ctx context.Context, s *Sequencer) {
+func (b *build) addPending(ctx context.Context, s *Sequencer, until time.Time) {
 	pending := s.pool.Pending()
 	for addr, n := range b.next {
 		txs := pending[addr]
@@ -87,6 +89,9 @@ func (b *build) addPending(ctx context.Context, s *Sequencer) {
 		tx, from := queue.peek(), queue.sender()
 		if used+tx.Gas() > b.budget && used+tx.Gas() <= b.block.GasLimit() {
 			break // it waits for a later flashblock of this block, the ones behind it too (budget.go)
+		}
+		if !until.IsZero() && s.ticks.Now().After(until) {
+			break
 		}
 		err := b.batch.Add(ctx, tx)
 		if err == nil {

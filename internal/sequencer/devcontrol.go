@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
@@ -94,7 +95,7 @@ func (s *Sequencer) Mine(ctx context.Context, n, interval uint64) ([]*types.Bloc
 		if err := ctx.Err(); err != nil {
 			return blocks, err
 		}
-		snap, err := s.preconfirmLocked(ctx, nil)
+		snap, err := s.preconfirmLocked(ctx, time.Time{}, nil)
 		if err != nil {
 			return blocks, err
 		}

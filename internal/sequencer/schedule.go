@@ -120,3 +120,21 @@ func (wallClock) SleepUntil(t time.Time, stop <-chan struct{}) bool {
 		return false
 	}
 }
+
+// addUntil returns until when a build that starts at now, due at deadline and planned to
+// start at begin (the schedule's lead before it), adds transactions: the first half of the
+// lead, the second left for the assembly, so that a flashblock with more waiting than fits
+// is published on time and the rest goes into the next one, as production builders close a
+// flashblock at its deadline. A build that starts late still gets half a lead: each build
+// takes something, so the pool cannot starve behind a timer that runs late.
+func addUntil(deadline, begin, now time.Time) time.Time {
+	half := deadline.Sub(begin) / 2
+	return maxTime(deadline.Add(-half), now.Add(half))
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

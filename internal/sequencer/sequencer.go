@@ -151,7 +151,7 @@ func (s *Sequencer) Preconfirm(ctx context.Context) (*preconf.Snapshot, error) {
 	}
 	s.mu.Lock() // what the timer staged goes into this pre-confirmation
 	defer s.mu.Unlock()
-	return s.preconfirmLocked(ctx, nil)
+	return s.preconfirmLocked(ctx, time.Time{}, nil)
 }
 
 // Seal seals the block in progress now, with what it has pre-confirmed, and opens the next one.
@@ -161,7 +161,7 @@ func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
 	s.lock() // stage.go
 	defer s.mu.Unlock()
 	if s.cfg.NoPreconfirmations {
-		if _, err := s.preconfirmLocked(ctx, nil); err != nil {
+		if _, err := s.preconfirmLocked(ctx, time.Time{}, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -199,9 +199,9 @@ func (s *Sequencer) loop(blockTime time.Duration, stop <-chan struct{}, done cha
 		case <-stop:
 			return
 		case <-preconfTick:
-			s.tick(false, nil)
+			s.tick(false, time.Time{}, nil)
 		case <-sealTick:
-			s.tick(true, nil)
+			s.tick(true, time.Time{}, nil)
 		}
 	}
 }
@@ -232,7 +232,7 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 			from = free
 		}
 		seal := perBlock > 0 && n%perBlock == 0
-		ready := s.tick(seal, func() (ready time.Time) {
+		ready := s.tick(seal, addUntil(deadline, begin, s.ticks.Now()), func() (ready time.Time) {
 			if ready = s.ticks.Now(); ready.Before(deadline) {
 				s.ticks.SleepUntil(deadline, stop) // stopping publishes at once
 			}
@@ -253,11 +253,12 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 	}
 }
 
-// tick builds the next pre-confirmation and, when seal is set, seals the block with it. When
-// wait is set, the pre-confirmation calls it once assembled and is published when it returns;
-// tick returns what wait returned (the moment the pre-confirmation was ready), the zero time
-// when wait was not called.
-func (s *Sequencer) tick(seal bool, wait func() time.Time) (ready time.Time) {
+// tick builds the next pre-confirmation, adding transactions until until (none: all the pool
+// has), and, when seal is set, seals the block with it. When wait is set, the
+// pre-confirmation calls it once assembled and is published when it returns; tick returns
+// what wait returned (the moment the pre-confirmation was ready), the zero time when wait was
+// not called.
+func (s *Sequencer) tick(seal bool, until time.Time, wait func() time.Time) (ready time.Time) {
 	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -266,7 +267,7 @@ func (s *Sequencer) tick(seal bool, wait func() time.Time) (ready time.Time) {
 		publishWait = func() { ready = wait() }
 	}
 	// Transactions that arrived since the last tick still make this block.
-	if _, err := s.preconfirmLocked(ctx, publishWait); err != nil {
+	if _, err := s.preconfirmLocked(ctx, until, publishWait); err != nil {
 		s.log.Error("pre-confirmation failed", "err", err)
 	}
 	if !seal {
@@ -332,11 +333,11 @@ func (s *Sequencer) sealLocked(ctx context.Context, async bool) (*types.Block, e
 func (s *Sequencer) settleLocked() error { return s.preconf.WaitWritten() }
 
 // preconfirmLocked adds the pool's executable transactions to the block in progress, in
-// inclusion order, and publishes them as the next pre-confirmation (build.go), on top of what
-// the timer staged for it (stage.go). When wait is set it runs between the assembly and the
-// publication (preconf.PublishOptions.PublishAfter: the timer loop waits there for the
-// deadline); nil publishes at once.
-func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf.Snapshot, error) {
+// inclusion order, until until (the zero time: all of them), and publishes them as the next
+// pre-confirmation (build.go), on top of what the timer staged for it (stage.go). When wait
+// is set it runs between the assembly and the publication (preconf.PublishOptions.PublishAfter:
+// the timer loop waits there for the deadline); nil publishes at once.
+func (s *Sequencer) preconfirmLocked(ctx context.Context, until time.Time, wait func()) (*preconf.Snapshot, error) {
 	var waited time.Duration // not part of the build
 	if s.cfg.ObserveBuild != nil {
 		start := time.Now()
@@ -350,7 +351,7 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context, wait func()) (*preconf
 			return nil, err
 		}
 	}
-	b.addPending(ctx, s)
+	b.addPending(ctx, s, until)
 	var opts preconf.PublishOptions
 	if wait != nil {
 		opts.PublishAfter = func() {

@@ -58,7 +58,7 @@ func (s *Sequencer) stageUntil(begin time.Time, stop <-chan struct{}) bool {
 			s.publishStaged()
 			return false
 		}
-		s.stage()
+		s.stage(begin)
 	}
 	if !s.ticks.SleepUntil(begin, stop) {
 		s.publishStaged()
@@ -68,8 +68,8 @@ func (s *Sequencer) stageUntil(begin time.Time, stop <-chan struct{}) bool {
 }
 
 // stage executes the pool's executable transactions into the staged build, beginning it when
-// there are any.
-func (s *Sequencer) stage() {
+// there are any, until until: a round must not hold up the build it stages for.
+func (s *Sequencer) stage(until time.Time) {
 	if pending, _ := s.pool.Stats(); pending == 0 {
 		return
 	}
@@ -84,7 +84,7 @@ func (s *Sequencer) stage() {
 		}
 		s.staged = b
 	}
-	s.staged.addPending(ctx, s)
+	s.staged.addPending(ctx, s, until)
 }
 
 // publishStaged publishes what is staged, for a timer loop that stops.

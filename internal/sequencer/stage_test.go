@@ -70,10 +70,10 @@ func (ss *stagingSeq) staged() []*types.Transaction {
 }
 
 // wantInPool checks that the pool holds each of txs (in) or none of them.
-func (ss *stagingSeq) wantInPool(t *testing.T, what string, in bool, txs ...*types.Transaction) {
+func (ts *testSeq) wantInPool(t *testing.T, what string, in bool, txs ...*types.Transaction) {
 	t.Helper()
 	for _, tx := range txs {
-		if got := ss.pool.Get(tx.Hash()) != nil; got != in {
+		if got := ts.pool.Get(tx.Hash()) != nil; got != in {
 			t.Fatalf("%s: %s in the pool %v, want %v", what, tx.Hash().TerminalString(), got, in)
 		}
 	}
@@ -201,4 +201,48 @@ func TestStagingYields(t *testing.T) {
 		t.Fatal("after Close: b, staged, is not pre-confirmed")
 	}
 	ss.wantInPool(t, "after Close", false, b)
+}
+
+// TestAddUntil: a build adds transactions for the first half of its lead and leaves the
+// second to the assembly; one that starts late still gets half a lead.
+func TestAddUntil(t *testing.T) {
+	const ms = time.Millisecond
+	for _, c := range []struct {
+		what                 string
+		deadline, begin, now time.Duration
+		want                 time.Duration
+	}{
+		{"on time, a lead of 100 ms", 400 * ms, 300 * ms, 300 * ms, 350 * ms},
+		{"started 30 ms into its lead", 400 * ms, 300 * ms, 330 * ms, 380 * ms},
+		{"started after its deadline", 400 * ms, 300 * ms, 420 * ms, 470 * ms},
+		{"a lead of 2 ms", 400 * ms, 398 * ms, 398 * ms, 399 * ms},
+	} {
+		if got := addUntil(at(c.deadline), at(c.begin), at(c.now)); got != at(c.want) {
+			t.Errorf("%s: until %v, want %v", c.what, got.Sub(t0), c.want)
+		}
+	}
+}
+
+// TestBuildStopsAtUntil: a build adds nothing once the clock has passed its until, and
+// everything the pool holds without one; what it left is taken by the next.
+func TestBuildStopsAtUntil(t *testing.T) {
+	ts := newTestSeq(t, txpool.Config{})
+	txs := []*types.Transaction{ts.tx(t, 0, 0, 1, big.NewInt(1)), ts.tx(t, 1, 0, 1, big.NewInt(1))}
+	ts.send(t, txs...)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	snap, err := ts.preconfirmLocked(context.Background(), time.Now().Add(-time.Second), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(snap.Block.Transactions()); n != 0 {
+		t.Fatalf("until passed: %d transactions pre-confirmed, want none", n)
+	}
+	ts.wantInPool(t, "left by a build past its until", true, txs...)
+	if snap, err = ts.preconfirmLocked(context.Background(), time.Time{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(snap.Block.Transactions()); n != 2 {
+		t.Fatalf("no until: %d transactions pre-confirmed, want 2", n)
+	}
 }
