@@ -29,7 +29,9 @@
 // last pre-confirmed transaction. Seal assembles the final block from everything committed;
 // its hash equals the last snapshot's. The chain writes it with the state and receipts it was
 // built with (chain.WriteExecuted): a sealed block is executed once, not again at the seal.
-// The dev sequencer seals with SealAsync (below); a replica seals with Seal the block it
+// The state roots are incremental: the block's own state takes each pre-confirmation's
+// changes into its tries, so an assembly writes and hashes only what is new, on a copy that
+// the post-execution steps may change. The dev sequencer seals with SealAsync (below); a replica seals with Seal the block it
 // pre-confirmed to its end, replaces it with the upstream's block when they differ
 // (ReplaceWith) and drops it when its feed breaks (Discard).
 //

@@ -42,8 +42,8 @@
 // flashblocks built), except on a Denim chain, whose time grows by 200 ms a block: there the
 // missed deadlines' blocks are sealed back to back (schedule.catchUp). The lead follows the builds: 1.5 × the longest of the last 20 plus 2 ms,
 // at least 1 ms and at most half an interval: a few milliseconds when the chain is quiet, the
-// slowest recent build under load. A transaction arriving after a build's start goes into the
-// next flashblock: it waits interval/2 + lead on average to be pre-confirmed. The last
+// slowest recent build under load. A transaction arriving in the second half of a build's lead
+// goes into the next flashblock: it waits interval/2 + lead/2 on average to be pre-confirmed. The last
 // flashblock of a block is sealed right after its publication, and the next block's index 0 is
 // published right after the seal. On-request pre-confirmations (Preconfirm, dev_preconfirm, the
 // dev controls) are published as soon as they are built. While the timer waits for a deadline
@@ -51,6 +51,17 @@
 // Config.ObserveBuild measures the build, not the wait. When the block time is not a whole
 // number of intervals, two tickers drive pre-confirmations and seals, and each pre-confirmation
 // is published when built.
+//
+// Staging (stage.go, build.go): while the cadence's timer waits for a build's start it
+// executes the pool's transactions into the next flashblock every 20 ms, unpublished, the
+// transactions still in the pool; each round stops at the build's start. The build then adds
+// what arrived since for the first half of its lead and assembles in the second; what did not
+// fit goes into the next flashblock, as production builders close a flashblock at its
+// deadline (a build that starts late still gets half a lead, so the pool cannot starve).
+// Without staging a thousand transactions a flashblock took longer than the lead may be, and
+// builds ran late by their own length. A staged build holds the Preconf's writer lock, so
+// everything else under the sequencer's mutex (the on-request calls, the dev controls, the
+// deposits) publishes what is staged first, as a pre-confirmation of its own.
 //
 // The timer's seals do not wait for the chain write (preconf.SealAsync): the next block opens
 // on the sealed block's committed state and its pre-confirmations keep their interval while
