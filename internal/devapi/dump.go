@@ -45,7 +45,7 @@ func (a *API) dumpState(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	// A sealed block still being written (preconf.SealAsync) is dumped once it is the head.
-	if err := a.b.Preconf.WaitWritten(); err != nil {
+	if err := a.b.Sequencer.WaitWritten(); err != nil {
 		return nil, err
 	}
 	head := a.b.Chain.Head()

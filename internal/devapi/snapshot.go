@@ -32,11 +32,11 @@ func (a *API) evmSnapshot(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	// A sealed block still being written (preconf.SealAsync) is saved once it is the head.
-	if err := a.b.Preconf.WaitWritten(); err != nil {
+	if err := a.b.Sequencer.WaitWritten(); err != nil {
 		return nil, err
 	}
 	head := a.b.Chain.Head()
-	cheats, err := a.b.Preconf.Dev().Cheats()
+	cheats, err := a.b.Sequencer.Cheats()
 	if err != nil {
 		return nil, err
 	}

@@ -233,6 +233,11 @@ func (b *Batch) Commit(ctx context.Context, opts PublishOptions) (*Snapshot, err
 	}
 	b.done = true
 	defer b.p.mu.Unlock()
+	// A writer that added over a while (the dev sequencer's staging) may hold a batch across
+	// the failure of its parent's chain write: nothing is published on a dropped block.
+	if err := b.p.settleLocked(false); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoBlock, err)
+	}
 	return b.p.publishLocked(ctx, b.first, opts)
 }
 

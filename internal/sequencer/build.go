@@ -62,12 +62,12 @@ func (s *Sequencer) beginLocked(ctx context.Context) (*build, error) {
 	}, nil
 }
 
-// addPending executes the pool's executable transactions that earlier rounds did not take,
-// in inclusion order (highest effective tip first, nonce order per sender), until the
-// pre-confirmation's gas budget closes it or the timer's clock passes until (the zero time:
-// no limit); what is left waits for the next round or pre-confirmation. Transactions that can never be included leave the
-// pool at once; those that may later (a nonce gap, a full block, a fee cap below the base
-// fee, too little balance for now) wait, with their sender's later ones.
+// addPending executes the pool's executable transactions that earlier rounds did not take, in
+// inclusion order (highest effective tip first, nonce order per sender), until the
+// pre-confirmation's gas budget closes it or the timer's clock passes until (the zero time: no
+// limit); what is left waits for the next round or pre-confirmation. Transactions that can never be
+// included leave the pool at once; those that may later (a nonce gap, a full block, a fee cap below
+// the base fee, too little balance for now) wait, with their sender's later ones.
 func (b *build) addPending(ctx context.Context, s *Sequencer, until time.Time) {
 	pending := s.pool.Pending()
 	for addr, n := range b.next {

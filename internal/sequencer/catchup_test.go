@@ -56,8 +56,7 @@ func TestDenimCatchUp(t *testing.T) {
 	seq := newWithClock(Config{
 		BlockTime: testInterval, NoPreconfirmations: true, Denim: &zero,
 		L1: &oprollup.DevL1{GenesisTime: g.Timestamp}, Now: func() time.Time { return time.Unix(int64(g.Timestamp), 0) },
-	}, c, pre, txpool.New(c.Config(), txpool.Config{}), clk)
-	seq.stageStep = 0 // every sleep is the test's: no staging rounds (stage_test.go has them)
+	}, c, pre, txpool.New(c.Config(), txpool.Config{}), clk, 0) // every sleep is the test's: no staging (stage_test.go has it)
 	if err := seq.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

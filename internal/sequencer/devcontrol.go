@@ -88,7 +88,7 @@ func (s *Sequencer) Mine(ctx context.Context, n, interval uint64) ([]*types.Bloc
 	if n > MaxMine {
 		return nil, fmt.Errorf("at most %d blocks at once, asked %d", MaxMine, n)
 	}
-	s.lock() // stage.go
+	s.mu.Lock() // what the timer staged goes into the first block's pre-confirmation
 	defer s.mu.Unlock()
 	var blocks []*types.Block
 	for i := uint64(0); i < n; i++ {
@@ -288,8 +288,10 @@ func (s *Sequencer) Cheat(ctx context.Context, fn func(*state.StateDB)) (*precon
 // restores those its snapshot saved; anvil_reset none): `latest` and `pending` see them as
 // they saw them then. The pool keeps what it holds.
 func (s *Sequencer) Rewind(ctx context.Context, number uint64, offset int64, cheats *preconf.Cheats) error {
-	s.lock() // stage.go
+	s.mu.Lock()
 	defer s.mu.Unlock()
+	staged := s.publishStagedLocked() // stage.go; given back below
+	defer s.requeueStagedLocked(staged)
 	if err := s.settleLocked(); err != nil {
 		s.log.Error("writing the last sealed block failed", "err", err) // the head is the block before
 	}

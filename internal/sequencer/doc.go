@@ -32,36 +32,43 @@
 //
 // # The cadence
 //
-// When the block time is a whole number of intervals (the default 2 s / 200 ms) or zero, the
-// timer publishes on fixed deadlines, as production flashblock builders do (schedule.go):
-// flashblock k is published at start + k × interval. Its build starts lead before that
-// deadline, and a build done early waits for it (preconf.PublishOptions.PublishAfter), so the
-// interval between two publications does not vary with build times. A late build is published
-// as soon as it is done; a deadline passed by more than an interval is skipped, as a
-// time.Ticker drops ticks (the block then lasts longer: a block is BlockTime / interval
-// flashblocks built), except on a Denim chain, whose time grows by 200 ms a block: there the
-// missed deadlines' blocks are sealed back to back (schedule.catchUp). The lead follows the builds: 1.5 × the longest of the last 20 plus 2 ms,
-// at least 1 ms and at most half an interval: a few milliseconds when the chain is quiet, the
-// slowest recent build under load. A transaction arriving in the second half of a build's lead
-// goes into the next flashblock: it waits interval/2 + lead/2 on average to be pre-confirmed. The last
+// When the block time is a whole number of intervals (the default 2 s / 200 ms) or zero, the timer
+// publishes on fixed deadlines, as production flashblock builders do (schedule.go): flashblock k is
+// published at start + k × interval. Its build starts lead before that deadline, and a build done
+// early waits for it (preconf.PublishOptions.PublishAfter), so the interval between two
+// publications does not vary with build times. A late build is published as soon as it is done; a
+// deadline passed by more than an interval is skipped, as a time.Ticker drops ticks (the block then
+// lasts longer: a block is BlockTime / interval flashblocks built), except on a Denim chain, whose
+// time grows by 200 ms a block: there the missed deadlines' blocks are sealed back to back
+// (schedule.catchUp). The lead follows the builds: 1.5 × the longest of the last 20 plus 2 ms, at
+// least 1 ms and at most half an interval: a few milliseconds when the chain is quiet, the slowest
+// recent build under load. A transaction arriving in the second half of a build's lead goes into
+// the next flashblock: it waits interval/2 + lead/2 on average to be pre-confirmed. The last
 // flashblock of a block is sealed right after its publication, and the next block's index 0 is
-// published right after the seal. On-request pre-confirmations (Preconfirm, dev_preconfirm, the
-// dev controls) are published as soon as they are built. While the timer waits for a deadline
-// it holds the sequencer's lock: an on-request call meanwhile waits up to the lead.
-// Config.ObserveBuild measures the build, not the wait. When the block time is not a whole
-// number of intervals, two tickers drive pre-confirmations and seals, and each pre-confirmation
-// is published when built.
+// published right after the seal. On-request pre-confirmations (Preconfirm, dev_preconfirm, the dev
+// controls) are published as soon as they are built. While the timer waits for a deadline it holds
+// the sequencer's lock: an on-request call meanwhile waits up to the lead. Config.ObserveBuild
+// measures the build, not the wait. When the block time is not a whole number of intervals, two
+// tickers drive pre-confirmations and seals, and each pre-confirmation is published when built.
 //
 // Staging (stage.go, build.go): while the cadence's timer waits for a build's start it
 // executes the pool's transactions into the next flashblock every 20 ms, unpublished, the
 // transactions still in the pool; each round stops at the build's start. The build then adds
 // what arrived since for the first half of its lead and assembles in the second; what did not
 // fit goes into the next flashblock, as production builders close a flashblock at its
-// deadline (a build that starts late still gets half a lead, so the pool cannot starve).
+// deadline (a build that starts late still gets half a lead, so the pool cannot starve). The
+// order by effective tip holds within a round: a transaction that arrives later with a higher tip
+// goes after those already staged. A replacement (same nonce, higher fee) of a staged
+// transaction is accepted by the pool, which checks against the published state, and dropped at
+// the publication when the original takes the nonce, as a replacement that arrives after a
+// builder took the original is on any chain.
 // Without staging a thousand transactions a flashblock took longer than the lead may be, and
 // builds ran late by their own length. A staged build holds the Preconf's writer lock, so
-// everything else under the sequencer's mutex (the on-request calls, the dev controls, the
-// deposits) publishes what is staged first, as a pre-confirmation of its own.
+// everything else under the sequencer's mutex (the dev controls, the deposits, an on-request
+// seal) publishes what is staged first, as a pre-confirmation of its own; an on-request
+// pre-confirmation (dev_preconfirm, evm_mine, automine) takes it into its own. The controls that
+// drop pre-confirmed transactions (dev_seal with a list, evm_revert) give what was only staged
+// back to the pool.
 //
 // The timer's seals do not wait for the chain write (preconf.SealAsync): the next block opens
 // on the sealed block's committed state and its pre-confirmations keep their interval while
@@ -72,7 +79,10 @@
 // (dropped.go, txpool.Pool.Requeue), checked again against that block, and are sealed later.
 //
 // Concurrency: one mutex serialises the timer loop and the on-request calls; readers of the block
-// in progress go through preconf and never wait for it.
+// in progress go through preconf and never wait for it. Between staging rounds the Preconf's
+// writer lock is held while the sequencer's mutex is free: a caller outside the sequencer must
+// not take the Preconf's writer lock (WaitWritten, Dev) but go through the Sequencer
+// (Sequencer.WaitWritten, Sequencer.Cheats), which publishes what is staged first.
 //
 // The dev chain's controls (devcontrol.go, for internal/devapi) run under the same mutex: Mine
 // seals blocks now, SetNextTimestamp, IncreaseTime and SetNextBaseFee rebuild the block in

@@ -27,8 +27,9 @@ func (s *Sequencer) SealSelected(ctx context.Context, hashes []common.Hash) (*ty
 	if s.cfg.NoPreconfirmations {
 		return nil, ErrNoPreconfirmations
 	}
-	s.lock() // stage.go
+	s.mu.Lock()
 	defer s.mu.Unlock()
+	staged := s.publishStagedLocked() // stage.go; given back below when left out
 	snap := s.preconf.Current()
 	if snap == nil {
 		return nil, preconf.ErrNoBlock
@@ -62,5 +63,6 @@ func (s *Sequencer) SealSelected(ctx context.Context, hashes []common.Hash) (*ty
 	if err := s.openLocked(ctx); err != nil {
 		return block, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
 	}
+	s.requeueStagedLocked(staged)
 	return block, nil
 }

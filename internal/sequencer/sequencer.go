@@ -63,7 +63,8 @@ type Config struct {
 	Denim *uint64
 	// ObserveBuild, when set, is called after each pre-confirmation built (on request or by
 	// the timer) with the time it took, from taking the block in progress to publishing it,
-	// without the wait for its deadline (schedule.go).
+	// without the wait for its deadline (schedule.go): for the timer's, the last stretch after
+	// its staging rounds (stage.go), which are not observed.
 	ObserveBuild func(took time.Duration)
 }
 
@@ -99,11 +100,12 @@ type Sequencer struct {
 
 // New returns a sequencer over c, building into p with transactions from pool. Start runs it.
 func New(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.Pool) *Sequencer {
-	return newWithClock(cfg, c, p, pool, wallClock{})
+	return newWithClock(cfg, c, p, pool, wallClock{}, defaultStageStep)
 }
 
-// newWithClock is New with the timer loop's time source.
-func newWithClock(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.Pool, ticks loopClock) *Sequencer {
+// newWithClock is New with the timer loop's time source and staging step (stage.go; 0: the
+// timer does not stage).
+func newWithClock(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.Pool, ticks loopClock, stageStep time.Duration) *Sequencer {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -111,7 +113,7 @@ func newWithClock(cfg Config, c *chain.Chain, p *preconf.Preconf, pool *txpool.P
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Sequencer{cfg: cfg, chain: c, preconf: p, dev: p.Dev(), pool: pool, log: logger, ticks: ticks, stageStep: defaultStageStep}
+	s := &Sequencer{cfg: cfg, chain: c, preconf: p, dev: p.Dev(), pool: pool, log: logger, ticks: ticks, stageStep: stageStep}
 	s.automine.Store(cfg.Automine)
 	s.blockTime.Store(int64(cfg.BlockTime))
 	return s
@@ -133,8 +135,8 @@ func (s *Sequencer) Start(ctx context.Context) error {
 }
 
 // Close stops the timer loop and waits for it, and for the chain write of the block it sealed
-// last (the chain may be closed next). The block in progress is not sealed: its transactions
-// stay pre-confirmed only, as after a crash.
+// last (the chain may be closed next). What the timer staged is published (stage.go). The
+// block in progress is not sealed: its transactions stay pre-confirmed only, as after a crash.
 func (s *Sequencer) Close() {
 	s.pool.SetOnAdd(nil)
 	s.loopMu.Lock()
@@ -158,7 +160,11 @@ func (s *Sequencer) Preconfirm(ctx context.Context) (*preconf.Snapshot, error) {
 // On a chain without pre-confirmations the block first takes the pool's executable
 // transactions, as every seal there does.
 func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
-	s.lock() // stage.go
+	if s.cfg.NoPreconfirmations {
+		s.mu.Lock() // what the timer staged goes into the pre-confirmation below
+	} else {
+		s.lock() // stage.go
+	}
 	defer s.mu.Unlock()
 	if s.cfg.NoPreconfirmations {
 		if _, err := s.preconfirmLocked(ctx, time.Time{}, nil); err != nil {
@@ -325,6 +331,23 @@ func (s *Sequencer) sealLocked(ctx context.Context, async bool) (*types.Block, e
 		return block, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
 	}
 	return block, nil
+}
+
+// WaitWritten waits for the chain write of the block the timer sealed last, for a dev method
+// that reads the chain's head (evm_snapshot, anvil_dumpState). What is staged is published
+// first: it holds the Preconf's writer lock (stage.go).
+func (s *Sequencer) WaitWritten() error {
+	s.lock()
+	defer s.mu.Unlock()
+	return s.settleLocked()
+}
+
+// Cheats returns the state cheats no sealed block carries yet (preconf.Dev.Cheats), for
+// evm_snapshot. What is staged is published first, as for WaitWritten.
+func (s *Sequencer) Cheats() (*preconf.Cheats, error) {
+	s.lock()
+	defer s.mu.Unlock()
+	return s.dev.Cheats()
 }
 
 // settleLocked waits for the chain write of the block the timer sealed last, if still in

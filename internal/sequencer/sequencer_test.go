@@ -42,15 +42,15 @@ func newTestSeq(t *testing.T, limits txpool.Config) *testSeq {
 // sleep to the test, and staging's rounds would add theirs (newStagingSeq keeps them).
 func newTestSeqTimed(t *testing.T, limits txpool.Config, cfg Config, ticks loopClock) *testSeq {
 	t.Helper()
-	return newTestSeqWith(t, limits, cfg, ticks, func(s *Sequencer) {
-		if _, stepped := ticks.(*stepClock); stepped {
-			s.stageStep = 0
-		}
-	})
+	step := defaultStageStep
+	if _, stepped := ticks.(*stepClock); stepped {
+		step = 0
+	}
+	return newTestSeqStaging(t, limits, cfg, ticks, step)
 }
 
-// newTestSeqWith is newTestSeqTimed with set run on the sequencer before it starts.
-func newTestSeqWith(t *testing.T, limits txpool.Config, cfg Config, ticks loopClock, set func(*Sequencer)) *testSeq {
+// newTestSeqStaging is newTestSeqTimed with the timer's staging step.
+func newTestSeqStaging(t *testing.T, limits txpool.Config, cfg Config, ticks loopClock, stageStep time.Duration) *testSeq {
 	t.Helper()
 	ts := &testSeq{now: genesisTime}
 	var funded []common.Address
@@ -69,8 +69,7 @@ func newTestSeqWith(t *testing.T, limits txpool.Config, cfg Config, ticks loopCl
 	ts.chain, ts.pre = c, preconf.New(c)
 	ts.pool = txpool.New(c.Config(), limits)
 	cfg.Now = func() time.Time { return ts.now }
-	ts.Sequencer = newWithClock(cfg, c, ts.pre, ts.pool, ticks)
-	set(ts.Sequencer)
+	ts.Sequencer = newWithClock(cfg, c, ts.pre, ts.pool, ticks, stageStep)
 	if err := ts.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

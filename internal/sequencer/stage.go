@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/ethereum/go-ethereum/core/types"
+
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -34,16 +36,38 @@ func (s *Sequencer) lock() {
 	s.publishStagedLocked()
 }
 
-// publishStagedLocked publishes the staged build, if any, at once. s.mu must be held.
-func (s *Sequencer) publishStagedLocked() {
+// publishStagedLocked publishes the staged build, if any, at once, and returns the
+// transactions it published. s.mu must be held.
+func (s *Sequencer) publishStagedLocked() []*types.Transaction {
 	b := s.staged
 	if b == nil {
-		return
+		return nil
 	}
 	s.staged = nil
 	if _, err := b.commit(context.Background(), s, preconf.PublishOptions{}); err != nil {
 		s.log.Error("pre-confirmation failed", "err", err)
+		return nil
 	}
+	return b.spent
+}
+
+// requeueStagedLocked returns to the pool the transactions publishStagedLocked published for
+// a control that then dropped pre-confirmed transactions (SealSelected's unlisted ones,
+// Rewind's block in progress): before that publication they were only in the pool, and a
+// control must not lose what it never saw. Those the chain now holds, or whose nonce it used,
+// are refused by the pool's checks. s.mu must be held.
+func (s *Sequencer) requeueStagedLocked(txs []*types.Transaction) {
+	snap := s.preconf.Current()
+	if len(txs) == 0 || snap == nil {
+		return
+	}
+	returned := 0
+	for _, err := range s.pool.Requeue(s.poolView(snap), txs...) {
+		if err == nil {
+			returned++
+		}
+	}
+	s.log.Debug("returned staged transactions to the pool", "returned", returned, "refused", len(txs)-returned)
 }
 
 // stageUntil stages the pool's transactions every stageStep until begin, the start of the

@@ -25,8 +25,7 @@ type stagingSeq struct {
 func newStagingSeq(t *testing.T) *stagingSeq {
 	t.Helper()
 	clk := &stepClock{now: t0, sleeps: make(chan sleepCall)}
-	ts := newTestSeqWith(t, txpool.Config{}, Config{PreconfInterval: testInterval, BlockTime: 2 * testInterval}, clk,
-		func(s *Sequencer) { s.stageStep = 20 * time.Millisecond })
+	ts := newTestSeqStaging(t, txpool.Config{}, Config{PreconfInterval: testInterval, BlockTime: 2 * testInterval}, clk, 20*time.Millisecond)
 	return &stagingSeq{testSeq: ts, clk: clk}
 }
 
@@ -208,7 +207,7 @@ func TestStagingYields(t *testing.T) {
 func TestAddUntil(t *testing.T) {
 	const ms = time.Millisecond
 	for _, c := range []struct {
-		what                 string
+		name                 string
 		deadline, begin, now time.Duration
 		want                 time.Duration
 	}{
@@ -217,9 +216,11 @@ func TestAddUntil(t *testing.T) {
 		{"started after its deadline", 400 * ms, 300 * ms, 420 * ms, 470 * ms},
 		{"a lead of 2 ms", 400 * ms, 398 * ms, 398 * ms, 399 * ms},
 	} {
-		if got := addUntil(at(c.deadline), at(c.begin), at(c.now)); got != at(c.want) {
-			t.Errorf("%s: until %v, want %v", c.what, got.Sub(t0), c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if got := addUntil(at(c.deadline), at(c.begin), at(c.now)); got != at(c.want) {
+				t.Errorf("until %v, want %v", got.Sub(t0), c.want)
+			}
+		})
 	}
 }
 
@@ -245,4 +246,69 @@ func TestBuildStopsAtUntil(t *testing.T) {
 	if n := len(snap.Block.Transactions()); n != 2 {
 		t.Fatalf("no until: %d transactions pre-confirmed, want 2", n)
 	}
+}
+
+// TestStagingDevControls: the controls that drop pre-confirmed transactions (dev_seal with a
+// list, evm_revert's Rewind) publish what is staged first and then give it back to the pool,
+// since no reader saw it; WaitWritten (evm_snapshot, anvil_dumpState) does not wait for the
+// timer's build.
+func TestStagingDevControls(t *testing.T) {
+	ss := newStagingSeq(t)
+	const ms = time.Millisecond
+	ctx := context.Background()
+	ss.firstFlashblock(t)
+	call := ss.next(t, "first staging round of flashblock 2", 220*ms)
+	a := ss.tx(t, 0, 0, 1, big.NewInt(1))
+	ss.send(t, a)
+	call.wake <- call.until
+	call = ss.next(t, "second staging round", 240*ms)
+	if len(ss.staged()) != 1 {
+		t.Fatal("a is not staged")
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.WaitWritten() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second): // a hang guard, not a measurement
+		t.Fatal("WaitWritten waits for the timer's build")
+	}
+	ss.wantInPool(t, "published by WaitWritten", false, a)
+
+	// dev_seal with an empty list: a, published first, is left out of the block and returned.
+	b := ss.tx(t, 1, 0, 1, big.NewInt(1))
+	ss.send(t, b)
+	call.wake <- call.until
+	call = ss.next(t, "third staging round", 260*ms)
+	if got := ss.staged(); len(got) != 1 || got[0].Hash() != b.Hash() {
+		t.Fatalf("staged %v, want [b]", hashes(got))
+	}
+	block, err := ss.SealSelected(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range block.Transactions() {
+		if tx.Hash() == b.Hash() {
+			t.Fatal("b sealed without being listed")
+		}
+	}
+	ss.wantInPool(t, "staged, left out of dev_seal's list", true, b)
+
+	// Rewind to the head: the block in progress goes, and what was staged in it comes back.
+	call.wake <- call.until
+	call = ss.next(t, "fourth staging round", 280*ms)
+	if got := ss.staged(); len(got) != 1 || got[0].Hash() != b.Hash() {
+		t.Fatalf("staged %v, want [b] again", hashes(got))
+	}
+	if err := ss.Rewind(ctx, ss.chain.Head().Number.Uint64(), 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	ss.wantInPool(t, "staged, then rewound", true, b)
+	if _, _, ok := ss.pre.View().Preconfirmed(b.Hash()); ok {
+		t.Fatal("after the rewind: b is pre-confirmed")
+	}
+	call.wake <- call.until
+	_ = ss.next(t, "fifth staging round", 300*ms)
 }
