@@ -24,16 +24,16 @@
 // of a block reaches a reader or a listener before it is sealed (hidden.go).
 //
 // Every Commit publishes an immutable Snapshot: the partial block as if it were sealed now
-// (cumulative gas used, state root, receipts root, bloom, requests hash, hence a block hash
-// that changes with every pre-confirmation), its receipts and logs, and the state after the
-// last pre-confirmed transaction. Seal assembles the final block from everything committed;
-// its hash equals the last snapshot's. The chain writes it with the state and receipts it was
-// built with (chain.WriteExecuted): a sealed block is executed once, not again at the seal.
-// The state roots are incremental: the block's own state takes each pre-confirmation's
-// changes into its tries, so an assembly writes and hashes only what is new, on a copy that
-// the post-execution steps may change. The dev sequencer seals with SealAsync (below); a replica seals with Seal the block it
-// pre-confirmed to its end, replaces it with the upstream's block when they differ
-// (ReplaceWith) and drops it when its feed breaks (Discard).
+// (cumulative gas used, state root, receipts root, bloom, requests hash, hence a block hash that
+// changes with every pre-confirmation), its receipts and logs, and the state after the last
+// pre-confirmed transaction. Seal assembles the final block from everything committed; its hash
+// equals the last snapshot's. The chain writes it with the state and receipts it was built with
+// (chain.WriteExecuted): a sealed block is executed once, not again at the seal. The state roots
+// are incremental: the block's own state takes each pre-confirmation's changes into its tries, so
+// an assembly writes and hashes only what is new, on a copy that the post-execution steps may
+// change. The dev sequencer seals with SealAsync (below); a replica seals with Seal the block it
+// pre-confirmed to its end, replaces it with the upstream's block when they differ (ReplaceWith)
+// and drops it when its feed breaks (Discard).
 //
 // # The View
 //

@@ -23,7 +23,7 @@ var (
 	testAddr   = crypto.PubkeyToAddress(testKey.PublicKey)
 )
 
-func openChain(t *testing.T) *chain.Chain {
+func openChain(t testing.TB) *chain.Chain {
 	t.Helper()
 	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: chain.DevGenesis(chain.DefaultChainID, []common.Address{testAddr})})
 	if err != nil {
@@ -33,7 +33,7 @@ func openChain(t *testing.T) *chain.Chain {
 	return c
 }
 
-func transfer(t *testing.T, c *chain.Chain, nonce uint64, to common.Address) *types.Transaction {
+func transfer(t testing.TB, c *chain.Chain, nonce uint64, to common.Address) *types.Transaction {
 	t.Helper()
 	tx, err := types.SignNewTx(testKey, types.LatestSigner(c.Config()), &types.DynamicFeeTx{
 		ChainID: c.Config().ChainID, Nonce: nonce, To: &to, Value: big.NewInt(1),
