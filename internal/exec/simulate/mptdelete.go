@@ -3,7 +3,9 @@ package simulate
 import "fmt"
 
 // mptDelete returns n without key (nibbles with the terminator) under it; path is the nibbles
-// from the root to n. The nodes on the path are new; n is not modified. It is go-ethereum's
+// from the root to n. As mptInsert, it copies the decoded nodes on the path and changes the
+// owned ones in place, except a branch that collapses, which it copies first (its child
+// may fail to resolve; the trie is then left as it was). It is go-ethereum's
 // Trie.delete (trie/trie.go) on immutable nodes: a branch left with one child becomes a short
 // node, merged with that child when it is one (resolving it if it is a reference, as
 // go-ethereum does), and a short node whose child became a short node takes its key. A key
@@ -34,9 +36,9 @@ func mptDelete(n mptNode, path, key []byte, resolve mptResolver) (_ mptNode, cha
 		case nil: // an extension over a branch cannot lose everything below it
 			return nil, false, fmt.Errorf("%w: an extension without a branch", errMPTShape)
 		case *mptShort:
-			return &mptShort{key: concatNibbles(n.key, c.key), val: c.val}, true, nil
+			return &mptShort{key: concatNibbles(n.key, c.key), val: c.val, owned: true}, true, nil
 		}
-		return &mptShort{key: n.key, val: child}, true, nil
+		return n.withVal(child), true, nil
 	case *mptFull:
 		if len(key) == 0 || key[0] == mptTerminator {
 			return nil, false, fmt.Errorf("%w: a key that ends at a branch", errMPTShape)
@@ -45,11 +47,11 @@ func mptDelete(n mptNode, path, key []byte, resolve mptResolver) (_ mptNode, cha
 		if !changed || err != nil {
 			return n, false, err
 		}
-		c := &mptFull{children: n.children}
-		c.children[key[0]] = child
 		if child != nil {
-			return c, true, nil
+			return n.withChild(key[0], child), true, nil
 		}
+		c := &mptFull{children: n.children, owned: true}
+		c.children[key[0]] = nil
 		return collapseBranch(c, path, resolve)
 	case mptRef:
 		resolved, err := resolve(n, path)
@@ -92,9 +94,9 @@ func collapseBranch(b *mptFull, path []byte, resolve mptResolver) (mptNode, bool
 		}
 	}
 	if short, ok := only.(*mptShort); ok {
-		return &mptShort{key: concatNibbles([]byte{byte(pos)}, short.key), val: short.val}, true, nil
+		return &mptShort{key: concatNibbles([]byte{byte(pos)}, short.key), val: short.val, owned: true}, true, nil
 	}
-	return &mptShort{key: []byte{byte(pos)}, val: b.children[pos]}, true, nil
+	return &mptShort{key: []byte{byte(pos)}, val: b.children[pos], owned: true}, true, nil
 }
 
 // concatNibbles returns a new slice of a's nibbles then b's: nodes' keys are shared and never
