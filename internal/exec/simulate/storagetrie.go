@@ -51,7 +51,7 @@ var _ state.Trie = (*storageTrie)(nil)
 const maxSlotKeys = 4096
 
 func newStorageTrie(l *memLayer, addr common.Address, root common.Hash) *storageTrie {
-	t := &storageTrie{l: l, addr: addr, owner: crypto.Keccak256Hash(addr[:]), opened: root}
+	t := &storageTrie{l: l, addr: addr, owner: l.accountHash(addr), opened: root}
 	if root != types.EmptyRootHash {
 		t.root = mptRef(root.Bytes())
 	}
@@ -168,6 +168,18 @@ func (l *memLayer) storageKey(slot []byte) []byte {
 	key := keyNibbles(crypto.Keccak256(slot))
 	l.slotKeys.add(s, key, maxSlotKeys)
 	return key
+}
+
+// accountHash returns the Keccak-256 of address, the owner of its storage trie, from the
+// account key the layer keeps for it (the contracts requests call are the accounts they
+// update).
+func (l *memLayer) accountHash(address common.Address) common.Hash {
+	var hash common.Hash
+	key := l.accountKey(address)
+	for i := range hash {
+		hash[i] = key[2*i]<<4 | key[2*i+1]
+	}
+	return hash
 }
 
 // UpdateContractCode does nothing: code is not in a storage trie.

@@ -398,3 +398,18 @@ func leafHash(t *testing.T, db ethdb.Database, id *trie.ID, key []byte) common.H
 	t.Fatalf("no leaf for %x in the trie (iterator error %v)", key, it.Error())
 	return common.Hash{}
 }
+
+// TestAccountHash: the owner of a storage trie taken from the layer's account key is the
+// Keccak-256 of the address, kept or not.
+func TestAccountHash(t *testing.T) {
+	t.Parallel()
+	l := &memLayer{}
+	for i := range 300 {
+		addr := common.Address{byte(i), 0xee, byte(i * 13)}
+		for range 2 { // computed, then kept
+			if got, want := l.accountHash(addr), crypto.Keccak256Hash(addr[:]); got != want {
+				t.Fatalf("account hash of %s: %s, want %s", addr, got, want)
+			}
+		}
+	}
+}
