@@ -20,8 +20,8 @@ import (
 // as go-ethereum's trie changes its nodes, instead of copying them again.
 // The encoding and hashing are go-ethereum's (trie/node.go, trie/hasher.go, trie/encoding.go):
 // a node's reference is the Keccak-256 of its RLP encoding, or the encoding itself when it is
-// shorter than 32 bytes, except at the root, which is always hashed. Only what the account
-// tries need is here: inserts, and deletions (mptdelete.go) for the storage tries.
+// shorter than 32 bytes, except at the root, which is always hashed. Only what these tries
+// need is here: inserts, and deletions (mptdelete.go) for the storage tries.
 
 // An mptNode is one of *mptFull, *mptShort, mptValue, mptRef, or nil for an empty child.
 type mptNode any
