@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -142,10 +143,10 @@ func TestStorageTrie(t *testing.T) {
 			t.Fatalf("block %d: account %d's storage did not become empty", block, small)
 		}
 	}
-	if emptied == 0 || deleted < 50 || len(*opened) < len(counts)/2 {
-		t.Fatalf("%d storages emptied, %d slots deleted, %d storage tries opened: the test did not exercise the trie", emptied, deleted, len(*opened))
+	if emptied == 0 || deleted < 50 || len(opened.all()) < len(counts)/2 {
+		t.Fatalf("%d storages emptied, %d slots deleted, %d storage tries opened: the test did not exercise the trie", emptied, deleted, len(opened.all()))
 	}
-	for _, tr := range *opened {
+	for _, tr := range opened.all() {
 		if tr.geth != nil {
 			t.Fatalf("the storage trie of %s fell back to go-ethereum's trie", tr.addr)
 		}
@@ -210,8 +211,8 @@ func TestStorageTrieMissingNode(t *testing.T) {
 	if got, want := layered.IntermediateRoot(true), geth.IntermediateRoot(true); got != want || layered.Error() != nil || geth.Error() != nil {
 		t.Fatalf("changes away from the gap: root %s (error %v), go-ethereum's %s (error %v)", got, layered.Error(), want, geth.Error())
 	}
-	if len(*opened) != 2 || (*opened)[0].geth != nil || (*opened)[1].geth != nil {
-		t.Fatalf("changes away from the gap: %d storage tries opened, or one fell back to go-ethereum's trie", len(*opened))
+	if tries := opened.all(); len(tries) != 2 || tries[0].geth != nil || tries[1].geth != nil {
+		t.Fatalf("changes away from the gap: %d storage tries opened, or one fell back to go-ethereum's trie", len(tries))
 	}
 
 	for _, tc := range []struct {
@@ -238,13 +239,13 @@ func TestStorageTrieMissingNode(t *testing.T) {
 			t.Fatalf("%s: error %v, want go-ethereum's %v", tc.name, layered.Error(), geth.Error())
 		}
 		fellBack := 0
-		for _, tr := range *opened {
+		for _, tr := range opened.all() {
 			if tr.geth != nil {
 				fellBack++
 			}
 		}
 		if want := map[bool]int{false: 1, true: 0}[tc.rootGone]; fellBack != want {
-			t.Fatalf("%s: %d of %d storage tries fell back to go-ethereum's trie, want %d", tc.name, fellBack, len(*opened), want)
+			t.Fatalf("%s: %d of %d storage tries fell back to go-ethereum's trie, want %d", tc.name, fellBack, len(opened.all()), want)
 		}
 	}
 }
@@ -344,11 +345,13 @@ func layerOver(t *testing.T, disk, intact ethdb.Database, root common.Hash, chan
 	return l
 }
 
-// openBothStates opens a state on the layer, whose storage tries it returns as they are
-// opened, and one on the same layer with go-ethereum's tries.
-func openBothStates(t *testing.T, l *memLayer) (layered, geth *state.StateDB, opened *[]*storageTrie) {
+// openBothStates opens a state on the layer, whose storage tries it records as they are
+// opened, and one on the same layer with go-ethereum's tries. The states are not made
+// single-threaded: their IntermediateRoot updates and hashes the storage tries on
+// goroutines of their own, so that -race sees tries of one layer used at once.
+func openBothStates(t *testing.T, l *memLayer) (layered, geth *state.StateDB, opened *openedTries) {
 	t.Helper()
-	opened = new([]*storageTrie)
+	opened = new(openedTries)
 	layered, err := state.NewWithReader(l.root, recordingLayer{l, opened}, l.reader)
 	if err != nil {
 		t.Fatal(err)
@@ -363,15 +366,31 @@ func openBothStates(t *testing.T, l *memLayer) (layered, geth *state.StateDB, op
 // recordingLayer is a memory layer that records the storage tries it opens.
 type recordingLayer struct {
 	*memLayer
-	opened *[]*storageTrie
+	opened *openedTries
 }
 
 func (l recordingLayer) OpenStorageTrie(stateRoot common.Hash, address common.Address, root common.Hash, self state.Trie) (state.Trie, error) {
 	tr, err := l.memLayer.OpenStorageTrie(stateRoot, address, root, self)
 	if st, ok := tr.(*storageTrie); ok {
-		*l.opened = append(*l.opened, st)
+		l.opened.mu.Lock()
+		defer l.opened.mu.Unlock()
+		l.opened.tries = append(l.opened.tries, st)
 	}
 	return tr, err
+}
+
+// openedTries are the storage tries a recordingLayer opened, on the goroutines of a state's
+// IntermediateRoot.
+type openedTries struct {
+	mu    sync.Mutex
+	tries []*storageTrie
+}
+
+// all returns the tries opened so far; read it once the state's root is computed.
+func (o *openedTries) all() []*storageTrie {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.tries
 }
 
 // leafHash returns the hash of the leaf node holding key (unhashed: the trie is a secure
