@@ -201,25 +201,34 @@ func (l *memLayer) accountKey(address common.Address) []byte {
 	return key
 }
 
-// Bounds of what a layer keeps for its requests' account tries. A decoded full node is
-// about 1.3 kB with the blob it shares and its map entry, so the decoded nodes are at most
-// about 5 MB a layer, the keys (65 nibbles and the address) about 0.6 MB; the first ones
-// requests reach are kept, the paths every request on a head walks.
+// Bounds of what a layer keeps for its requests' account and storage tries. A decoded full
+// node is about 1.3 kB with the blob it shares and its map entry, so the decoded nodes (of
+// both) are at most about 5 MB a layer, the account keys (65 nibbles and the address) about
+// 0.6 MB, the slot keys (storagetrie.go) as much; the first ones requests reach are kept, the
+// paths every request on a head walks.
 const (
 	maxDecodedNodes = maxHotNodes
 	maxAccountKeys  = 4096
 )
 
-// errNoNode reports an account trie node the layer's databases do not have.
-var errNoNode = errors.New("account trie node not found")
+// errNoNode reports a trie node the layer's databases do not have.
+var errNoNode = errors.New("trie node not found")
 
 // resolveAccountNode returns the account trie node of the layer's root with hash ref at path.
 func (l *memLayer) resolveAccountNode(ref mptRef, path []byte) (mptNode, error) {
+	return l.resolveNode(common.Hash{}, ref, path)
+}
+
+// resolveNode returns the node with hash ref at path of owner's trie (the zero hash for the
+// account trie, the Keccak-256 of an address for its storage trie) of the layer's root,
+// decoded, from the nodes the layer's requests share. A node is the same under its hash
+// whatever trie and path hold it, so one cache serves all tries.
+func (l *memLayer) resolveNode(owner common.Hash, ref mptRef, path []byte) (mptNode, error) {
 	hash := common.BytesToHash(ref)
 	if n, ok := l.decoded.get(hash); ok {
 		return n, nil
 	}
-	blob, err := layerNodeReader{l: l}.Node(common.Hash{}, path, hash)
+	blob, err := layerNodeReader{l: l}.Node(owner, path, hash)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"bytes"
 	"math/big"
 	"strings"
 	"sync"
@@ -225,9 +224,17 @@ func TestAccountTrieMissingNode(t *testing.T) {
 	}
 }
 
-// gethTrieLayer is a memory layer whose account trie is go-ethereum's, as a request's was
-// before accountTrie: a copy of the layer's.
+// gethTrieLayer is a memory layer whose tries are go-ethereum's, as a request's were before
+// accountTrie and storageTrie: a copy of the layer's account trie, storage tries opened on
+// the layer's nodes.
 type gethTrieLayer struct{ *memLayer }
+
+func (l gethTrieLayer) OpenStorageTrie(stateRoot common.Hash, address common.Address, root common.Hash, self state.Trie) (state.Trie, error) {
+	if stateRoot != l.root {
+		return l.memLayer.OpenStorageTrie(stateRoot, address, root, self)
+	}
+	return trie.NewStateTrie(trie.StorageTrieID(stateRoot, crypto.Keccak256Hash(address[:]), root), layerNodes{l.memLayer})
+}
 
 func (l gethTrieLayer) OpenTrie(root common.Hash) (state.Trie, error) {
 	if root != l.root {
@@ -240,24 +247,5 @@ func (l gethTrieLayer) OpenTrie(root common.Hash) (state.Trie, error) {
 // of db (hash scheme); the leaf of an account is never embedded in its parent.
 func accountLeafHash(t *testing.T, db ethdb.Database, root common.Hash, addr common.Address) common.Hash {
 	t.Helper()
-	tr, err := trie.New(trie.StateTrieID(root), triedb.NewDatabase(db, triedb.HashDefaults))
-	if err != nil {
-		t.Fatal(err)
-	}
-	it, err := tr.NodeIterator(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := crypto.Keccak256(addr[:])
-	var last common.Hash
-	for it.Next(true) {
-		if it.Hash() != (common.Hash{}) {
-			last = it.Hash()
-		}
-		if it.Leaf() && bytes.Equal(it.LeafKey(), want) {
-			return last
-		}
-	}
-	t.Fatalf("no leaf for %s in the trie (iterator error %v)", addr, it.Error())
-	return common.Hash{}
+	return leafHash(t, db, trie.StateTrieID(root), crypto.Keccak256(addr[:]))
 }

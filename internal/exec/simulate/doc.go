@@ -19,9 +19,10 @@
 //     fresh table per transaction (fastlz.go);
 //   - prepared bases ([Base], base.go): the first block's system calls run once per base
 //     state and kept in a private memory diff layer over the base (layer.go), on which each
-//     request's account trie shares the decoded nodes of all requests and copies only the
-//     paths it updates (accounttrie.go, mpt.go: go-ethereum's encoding and hashing, and
-//     go-ethereum's trie for whatever else a state asks of it);
+//     request's account trie and storage tries share the decoded nodes of all requests and
+//     copy only the paths they change (accounttrie.go, storagetrie.go, mpt.go, mptdelete.go:
+//     go-ethereum's encoding, hashing and deletion, and go-ethereum's trie for whatever else
+//     a state asks of them);
 //   - the result ([Block], [CallResult]) and the request-level errors ([Error], by
 //     [ErrorKind]).
 //

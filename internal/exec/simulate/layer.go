@@ -6,7 +6,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/trie"
 	"github.com/ethereum/go-ethereum/trie/trienode"
@@ -28,11 +27,11 @@ import (
 // OpenStorageTrie at that root read trie nodes from the layer and otherwise from the base
 // root, Reader returns accounts and slots the same way, and Commit, called once while
 // building, records the transition. A request's account trie on the layer is an
-// accountTrie (accounttrie.go), which shares the nodes it decodes with the layer's other
-// requests. A memLayer is immutable once built and safe for concurrent use: its go-ethereum
-// trie is only copied, its caches (node blobs, decoded account nodes, account trie keys) are guarded by
-// their mutexes and hold immutable nodes, and go-ethereum's trie node readers of a root are
-// safe for concurrent use.
+// accountTrie (accounttrie.go) and its storage tries storageTries (storagetrie.go), which
+// share the nodes they decode with the layer's other requests. A memLayer is immutable once
+// built and safe for concurrent use: its go-ethereum trie is only copied, its caches (node
+// blobs, decoded nodes, account and slot keys) are guarded by their mutexes and hold
+// immutable nodes, and go-ethereum's trie node readers of a root are safe for concurrent use.
 type memLayer struct {
 	state.Database              // the base's: tries and readers of other roots, code, type
 	base           state.Reader // the base root's reader
@@ -44,10 +43,12 @@ type memLayer struct {
 	// accountTrie is the layer's account trie with its root node decoded, never modified:
 	// a request's accountTrie falls back to a copy of it (accounttrie.go).
 	accountTrie *trie.StateTrie
-	// decoded holds the account trie nodes requests resolved, decoded, and keys the trie
-	// keys of the accounts they updated (accounttrie.go).
-	decoded sharedCache[common.Hash, mptNode]   // account trie nodes of the root, decoded, by hash (accounttrie.go)
-	keys    sharedCache[common.Address, []byte] // account trie keys, as nibbles (accountKey)
+	// decoded holds the account and storage trie nodes requests resolved, decoded, and keys
+	// and slotKeys the trie keys of the accounts and slots they updated (accounttrie.go,
+	// storagetrie.go).
+	decoded  sharedCache[common.Hash, mptNode]   // trie nodes of the root, decoded, by hash (resolveNode)
+	keys     sharedCache[common.Address, []byte] // account trie keys, as nibbles (accountKey)
+	slotKeys sharedCache[common.Hash, []byte]    // storage trie keys, as nibbles (storageKey)
 	// baseNodes reads the base's trie nodes; one for all requests (go-ethereum's readers of
 	// a root are safe for concurrent use), where opening one looks the base root up again.
 	baseNodes database.NodeReader
@@ -163,12 +164,13 @@ func (l *memLayer) OpenTrie(root common.Hash) (state.Trie, error) {
 	return newAccountTrie(l), nil
 }
 
-// OpenStorageTrie opens a storage trie of the state stateRoot, from the layer for its own.
+// OpenStorageTrie opens a storage trie of the state stateRoot, from the layer for its own: a
+// storageTrie, whose decoded nodes all requests share.
 func (l *memLayer) OpenStorageTrie(stateRoot common.Hash, address common.Address, root common.Hash, self state.Trie) (state.Trie, error) {
 	if stateRoot != l.root || l.reader == nil {
 		return l.Database.OpenStorageTrie(stateRoot, address, root, self)
 	}
-	return trie.NewStateTrie(trie.StorageTrieID(stateRoot, crypto.Keccak256Hash(address[:]), root), layerNodes{l})
+	return newStorageTrie(l, address, root), nil
 }
 
 // layerNodes serves the trie nodes of the layer's root: the layer's own, then the base's.

@@ -10,15 +10,18 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 )
 
-// This file is a Merkle-Patricia trie of immutable nodes, for the account trie of a request
-// on a memory layer (accounttrie.go): an insert copies the nodes on its path and shares the
-// rest, so the nodes decoded from the layer's node database are decoded once and shared by
-// all requests on the layer, where go-ethereum's trie decodes them again per request (its
-// Copy deep-copies every resolved node, and decoding a full node boxes its 16 child hashes).
+// This file is a Merkle-Patricia trie whose decoded nodes are immutable, for the account and
+// storage tries of a request on a memory layer (accounttrie.go, storagetrie.go): an insert
+// copies the decoded nodes on its path and shares the rest, so the nodes decoded from the
+// layer's node database are decoded once and shared by all requests on the layer, where
+// go-ethereum's trie decodes them again per request (its Copy deep-copies every resolved
+// node, and decoding a full node boxes its 16 child hashes). The nodes an insert or deletion
+// makes are the request's own (owned): later changes of the same trie change them in place,
+// as go-ethereum's trie changes its nodes, instead of copying them again.
 // The encoding and hashing are go-ethereum's (trie/node.go, trie/hasher.go, trie/encoding.go):
 // a node's reference is the Keccak-256 of its RLP encoding, or the encoding itself when it is
-// shorter than 32 bytes, except at the root, which is always hashed. Only what the account
-// trie needs is here: inserts, no deletes (the caller falls back to go-ethereum's trie).
+// shorter than 32 bytes, except at the root, which is always hashed. Only what these tries
+// need is here: inserts, and deletions (mptdelete.go) for the storage tries.
 
 // An mptNode is one of *mptFull, *mptShort, mptValue, mptRef, or nil for an empty child.
 type mptNode any
@@ -27,17 +30,19 @@ type mptNode any
 type mptFull struct {
 	children [16]mptNode
 	ref      []byte // the node's reference; nil until hashed
+	owned    bool   // made by the trie's own changes, not decoded and shared
 }
 
 // mptShort is an extension or, when key ends with the terminator nibble 16, a leaf whose val
 // is an mptValue.
 type mptShort struct {
-	key []byte // nibbles
-	val mptNode
-	ref []byte // the node's reference; nil until hashed
+	key   []byte // nibbles
+	val   mptNode
+	ref   []byte // the node's reference; nil until hashed
+	owned bool   // made by the trie's own changes, not decoded and shared
 }
 
-// mptValue is a leaf's value: the RLP of an account.
+// mptValue is a leaf's value: the RLP of an account, or of a slot's value.
 type mptValue []byte
 
 // mptRef is a child not yet resolved: its 32-byte hash.
@@ -57,7 +62,8 @@ var errMPTShape = errors.New("trie node not handled")
 type mptResolver func(ref mptRef, path []byte) (mptNode, error)
 
 // mptInsert returns n with value at key (nibbles with the terminator) under it; path is the
-// nibbles from the root to n. The nodes on the path are new; n is not modified. As in
+// nibbles from the root to n. The decoded nodes on the path are copied, the owned ones
+// changed in place (their references dropped); n is returned changed or replaced. As in
 // go-ethereum's trie, a value equal to the one there changes nothing: changed is false and
 // n itself is returned, with its reference, so that it is not hashed again.
 func mptInsert(n mptNode, path, key []byte, value mptValue, resolve mptResolver) (_ mptNode, changed bool, _ error) {
@@ -69,7 +75,7 @@ func mptInsert(n mptNode, path, key []byte, value mptValue, resolve mptResolver)
 	}
 	switch n := n.(type) {
 	case nil:
-		return &mptShort{key: key, val: value}, true, nil
+		return &mptShort{key: key, val: value, owned: true}, true, nil
 	case *mptShort:
 		m := prefixLen(key, n.key)
 		if m == len(n.key) {
@@ -77,24 +83,24 @@ func mptInsert(n mptNode, path, key []byte, value mptValue, resolve mptResolver)
 			if !changed || err != nil {
 				return n, false, err
 			}
-			return &mptShort{key: n.key, val: child}, true, nil
+			return n.withVal(child), true, nil
 		}
 		// The keys part at m: a branch there, with the old node and the new leaf. Neither
 		// key may end there: a branch holds no value.
 		if m == len(key) || key[m] == mptTerminator || n.key[m] == mptTerminator {
 			return nil, false, fmt.Errorf("%w: keys of different lengths", errMPTShape)
 		}
-		branch := &mptFull{}
+		branch := &mptFull{owned: true}
 		if rest := n.key[m+1:]; len(rest) == 0 {
 			branch.children[n.key[m]] = n.val
 		} else {
-			branch.children[n.key[m]] = &mptShort{key: rest, val: n.val}
+			branch.children[n.key[m]] = &mptShort{key: rest, val: n.val, owned: true}
 		}
-		branch.children[key[m]] = &mptShort{key: key[m+1:], val: value}
+		branch.children[key[m]] = &mptShort{key: key[m+1:], val: value, owned: true}
 		if m == 0 {
 			return branch, true, nil
 		}
-		return &mptShort{key: key[:m], val: branch}, true, nil
+		return &mptShort{key: key[:m], val: branch, owned: true}, true, nil
 	case *mptFull:
 		if key[0] == mptTerminator {
 			return nil, false, fmt.Errorf("%w: a key that ends at a branch", errMPTShape)
@@ -103,9 +109,7 @@ func mptInsert(n mptNode, path, key []byte, value mptValue, resolve mptResolver)
 		if !changed || err != nil {
 			return n, false, err
 		}
-		c := &mptFull{children: n.children}
-		c.children[key[0]] = child
-		return c, true, nil
+		return n.withChild(key[0], child), true, nil
 	case mptRef:
 		resolved, err := resolve(n, path)
 		if err != nil {
@@ -118,6 +122,28 @@ func mptInsert(n mptNode, path, key []byte, value mptValue, resolve mptResolver)
 		return child, true, nil
 	}
 	return nil, false, fmt.Errorf("%w: a value where the key goes on", errMPTShape)
+}
+
+// withVal returns n with val below it: n itself, its reference dropped, when the trie owns
+// it, else an owned copy.
+func (n *mptShort) withVal(val mptNode) *mptShort {
+	if n.owned {
+		n.val, n.ref = val, nil
+		return n
+	}
+	return &mptShort{key: n.key, val: val, owned: true}
+}
+
+// withChild returns n with child at nibble i: n itself, its reference dropped, when the trie
+// owns it, else an owned copy.
+func (n *mptFull) withChild(i byte, child mptNode) *mptFull {
+	if n.owned {
+		n.children[i], n.ref = child, nil
+		return n
+	}
+	c := &mptFull{children: n.children, owned: true}
+	c.children[i] = child
+	return c
 }
 
 // mptHas reports whether key (nibbles with the terminator) is in the trie under n; path is
