@@ -58,6 +58,38 @@ func (ss *stagingSeq) firstFlashblock(t *testing.T) {
 	call.wake <- call.until
 }
 
+// stageFirst steps the loop through flashblock 1 and the first staging round of flashblock 2
+// (at 220 ms), which stages tx, and returns the second round's sleep (240 ms), not yet woken.
+func (ss *stagingSeq) stageFirst(t *testing.T, tx *types.Transaction) sleepCall {
+	t.Helper()
+	const ms = time.Millisecond
+	ss.firstFlashblock(t)
+	call := ss.next(t, "first staging round of flashblock 2", 220*ms)
+	ss.send(t, tx)
+	call.wake <- call.until
+	call = ss.next(t, "second staging round", 240*ms)
+	if got := ss.staged(); len(got) != 1 || got[0].Hash() != tx.Hash() {
+		t.Fatalf("after the first round: staged %v, want [%s]", hashes(got), tx.Hash().TerminalString())
+	}
+	return call
+}
+
+// returns checks that fn returns, without an error, while the loop sleeps: what it waits for
+// is not the timer's build.
+func returns(t *testing.T, what string, fn func() error) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	case <-time.After(30 * time.Second): // a hang guard, not a measurement
+		t.Fatalf("%s waits for the staged flashblock", what)
+	}
+}
+
 // staged returns the transactions the timer has staged and not published.
 func (ss *stagingSeq) staged() []*types.Transaction {
 	ss.mu.Lock()
@@ -85,18 +117,10 @@ func (ts *testSeq) wantInPool(t *testing.T, what string, in bool, txs ...*types.
 func TestStaging(t *testing.T) {
 	ss := newStagingSeq(t)
 	const ms = time.Millisecond
-	ss.firstFlashblock(t)
-
 	// Flashblock 2: its build starts the lead (leadMargin: the first build took no time on
 	// this clock) before 400 ms; the timer stages at 220, 240, ... until then.
-	call := ss.next(t, "first staging round of flashblock 2", 220*ms)
 	a := ss.tx(t, 0, 0, 1, big.NewInt(1))
-	ss.send(t, a)
-	call.wake <- call.until
-	call = ss.next(t, "second staging round", 240*ms)
-	if got := ss.staged(); len(got) != 1 || got[0].Hash() != a.Hash() {
-		t.Fatalf("after the first round: staged %v, want [a]", hashes(got))
-	}
+	call := ss.stageFirst(t, a)
 	if cur := ss.pre.Current(); cur.Index != 1 || len(cur.Block.Transactions()) != 0 {
 		t.Fatalf("staged: pending is index %d with %d transactions, want index 1 and none", cur.Index, len(cur.Block.Transactions()))
 	}
@@ -150,33 +174,17 @@ func TestStaging(t *testing.T) {
 func TestStagingYields(t *testing.T) {
 	ss := newStagingSeq(t)
 	const ms = time.Millisecond
-	ss.firstFlashblock(t)
-	call := ss.next(t, "first staging round of flashblock 2", 220*ms)
 	a := ss.tx(t, 0, 0, 1, big.NewInt(1))
-	ss.send(t, a)
-	call.wake <- call.until
-	call = ss.next(t, "second staging round", 240*ms)
-	if len(ss.staged()) != 1 {
-		t.Fatal("a is not staged")
-	}
+	call := ss.stageFirst(t, a)
 
 	// The cheat, while the loop sleeps with a staged: a is published first.
 	rich := common.Address{0xc4}
-	done := make(chan error, 1)
-	go func() {
+	returns(t, "the cheat", func() error {
 		_, err := ss.Cheat(context.Background(), func(st *state.StateDB) {
 			st.SetBalance(rich, uint256.NewInt(7), tracing.BalanceChangeUnspecified)
 		})
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second): // a hang guard, not a measurement
-		t.Fatal("the cheat waits for the staged flashblock")
-	}
+		return err
+	})
 	if _, i, ok := ss.pre.View().Preconfirmed(a.Hash()); !ok || i != 0 {
 		t.Fatalf("after the cheat: a pre-confirmed %v at position %d, want true, 0", ok, i)
 	}
@@ -256,25 +264,9 @@ func TestStagingDevControls(t *testing.T) {
 	ss := newStagingSeq(t)
 	const ms = time.Millisecond
 	ctx := context.Background()
-	ss.firstFlashblock(t)
-	call := ss.next(t, "first staging round of flashblock 2", 220*ms)
 	a := ss.tx(t, 0, 0, 1, big.NewInt(1))
-	ss.send(t, a)
-	call.wake <- call.until
-	call = ss.next(t, "second staging round", 240*ms)
-	if len(ss.staged()) != 1 {
-		t.Fatal("a is not staged")
-	}
-	done := make(chan error, 1)
-	go func() { done <- ss.WaitWritten() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second): // a hang guard, not a measurement
-		t.Fatal("WaitWritten waits for the timer's build")
-	}
+	call := ss.stageFirst(t, a)
+	returns(t, "WaitWritten", ss.WaitWritten)
 	ss.wantInPool(t, "published by WaitWritten", false, a)
 
 	// dev_seal with an empty list: a, published first, is left out of the block and returned.
