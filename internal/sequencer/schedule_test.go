@@ -142,6 +142,21 @@ func (c *stepClock) SleepUntil(t time.Time, stop <-chan struct{}) bool {
 	}
 }
 
+// next returns the loop's next sleep, which must be until want (from t0).
+func (c *stepClock) next(t *testing.T, what string, want time.Duration) sleepCall {
+	t.Helper()
+	select {
+	case call := <-c.sleeps:
+		if call.until != at(want) {
+			t.Fatalf("%s: the loop sleeps until %v, want %v", what, call.until.Sub(t0), want)
+		}
+		return call
+	case <-time.After(30 * time.Second): // a hang guard, not a measurement
+		t.Fatalf("%s: the loop does not sleep", what)
+		return sleepCall{}
+	}
+}
+
 // TestCadence runs the timer loop on a stepped clock, two flashblocks a block: a flashblock
 // built before its deadline is not published before it, a late one is published at once (and
 // the lead grows), and after a stall the deadlines passed by more than an interval are skipped.
@@ -150,16 +165,7 @@ func TestCadence(t *testing.T) {
 	ts := newTestSeqTimed(t, txpool.Config{}, Config{PreconfInterval: testInterval, BlockTime: 2 * testInterval}, clk)
 	next := func(what string, want time.Duration) sleepCall {
 		t.Helper()
-		select {
-		case call := <-clk.sleeps:
-			if call.until != at(want) {
-				t.Fatalf("%s: the loop sleeps until %v, want %v", what, call.until.Sub(t0), want)
-			}
-			return call
-		case <-time.After(30 * time.Second): // a hang guard, not a measurement
-			t.Fatalf("%s: the loop does not sleep", what)
-			return sleepCall{}
-		}
+		return clk.next(t, what, want)
 	}
 	const ms = time.Millisecond
 

@@ -32,16 +32,7 @@ func newStagingSeq(t *testing.T) *stagingSeq {
 // next returns the loop's next sleep, which must be until want (from t0).
 func (ss *stagingSeq) next(t *testing.T, what string, want time.Duration) sleepCall {
 	t.Helper()
-	select {
-	case call := <-ss.clk.sleeps:
-		if call.until != at(want) {
-			t.Fatalf("%s: the loop sleeps until %v, want %v", what, call.until.Sub(t0), want)
-		}
-		return call
-	case <-time.After(30 * time.Second): // a hang guard, not a measurement
-		t.Fatalf("%s: the loop does not sleep", what)
-		return sleepCall{}
-	}
+	return ss.clk.next(t, what, want)
 }
 
 // firstFlashblock steps the loop through flashblock 1, empty: a staging round at 20 ms woken
