@@ -187,8 +187,8 @@ func prefixLen(a, b []byte) int {
 }
 
 // mptRootRef returns the hash of the trie with root n (not nil). It hashes the nodes without
-// a reference and records theirs: only nodes made by mptInsert, which belong to the caller;
-// decoded nodes come with theirs.
+// a reference and records theirs: only owned nodes, made by mptInsert and mptDelete, which
+// belong to the caller; decoded nodes come with theirs.
 func mptRootRef(n mptNode) []byte {
 	switch n := n.(type) {
 	case mptRef:

@@ -5,7 +5,8 @@ import "fmt"
 // mptDelete returns n without key (nibbles with the terminator) under it; path is the nibbles
 // from the root to n. As mptInsert, it copies the decoded nodes on the path and changes the
 // owned ones in place, except a branch that collapses, which it copies first (its child
-// may fail to resolve; the trie is then left as it was). It is go-ethereum's
+// may fail to resolve, and the trie is then left as it was; no test shows it, as the tries
+// that call it give up their own root for go-ethereum's trie on any error). It is go-ethereum's
 // Trie.delete (trie/trie.go) on immutable nodes: a branch left with one child becomes a short
 // node, merged with that child when it is one (resolving it if it is a reference, as
 // go-ethereum does), and a short node whose child became a short node takes its key. A key

@@ -165,8 +165,10 @@ func TestMPTDeleteMalformed(t *testing.T) {
 		{"a branch of one child losing it", lonely, []byte{3, 1, mptTerminator}},
 		{"an extension over a branch of one child", &mptShort{key: []byte{2}, val: lonely}, []byte{2, 3, 1, mptTerminator}},
 	} {
-		if _, _, err := mptDelete(tc.n, nil, tc.key, noResolve); !errors.Is(err, errMPTShape) {
-			t.Errorf("delete, %s: error %v, want errMPTShape", tc.name, err)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if _, _, err := mptDelete(tc.n, nil, tc.key, noResolve); !errors.Is(err, errMPTShape) {
+				t.Errorf("error %v, want errMPTShape", err)
+			}
+		})
 	}
 }

@@ -34,7 +34,7 @@ type storageTrie struct {
 	opened  common.Hash // the storage root it was opened at
 	root    mptNode     // nil when the storage is empty
 	resolve mptResolver
-	changes []storageChange // in order, for the fallback
+	changes []storageChange // in order, for the fallback; as many as the request's SSTOREs, which its gas bounds
 	geth    state.Trie      // the fallback, once taken; then root and changes are unused
 }
 
@@ -50,9 +50,11 @@ var _ state.Trie = (*storageTrie)(nil)
 // maxSlotKeys bounds the slot keys a layer keeps (storageKey).
 const maxSlotKeys = 4096
 
+// newStorageTrie opens the storage trie of addr at root on l. The zero hash is an empty trie,
+// as go-ethereum's trie.New takes it.
 func newStorageTrie(l *memLayer, addr common.Address, root common.Hash) *storageTrie {
 	t := &storageTrie{l: l, addr: addr, owner: l.accountHash(addr), opened: root}
-	if root != types.EmptyRootHash {
+	if root != types.EmptyRootHash && root != (common.Hash{}) {
 		t.root = mptRef(root.Bytes())
 	}
 	t.resolve = func(ref mptRef, path []byte) (mptNode, error) { return l.resolveNode(t.owner, ref, path) }
@@ -82,6 +84,7 @@ func (t *storageTrie) fallback() (state.Trie, error) {
 	return t.geth, nil
 }
 
+// replayStorageChange applies c to go-ethereum's trie tr of addr.
 func replayStorageChange(tr state.Trie, addr common.Address, c storageChange) error {
 	if c.value == nil {
 		return tr.DeleteStorage(addr, c.slot[:])
@@ -97,6 +100,15 @@ func replayStorageChange(tr state.Trie, addr common.Address, c storageChange) er
 func (t *storageTrie) UpdateStorage(addr common.Address, key, value []byte) error {
 	if t.geth != nil {
 		return t.geth.UpdateStorage(addr, key, value)
+	}
+	if len(key) != common.HashLength || len(value) > common.HashLength {
+		// Not a StateDB's slot or value (they are 32 bytes at most): go-ethereum's trie
+		// keeps the key and encodes the value as it would.
+		tr, err := t.fallback()
+		if err != nil {
+			return err
+		}
+		return tr.UpdateStorage(addr, key, value)
 	}
 	enc := storageValue(value)
 	root, _, err := mptInsert(t.root, nil, t.l.storageKey(key), enc, t.resolve)
@@ -116,6 +128,13 @@ func (t *storageTrie) UpdateStorage(addr common.Address, key, value []byte) erro
 func (t *storageTrie) DeleteStorage(addr common.Address, key []byte) error {
 	if t.geth != nil {
 		return t.geth.DeleteStorage(addr, key)
+	}
+	if len(key) != common.HashLength { // not a StateDB's slot: as UpdateStorage
+		tr, err := t.fallback()
+		if err != nil {
+			return err
+		}
+		return tr.DeleteStorage(addr, key)
 	}
 	root, _, err := mptDelete(t.root, nil, t.l.storageKey(key), t.resolve)
 	if err != nil {
@@ -142,7 +161,8 @@ func (t *storageTrie) Hash() common.Hash {
 }
 
 // storageValue returns the RLP of a slot's trimmed value, as go-ethereum's StateTrie stores
-// it in the leaf: the byte itself below 0x80, else a string of up to 32 bytes.
+// it in the leaf: the byte itself below 0x80, else a string of up to 32 bytes (UpdateStorage
+// takes longer values to go-ethereum's trie).
 func storageValue(value []byte) mptValue {
 	if len(value) == 1 && value[0] < 0x80 {
 		return mptValue{value[0]}

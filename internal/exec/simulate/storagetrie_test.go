@@ -103,10 +103,10 @@ func TestStorageTrie(t *testing.T) {
 		// The storage of a small account becomes empty (and is filled again the block
 		// after: i%4 == 1 alternates), and an account with none gets some.
 		small := 1 + 4*(block%6)
+		hadSlots := len(slots[small]) > 0
 		for _, slot := range append([]common.Hash(nil), slots[small]...) {
 			set(small, storageAccount(small), &slots[small], slot, common.Hash{})
 		}
-		emptied++
 		set(small+4, storageAccount(small+4), &slots[small+4], randomSlot(rng, false), randomSlotValue(rng))
 		set(4*block, storageAccount(4*block), &slots[4*block], randomSlot(rng, false), randomSlotValue(rng))
 		set(-1, fresh, &freshSlots, randomSlot(rng, false), randomSlotValue(rng))
@@ -141,6 +141,9 @@ func TestStorageTrie(t *testing.T) {
 		}
 		if len(slots[small]) != 0 || layered.GetStorageRoot(storageAccount(small)) != types.EmptyRootHash {
 			t.Fatalf("block %d: account %d's storage did not become empty", block, small)
+		}
+		if hadSlots {
+			emptied++
 		}
 	}
 	if emptied == 0 || deleted < 50 || len(opened.all()) < len(counts)/2 {
@@ -430,5 +433,115 @@ func TestAccountHash(t *testing.T) {
 				t.Fatalf("account hash of %s: %s, want %s", addr, got, want)
 			}
 		}
+	}
+}
+
+// TestStorageTrieFallbackReplay: a storage trie that falls back to go-ethereum's trie (here on
+// a read, which no state on a layer makes) replays every change made before, in order: its
+// root equals that of go-ethereum's trie given the same changes, when it falls back and after
+// more changes.
+func TestStorageTrieFallbackReplay(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 19))
+	disk, root, slots := storageTestDB(t, rng, []int{300})
+	l := layerOver(t, disk, disk, root, func(*state.StateDB) {})
+	addr := storageAccount(0)
+	st, err := state.New(root, state.NewDatabase(triedb.NewDatabase(disk, triedb.HashDefaults), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storageRoot := st.GetStorageRoot(addr)
+	ours := newStorageTrie(l, addr, storageRoot)
+	geth, err := trie.NewStateTrie(trie.StorageTrieID(root, crypto.Keccak256Hash(addr[:]), storageRoot), triedb.NewDatabase(disk, triedb.HashDefaults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := slots[0]
+	change := func(n int) {
+		t.Helper()
+		for range n {
+			var slot, value common.Hash
+			switch r := rng.IntN(10); {
+			case r < 4 && len(have) > 0: // deleted
+				slot = have[rng.IntN(len(have))]
+			case r < 7 && len(have) > 0: // changed
+				slot, value = have[rng.IntN(len(have))], randomSlotValue(rng)
+			default:
+				slot, value = randomSlot(rng, r == 9), randomSlotValue(rng)
+			}
+			have = setSlot(have, slot, value)
+			for _, tr := range []state.Trie{ours, geth} {
+				var err error
+				if value == (common.Hash{}) {
+					err = tr.DeleteStorage(addr, slot[:])
+				} else {
+					err = tr.UpdateStorage(addr, slot[:], common.TrimLeftZeroes(value[:]))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	change(200)
+	if ours.geth != nil {
+		t.Fatal("fell back before the read")
+	}
+	if got, want := ours.Hash(), geth.Hash(); got != want {
+		t.Fatalf("before the fallback: root %s, go-ethereum's %s", got, want)
+	}
+	if _, err := ours.GetStorage(addr, have[0][:]); err != nil {
+		t.Fatal(err)
+	}
+	if ours.geth == nil {
+		t.Fatal("a read did not fall back")
+	}
+	if got, want := ours.Hash(), geth.Hash(); got != want {
+		t.Fatalf("after the fallback: root %s, go-ethereum's %s (the replay lost changes)", got, want)
+	}
+	change(50)
+	if got, want := ours.Hash(), geth.Hash(); got != want {
+		t.Fatalf("after more changes: root %s, go-ethereum's %s", got, want)
+	}
+}
+
+// TestStorageTrieOddInput: a key that is not 32 bytes, or a value longer than 32, which no
+// StateDB passes, goes to go-ethereum's trie, which keeps and encodes them as it would.
+func TestStorageTrieOddInput(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 5))
+	disk, root, _ := storageTestDB(t, rng, []int{20})
+	l := layerOver(t, disk, disk, root, func(*state.StateDB) {})
+	addr := storageAccount(0)
+	st, err := state.New(root, state.NewDatabase(triedb.NewDatabase(disk, triedb.HashDefaults), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storageRoot := st.GetStorageRoot(addr)
+	for _, c := range []struct {
+		name       string
+		key, value []byte
+	}{
+		{"a short key", []byte{1, 2, 3}, []byte{7}},
+		{"a long value", common.Hash{9}.Bytes(), bytes.Repeat([]byte{0xab}, 60)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ours := newStorageTrie(l, addr, storageRoot)
+			geth, err := trie.NewStateTrie(trie.StorageTrieID(root, crypto.Keccak256Hash(addr[:]), storageRoot), triedb.NewDatabase(disk, triedb.HashDefaults))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range []state.Trie{ours, geth} {
+				if err := tr.UpdateStorage(addr, c.key, c.value); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if ours.geth == nil {
+				t.Fatal("did not go to go-ethereum's trie")
+			}
+			if got, want := ours.Hash(), geth.Hash(); got != want {
+				t.Fatalf("root %s, go-ethereum's %s", got, want)
+			}
+		})
 	}
 }
