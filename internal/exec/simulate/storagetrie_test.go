@@ -545,3 +545,55 @@ func TestStorageTrieOddInput(t *testing.T) {
 		})
 	}
 }
+
+// TestStorageTrieConcurrentRequests: requests on one layer, six at once and then three after
+// them, change and delete slots of the same contracts over three blocks each: every one has
+// go-ethereum's roots and none falls back. A shared node changed in place would show in the
+// others' roots (and to -race).
+func TestStorageTrieConcurrentRequests(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 23))
+	counts := []int{0, 3, 40, 300, 300, 120}
+	disk, root, slots := storageTestDB(t, rng, counts)
+	l := layerOver(t, disk, disk, root, func(*state.StateDB) {})
+	type request struct{ layered, geth *state.StateDB }
+	open := func(n int) []request {
+		rs := make([]request, n)
+		for i := range rs {
+			rs[i].layered, rs[i].geth, _ = openBothStates(t, l)
+		}
+		return rs
+	}
+	run := func(g int, r request) {
+		rng := rand.New(rand.NewPCG(uint64(g), 99))
+		have := make([][]common.Hash, len(slots))
+		for i := range slots {
+			have[i] = append([]common.Hash(nil), slots[i]...)
+		}
+		for block := range 3 {
+			for range 40 {
+				i := rng.IntN(len(counts))
+				slot, value := randomSlot(rng, rng.IntN(5) == 0), randomSlotValue(rng)
+				if len(have[i]) > 0 && rng.IntN(10) < 7 { // mostly deletions of slots there
+					slot, value = have[i][rng.IntN(len(have[i]))], common.Hash{}
+				}
+				have[i] = setSlot(have[i], slot, value)
+				for _, st := range []*state.StateDB{r.layered, r.geth} {
+					st.SetState(storageAccount(i), slot, value)
+				}
+			}
+			if got, want := r.layered.IntermediateRoot(true), r.geth.IntermediateRoot(true); got != want {
+				t.Errorf("request %d, block %d: layer root %s, go-ethereum's %s", g, block, got, want)
+				return
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for g, r := range open(6) {
+		wg.Go(func() { run(g, r) })
+	}
+	wg.Wait()
+	for g, r := range open(3) {
+		run(6+g, r)
+	}
+}
