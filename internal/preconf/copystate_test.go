@@ -10,9 +10,10 @@ import (
 )
 
 // BenchmarkCopyState copies the state of a block's tenth pre-confirmation, each of 1,000
-// transfers to new accounts, as a call on `pending` does (Snapshot.CopyState): go-ethereum's
-// StateDB.Copy copies every account the block touched and every trie node in memory, which
-// the incremental state roots (work.updateTries) leave resolved.
+// transfers to new accounts, as eth_simulateV1 on `pending` does (Snapshot.CopyState):
+// go-ethereum's StateDB.Copy copies every account the block touched and every trie node in
+// memory, which the incremental state roots (work.updateTries) leave resolved; and opens the
+// state the other calls on `pending` take (Snapshot.ExecState).
 func BenchmarkCopyState(b *testing.B) {
 	ctx := context.Background()
 	c := openChain(b)
@@ -42,8 +43,19 @@ func BenchmarkCopyState(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = snap.CopyState()
-	}
+	b.Run("copy", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = snap.CopyState()
+		}
+	})
+	// ExecState, which eth_call and the others on `pending` take, copies nothing.
+	b.Run("exec", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := snap.ExecState(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

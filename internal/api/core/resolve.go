@@ -162,16 +162,22 @@ func (c *Core) readState(ctx context.Context, v preconf.View, b gethrpc.BlockNum
 	return nil
 }
 
-// StateAndHeader returns a private state copy and the header to execute on, for eth_call,
-// eth_estimateGas, eth_simulateV1 and debug_traceCall, resolved against v: for `pending`
-// without a block in progress, Latest's state and the forecast header (forecast.go).
+// StateAndHeader returns a private state and the header to execute on, for eth_call,
+// eth_estimateGas, eth_createAccessList and debug_traceCall, resolved against v: for
+// `pending` without a block in progress, Latest's state and the forecast header
+// (forecast.go). A pre-confirmation's state reads through to the snapshot's
+// (preconf.Snapshot.ExecState): it computes no state root.
 func (c *Core) StateAndHeader(v preconf.View, b gethrpc.BlockNumberOrHash) (*state.StateDB, *types.Header, error) {
 	h, snap, err := c.HeaderByNumberOrHash(v, b)
 	if err != nil {
 		return nil, nil, err
 	}
 	if snap != nil {
-		return snap.CopyState(), snap.Header(), nil
+		st, err := snap.ExecState() // reads through to the pre-confirmed state: no copy
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, snap.Header(), nil
 	}
 	if h == nil {
 		return nil, nil, ErrHeaderNotFound
