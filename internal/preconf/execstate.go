@@ -14,7 +14,9 @@ import (
 // (BenchmarkCopyState); this copies nothing. Its root is the partial block's, which no
 // database holds: computing a root on it (IntermediateRoot, Commit, a proof) fails with a
 // missing trie node instead of answering; eth_simulateV1, which computes roots, takes
-// CopyState.
+// CopyState. What it reads is kept in the snapshot's state, as ReadState's reads are, and a
+// read the snapshot's state fails stays failed there (a StateDB keeps its first error): a
+// chain whose reads may fail (a fork's) takes CopyState.
 func (s *Snapshot) ExecState() (*state.StateDB, error) {
 	s.stateMu.Lock()
 	db := s.state.Database()

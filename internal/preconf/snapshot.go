@@ -72,8 +72,9 @@ func (s *Snapshot) ReadState(fn func(*state.StateDB)) {
 	fn(s.state)
 }
 
-// CopyState returns a private copy of the pre-confirmed state that the caller may modify (for
-// eth_call, eth_estimateGas and simulations on top of the block in progress).
+// CopyState returns a private copy of the pre-confirmed state that the caller may modify: for
+// work that computes state roots (eth_simulateV1) or on a chain whose reads may fail (a
+// fork's); the other calls take ExecState.
 func (s *Snapshot) CopyState() *state.StateDB {
 	s.stateMu.Lock()
 	defer s.stateMu.Unlock()

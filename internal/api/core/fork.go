@@ -89,8 +89,8 @@ func (c *Core) Discover(ctx context.Context, v preconf.View, b gethrpc.BlockNumb
 	return false, nil
 }
 
-// ExecEnv is the environment of EVM work at block b of the view v: a private copy of its
-// state, its header, and the endpoint's limits.
+// ExecEnv is the environment of EVM work at block b of the view v: a private state
+// (StateAndHeader), its header, and the endpoint's limits.
 func (c *Core) ExecEnv(v preconf.View, b gethrpc.BlockNumberOrHash) (exec.Env, error) {
 	st, h, err := c.StateAndHeader(v, b)
 	if err != nil {

@@ -166,13 +166,20 @@ func (c *Core) readState(ctx context.Context, v preconf.View, b gethrpc.BlockNum
 // eth_estimateGas, eth_createAccessList and debug_traceCall, resolved against v: for
 // `pending` without a block in progress, Latest's state and the forecast header
 // (forecast.go). A pre-confirmation's state reads through to the snapshot's
-// (preconf.Snapshot.ExecState): it computes no state root.
+// (preconf.Snapshot.ExecState): it computes no state root. On a chain with an upstream it is
+// a copy (CopyState).
 func (c *Core) StateAndHeader(v preconf.View, b gethrpc.BlockNumberOrHash) (*state.StateDB, *types.Header, error) {
 	h, snap, err := c.HeaderByNumberOrHash(v, b)
 	if err != nil {
 		return nil, nil, err
 	}
 	if snap != nil {
+		if c.Chain.Upstream() != nil {
+			// A fork's or a remote-state replica's reads may fail (the upstream), and a
+			// StateDB keeps a failure: through ExecState it would stay in the shared state
+			// and fail every later read of pending, not only this call's.
+			return snap.CopyState(), snap.Header(), nil
+		}
 		st, err := snap.ExecState() // reads through to the pre-confirmed state: no copy
 		if err != nil {
 			return nil, nil, err
