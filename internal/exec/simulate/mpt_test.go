@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/ethereum/go-ethereum/trie"
+	"github.com/ethereum/go-ethereum/trie/trienode"
 	"github.com/ethereum/go-ethereum/triedb"
 )
 
@@ -38,13 +39,7 @@ func TestMPTInsert(t *testing.T) {
 		t.Run(fmt.Sprintf("key=%d/value=%d/base=%d/updates=%d", tc.keyLen, tc.valueLen, tc.base, tc.updates), func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(uint64(tc.base), uint64(tc.updates)))
-			random := func(n int) []byte {
-				b := make([]byte, n)
-				for i := range b {
-					b[i] = byte(rng.UintN(256))
-				}
-				return b
-			}
+			random := func(n int) []byte { return randomBytes(rng, n) }
 			committed := trie.NewEmpty(triedb.NewDatabase(rawdb.NewMemoryDatabase(), nil))
 			geth := trie.NewEmpty(triedb.NewDatabase(rawdb.NewMemoryDatabase(), nil)) // the same entries, uncommitted
 			var keys [][]byte
@@ -58,19 +53,7 @@ func TestMPTInsert(t *testing.T) {
 				}
 			}
 			root, nodes := committed.Commit(false)
-			decoded := map[string]mptNode{} // shared between the inserts, as a layer's
-			resolve := func(ref mptRef, path []byte) (mptNode, error) {
-				n, ok := nodes.Nodes[string(path)]
-				if !ok || !bytes.Equal(n.Hash[:], ref) {
-					return nil, fmt.Errorf("no node %x at path %x", ref, path)
-				}
-				if d, ok := decoded[string(path)]; ok {
-					return d, nil
-				}
-				d, err := mptDecode(n.Blob, ref)
-				decoded[string(path)] = d
-				return d, err
-			}
+			resolve, decoded := decodingResolver(nodes) // the decoded nodes shared between the steps, as a layer's
 			var (
 				mine mptNode
 				err  error
@@ -145,4 +128,32 @@ func TestMPTMalformed(t *testing.T) {
 	if _, err := mptDecode(emptyKey, crypto.Keccak256(emptyKey)); !errors.Is(err, errMPTShape) {
 		t.Errorf("decoding a short node without a key: error %v, want errMPTShape", err)
 	}
+}
+
+// randomBytes returns n random bytes of rng.
+func randomBytes(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.UintN(256))
+	}
+	return b
+}
+
+// decodingResolver resolves the nodes of a committed trie from their encodings in nodes,
+// decoding each once, and returns the decoded nodes by path: they are shared by every trie
+// that resolves through it.
+func decodingResolver(nodes *trienode.NodeSet) (mptResolver, map[string]mptNode) {
+	decoded := map[string]mptNode{}
+	return func(ref mptRef, path []byte) (mptNode, error) {
+		n, ok := nodes.Nodes[string(path)]
+		if !ok || !bytes.Equal(n.Hash[:], ref) {
+			return nil, fmt.Errorf("no node %x at path %x", ref, path)
+		}
+		if d, ok := decoded[string(path)]; ok {
+			return d, nil
+		}
+		d, err := mptDecode(n.Blob, ref)
+		decoded[string(path)] = d
+		return d, err
+	}, decoded
 }

@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -37,13 +36,7 @@ func TestMPTDelete(t *testing.T) {
 		t.Run(fmt.Sprintf("key=%d/value=%d/base=%d/steps=%d", tc.keyLen, tc.valueLen, tc.base, tc.steps), func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(uint64(tc.base), uint64(tc.steps)))
-			random := func(n int) []byte {
-				b := make([]byte, n)
-				for i := range b {
-					b[i] = byte(rng.UintN(256))
-				}
-				return b
-			}
+			random := func(n int) []byte { return randomBytes(rng, n) }
 			committed := trie.NewEmpty(triedb.NewDatabase(rawdb.NewMemoryDatabase(), nil))
 			geth := trie.NewEmpty(triedb.NewDatabase(rawdb.NewMemoryDatabase(), nil))
 			present := map[string]bool{}
@@ -59,19 +52,7 @@ func TestMPTDelete(t *testing.T) {
 				present[string(key)] = true
 			}
 			root, nodes := committed.Commit(false)
-			decoded := map[string]mptNode{}
-			resolve := func(ref mptRef, path []byte) (mptNode, error) {
-				n, ok := nodes.Nodes[string(path)]
-				if !ok || !bytes.Equal(n.Hash[:], ref) {
-					return nil, fmt.Errorf("no node %x at path %x", ref, path)
-				}
-				if d, ok := decoded[string(path)]; ok {
-					return d, nil
-				}
-				d, err := mptDecode(n.Blob, ref)
-				decoded[string(path)] = d
-				return d, err
-			}
+			resolve, decoded := decodingResolver(nodes) // the decoded nodes shared between the steps, as a layer's
 			mine := mptNode(mptRef(root.Bytes()))
 			deletions, emptied := 0, false
 			for i := range tc.steps {

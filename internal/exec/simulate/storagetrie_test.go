@@ -436,14 +436,11 @@ func TestAccountHash(t *testing.T) {
 	}
 }
 
-// TestStorageTrieFallbackReplay: a storage trie that falls back to go-ethereum's trie (here on
-// a read, which no state on a layer makes) replays every change made before, in order: its
-// root equals that of go-ethereum's trie given the same changes, when it falls back and after
-// more changes.
-func TestStorageTrieFallbackReplay(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(7, 19))
-	disk, root, slots := storageTestDB(t, rng, []int{300})
+// oneStorage commits one account (storageAccount(0)) with n random slots and returns them,
+// and open, which opens its storage trie on a layer over that state, and go-ethereum's.
+func oneStorage(t *testing.T, rng *rand.Rand, n int) (open func(*testing.T) (*storageTrie, state.Trie), slots []common.Hash) {
+	t.Helper()
+	disk, root, all := storageTestDB(t, rng, []int{n})
 	l := layerOver(t, disk, disk, root, func(*state.StateDB) {})
 	addr := storageAccount(0)
 	st, err := state.New(root, state.NewDatabase(triedb.NewDatabase(disk, triedb.HashDefaults), nil))
@@ -451,12 +448,27 @@ func TestStorageTrieFallbackReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	storageRoot := st.GetStorageRoot(addr)
-	ours := newStorageTrie(l, addr, storageRoot)
-	geth, err := trie.NewStateTrie(trie.StorageTrieID(root, crypto.Keccak256Hash(addr[:]), storageRoot), triedb.NewDatabase(disk, triedb.HashDefaults))
-	if err != nil {
-		t.Fatal(err)
-	}
-	have := slots[0]
+	return func(t *testing.T) (*storageTrie, state.Trie) {
+		t.Helper()
+		geth, err := trie.NewStateTrie(trie.StorageTrieID(root, crypto.Keccak256Hash(addr[:]), storageRoot), triedb.NewDatabase(disk, triedb.HashDefaults))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return newStorageTrie(l, addr, storageRoot), geth
+	}, all[0]
+}
+
+// TestStorageTrieFallbackReplay: a storage trie that falls back to go-ethereum's trie (here on
+// a read, which no state on a layer makes) replays every change made before, in order: its
+// root equals that of go-ethereum's trie given the same changes, when it falls back and after
+// more changes.
+func TestStorageTrieFallbackReplay(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 19))
+	open, slots := oneStorage(t, rng, 300)
+	ours, geth := open(t)
+	addr := storageAccount(0)
+	have := slots
 	change := func(n int) {
 		t.Helper()
 		for range n {
@@ -509,15 +521,8 @@ func TestStorageTrieFallbackReplay(t *testing.T) {
 // StateDB passes, goes to go-ethereum's trie, which keeps and encodes them as it would.
 func TestStorageTrieOddInput(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(3, 5))
-	disk, root, _ := storageTestDB(t, rng, []int{20})
-	l := layerOver(t, disk, disk, root, func(*state.StateDB) {})
+	open, _ := oneStorage(t, rand.New(rand.NewPCG(3, 5)), 20)
 	addr := storageAccount(0)
-	st, err := state.New(root, state.NewDatabase(triedb.NewDatabase(disk, triedb.HashDefaults), nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	storageRoot := st.GetStorageRoot(addr)
 	for _, c := range []struct {
 		name       string
 		key, value []byte
@@ -526,11 +531,7 @@ func TestStorageTrieOddInput(t *testing.T) {
 		{"a long value", common.Hash{9}.Bytes(), bytes.Repeat([]byte{0xab}, 60)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ours := newStorageTrie(l, addr, storageRoot)
-			geth, err := trie.NewStateTrie(trie.StorageTrieID(root, crypto.Keccak256Hash(addr[:]), storageRoot), triedb.NewDatabase(disk, triedb.HashDefaults))
-			if err != nil {
-				t.Fatal(err)
-			}
+			ours, geth := open(t)
 			for _, tr := range []state.Trie{ours, geth} {
 				if err := tr.UpdateStorage(addr, c.key, c.value); err != nil {
 					t.Fatal(err)
