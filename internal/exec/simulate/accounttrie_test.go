@@ -149,17 +149,7 @@ func TestAccountTrieMissingNode(t *testing.T) {
 	if err := built.Database().TrieDB().Commit(root, false); err != nil {
 		t.Fatal(err)
 	}
-	intact := rawdb.NewMemoryDatabase()
-	it := disk.NewIterator(nil, nil)
-	for it.Next() {
-		if err := intact.Put(it.Key(), it.Value()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	it.Release()
-	if err := it.Error(); err != nil {
-		t.Fatal(err)
-	}
+	intact := copyDatabase(t, disk)
 	victim := account(150)
 	rawdb.DeleteLegacyTrieNode(disk, accountLeafHash(t, intact, root, victim))
 
@@ -248,4 +238,22 @@ func (l gethTrieLayer) OpenTrie(root common.Hash) (state.Trie, error) {
 func accountLeafHash(t *testing.T, db ethdb.Database, root common.Hash, addr common.Address) common.Hash {
 	t.Helper()
 	return leafHash(t, db, trie.StateTrieID(root), crypto.Keccak256(addr[:]))
+}
+
+// copyDatabase returns a new memory database holding every key of src: the intact copy a
+// test keeps while it deletes nodes from the other.
+func copyDatabase(t *testing.T, src ethdb.Database) ethdb.Database {
+	t.Helper()
+	dst := rawdb.NewMemoryDatabase()
+	it := src.NewIterator(nil, nil)
+	defer it.Release()
+	for it.Next() {
+		if err := dst.Put(it.Key(), it.Value()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := it.Error(); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }

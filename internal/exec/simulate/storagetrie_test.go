@@ -167,17 +167,7 @@ func TestStorageTrieMissingNode(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(30, 13))
 	intact, root, slots := storageTestDB(t, rng, []int{300, 5, 4})
-	disk := rawdb.NewMemoryDatabase()
-	it := intact.NewIterator(nil, nil)
-	for it.Next() {
-		if err := disk.Put(it.Key(), it.Value()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	it.Release()
-	if err := it.Error(); err != nil {
-		t.Fatal(err)
-	}
+	disk := copyDatabase(t, intact)
 	reader, err := state.NewDatabase(triedb.NewDatabase(intact, triedb.HashDefaults), nil).Reader(root)
 	if err != nil {
 		t.Fatal(err)
