@@ -119,6 +119,9 @@ type Chain struct {
 	// up is the upstream the chain continues (upstream.go); nil for a chain of its own.
 	up      Upstream
 	writeMu sync.Mutex // serialises the writes of a chain with an upstream (BlockChain.SetCanonical refuses to wait)
+
+	headMu sync.Mutex // held while setExecutedHead writes the head markers (headset.go)
+	closed bool       // Close has begun: setExecutedHead refuses; guarded by headMu
 }
 
 // Open opens (or creates) the chain database in cfg.DataDir and loads the head.
@@ -250,6 +253,9 @@ func newEngine() consensus.Engine { return beacon.New(ethash.NewFaker()) }
 // sequencer and its chain write, the log index, the endpoints); iterators still open are
 // waited for (closeguard.go), and Pebble's own report of anything left open is returned.
 func (c *Chain) Close() error {
+	c.headMu.Lock()
+	c.closed = true
+	c.headMu.Unlock()
 	c.stopSnapshotGenerator()
 	c.bc.Stop()
 	return errors.Join(c.closeDB(), c.removeTemp())

@@ -26,8 +26,8 @@ var ErrNotOnHead = errors.New("block does not build on the head")
 // which op-geth does not export): it commits st (the trie nodes, the code and the snapshot
 // layer) and checks that its root is the header's, writes the block and its receipts, flushes
 // the state to the database (hash scheme; path keeps it in memory, recover.go, except a
-// cheated block's: WriteCheated), then sets the head with BlockChain.SetCanonical, which
-// finds the state present and does not execute anything. Then, as Insert, it syncs the
+// cheated block's: WriteCheated), then sets the head as BlockChain.SetCanonical would, without
+// reading the receipts back (headset.go). Then, as Insert, it syncs the
 // database, publishes the Heads and tells the OnHead listeners.
 //
 // Nothing is validated but the state root: the caller vouches that block, receipts and st
@@ -141,7 +141,7 @@ func (cc committedContext) GetHeader(hash common.Hash, number uint64) *types.Hea
 
 // Write is WriteExecuted's second step: it writes the block and its receipts, flushes the
 // committed state to the database (hash scheme: archive; path: WriteCheated's), sets the head
-// with BlockChain.SetCanonical, syncs the database, publishes the Heads and tells the
+// (setExecutedHead, headset.go), syncs the database, publishes the Heads and tells the
 // listeners. It runs once, on any goroutine, while no other write of the chain runs.
 func (e *Executed) Write() error {
 	if e.written {
@@ -149,7 +149,7 @@ func (e *Executed) Write() error {
 	}
 	e.written = true
 	c, block := e.c, e.block
-	defer c.committed.Store(nil) // in the database from SetCanonical on, or not written
+	defer c.committed.Store(nil) // in the database from setExecutedHead on, or not written
 	start := time.Now()
 	batch := c.db.NewBatch()
 	rawdb.WriteBlock(batch, block)
@@ -179,7 +179,7 @@ func (e *Executed) Write() error {
 func (e *Executed) finish() error {
 	c, block := e.c, e.block
 	start := time.Now()
-	if _, err := c.bc.SetCanonical(block); err != nil {
+	if err := c.setExecutedHead(block); err != nil {
 		return fmt.Errorf("write block %d: set head: %w", block.NumberU64(), err)
 	}
 	headSet := time.Now()
