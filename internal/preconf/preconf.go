@@ -314,13 +314,22 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	if err := w.updateTries(ctx); err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
-	// The snapshot's readers get their own copy of the state, which the assembly's (consumed
-	// by the state root) cannot be: it is made meanwhile, both copies only reading w.state.
-	readersState := make(chan *state.StateDB, 1)
-	go func() { readersState <- w.state.Copy() }()
-	assembled := w.state.Copy()
-	block, err := w.assemble(ctx, assembled)
-	l1Err, readers := l1Fields(), <-readersState
+	// The snapshot's readers get their own copy of the state. The assembly needs one too
+	// where it changes the state (assemblyChangesState); where it does not, it runs on the
+	// writer's state itself once the readers' copy is taken, and the seal commits that state.
+	var readers, assembled *state.StateDB
+	var block *types.Block
+	if w.assemblyChangesState() {
+		readersState := make(chan *state.StateDB, 1)
+		go func() { readersState <- w.state.Copy() }()
+		assembled = w.state.Copy()
+		block, err = w.assemble(ctx, assembled)
+		readers = <-readersState
+	} else {
+		readers, assembled = w.state.Copy(), w.state
+		block, err = w.assemble(ctx, assembled)
+	}
+	l1Err := l1Fields()
 	if err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
@@ -540,7 +549,7 @@ func (w *work) rebuild(ctx context.Context) error {
 }
 
 // assemble runs the protocol's post-execution steps on st and returns the block as if sealed
-// now. st is consumed: pass a copy to keep the block open.
+// now. Where assemblyChangesState, st is consumed: pass a copy to keep the block open.
 func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, error) {
 	header := types.CopyHeader(w.header)
 	header.GasUsed = w.gasPool.Used()
@@ -570,6 +579,20 @@ func (w *work) assemble(ctx context.Context, st *state.StateDB) (*types.Block, e
 		return nil, fmt.Errorf("%w: %w", ErrStateUnavailable, serr)
 	}
 	return block, err
+}
+
+// assemblyChangesState reports whether assembling the block changes its state beyond the
+// tries' hashes, which updateTries has brought up to date: a block before the merge (the
+// engine's rewards), a Prague block before Isthmus (the system calls of EIP-7002 and
+// EIP-7251), or one with withdrawals (never on the OP Stack: assemble gives none). The
+// OP Stack's blocks from Isthmus on change nothing, so they are assembled on the writer's
+// state, without a copy of everything the block has touched.
+func (w *work) assemblyChangesState() bool {
+	h := w.header
+	if h.Difficulty.Sign() != 0 || !w.config.IsShanghai(h.Number, h.Time) {
+		return true
+	}
+	return w.config.IsPrague(h.Number, h.Time) && !w.config.IsIsthmus(h.Time)
 }
 
 // postExecution makes the post-execution system calls and collects the execution layer
