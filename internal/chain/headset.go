@@ -9,18 +9,18 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
-// Setting the head to a block the chain wrote itself. BlockChain.SetCanonical does three
-// things for a block whose parent is the head and whose state is present: it writes the head
-// markers, the canonical hash and the transactions' lookup entries (writeHeadBlock), then it
-// reads the block's receipts back from the database and derives every field again, only to
-// send them on go-ethereum's own event feeds. Nothing here subscribes to those feeds (the
-// chain announces with the receipts in hand, write.go), and the read-back decodes every
-// receipt and recomputes every bloom: 80–90 ms of a core for a block of 10,000 transactions,
-// on the boundary between a block and the next one's first flashblock. So the sequencer's
-// write calls writeHeadBlock itself. op-geth does not export it (go-ethereum's
-// WriteBlockAndSetHead, which did, took the state to commit, which CommitExecuted has
-// already committed); op-geth is frozen, so the signature below cannot move under us, and
-// TestSetHeadAsSetCanonical compares the database and the markers with SetCanonical's.
+// Setting the head to a block the chain wrote itself. For a block whose parent is the head
+// and whose state is present, BlockChain.SetCanonical writes the head markers, the canonical
+// hash and the transactions' lookup entries (writeHeadBlock), then reads the block's receipts
+// back from the database and derives every field again, only to send them on go-ethereum's
+// own event feeds. Nothing here subscribes to those feeds (the chain announces with the
+// receipts in hand, write.go), and the read-back decodes every receipt and recomputes every
+// bloom: 80–90 ms of a core for a block of 10,000 transactions, on the boundary between a
+// block and the next one's first flashblock. So the sequencer's write calls writeHeadBlock
+// itself. op-geth does not export it (go-ethereum's WriteBlockAndSetHead, which did, took
+// the state to commit, which CommitExecuted has already committed); op-geth is frozen, so
+// the signature below cannot move under us. TestSetHeadAsInsertChain compares what it
+// writes with what go-ethereum's InsertChain writes for the same blocks.
 
 //go:linkname writeHeadBlock github.com/ethereum/go-ethereum/core.(*BlockChain).writeHeadBlock
 func writeHeadBlock(bc *core.BlockChain, block *types.Block)

@@ -15,13 +15,13 @@ import (
 	"github.com/flashrpc/flashrpc/internal/chain"
 )
 
-// TestSetHeadAsSetCanonical writes blocks through WriteExecuted, whose head is set by
+// TestSetHeadAsInsertChain writes blocks through WriteExecuted, whose head is set by
 // go-ethereum's writeHeadBlock without the receipts' read-back (headset.go), and inserts the
 // same blocks into a second chain through go-ethereum's own InsertChain. After each block
 // both databases must hold the same head markers, canonical hashes and transaction lookup
 // entries, byte for byte, and both BlockChains the same in-memory markers; after a restart
 // the written chain must open at the same head.
-func TestSetHeadAsSetCanonical(t *testing.T) {
+func TestSetHeadAsInsertChain(t *testing.T) {
 	t.Parallel()
 	key, _ := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
 	dir := t.TempDir()
@@ -31,6 +31,12 @@ func TestSetHeadAsSetCanonical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			written.Close()
+		}
+	})
 	inserted := reorgChain(t, []*ecdsa.PrivateKey{key})
 
 	var blocks []*types.Block
@@ -42,6 +48,7 @@ func TestSetHeadAsSetCanonical(t *testing.T) {
 		blocks = append(blocks, b)
 		sameHeadRecords(t, written, inserted, blocks)
 	}
+	closed = true
 	if err := written.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -30,10 +30,11 @@
 // equals the last snapshot's. The chain writes it with the state and receipts it was built with
 // (chain.WriteExecuted): a sealed block is executed once, not again at the seal. The state roots
 // are incremental: the block's own state takes each pre-confirmation's changes into its tries, so
-// an assembly writes and hashes only what is new, on a copy that the post-execution steps may
-// change. The dev sequencer seals with SealAsync (below); a replica seals with Seal the block it
-// pre-confirmed to its end, replaces it with the upstream's block when they differ (ReplaceWith)
-// and drops it when its feed breaks (Discard).
+// an assembly writes and hashes only what is new. An OP Stack block (Isthmus on) is assembled on
+// that state itself, which its post-execution steps leave as it is; other chains' blocks on a
+// copy that those steps may change. The dev sequencer seals with SealAsync (below); a replica
+// seals with Seal the block it pre-confirmed to its end, replaces it with the upstream's block
+// when they differ (ReplaceWith) and drops it when its feed breaks (Discard).
 //
 // # The View
 //
@@ -109,8 +110,8 @@
 // load and never block the writer; a request that holds a View sees one pre-confirmation index
 // and one sealed head from start to end. A publication does what does not need the writer on
 // goroutines of its own while the writer computes the state root (the transactions and
-// receipts tries with their encodings, the receipts' L1 fee fields, the readers' copy of the
-// state) and waits for them before it returns. Writers are serialised by an internal mutex;
+// receipts tries with their encodings, the receipts' L1 fee fields) and waits for them before it
+// returns. Writers are serialised by an internal mutex;
 // a second mutex orders the View's publications from the writer, from the chain and from the
 // goroutine that writes a sealed block. Listeners registered with OnSnapshot and OnRetract run on the
 // writer's goroutine after each publication (the View already shows it) and must not block.
