@@ -62,7 +62,12 @@
 // knows its header for BLOCKHASH) while one writer goroutine does the rest
 // (chain.Executed.Write). The state commit stays on the path because the next block's own
 // commit must find the sealed block's state layer in place: a StateDB copied from the
-// uncommitted one would commit its changes onto the grandparent's.
+// uncommitted one would commit its changes onto the grandparent's. A scheduled writer takes
+// even that off the boundary: its block's last pre-confirmation carries PublishOptions.Seal,
+// which commits the state between the assembly and PublishAfter (while the writer waits for
+// the deadline) and seals the block with its publication, so the next block opens as soon as
+// the pre-confirmation is published. Nothing reads the committed state before then; a
+// cheated block and a fork's are sealed by SealAsync after the publication.
 //
 // Writes keep their order and there is at most one in flight: the next SealAsync, Seal,
 // ReplaceWith, Discard and the Dev's Rebuild, Rewind and SealWith wait for it first (a writer a

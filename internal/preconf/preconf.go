@@ -154,6 +154,14 @@ type PublishOptions struct {
 	// later publications (Batch.Commit, the Dev's cheats and rebuilds) and its seal are
 	// hidden or not as it was opened, whatever their own options say.
 	Hidden bool
+	// Seal, given to Batch.Commit for a block's last pre-confirmation, seals the block with
+	// it as SealAsync would right after: the block's state is committed between the assembly
+	// and PublishAfter, so that the commit runs while a scheduled writer waits for the
+	// deadline and the next block can open as soon as the pre-confirmation is published.
+	// A cheated block and a chain with an upstream are sealed by SealAsync after the
+	// publication. Commit returns the published snapshot, whose block is the sealed one; an
+	// error says the block was not sealed (it may still have been published: Last).
+	Seal bool
 }
 
 // Open starts a block with attrs on top of the sealed head and publishes pre-confirmation 0, as
@@ -345,6 +353,12 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	}
 	// Accepted: what Seal writes when nothing is added since.
 	w.assembled.txs, w.assembled.block, w.assembled.state = len(w.txs), block, assembled
+	var sealing *chain.Executed // sealasync.go
+	if opts.Seal {
+		if sealing, err = p.commitForSealLocked(); err != nil {
+			return nil, err
+		}
+	}
 	snap := &Snapshot{
 		Index:    w.index,
 		Block:    block,
@@ -366,6 +380,13 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	if !p.hidden { // nothing hidden reaches the feed, the subscriptions or the metrics
 		for _, fn := range p.listeners {
 			fn(snap)
+		}
+	}
+	if opts.Seal {
+		if sealing != nil {
+			p.writeAsyncLocked(sealing, snap)
+		} else if _, err := p.sealAsyncLocked(ctx); err != nil {
+			return snap, err
 		}
 	}
 	return snap, nil

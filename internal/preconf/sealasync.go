@@ -44,6 +44,11 @@ func (p *Preconf) SealAsync(ctx context.Context) (*types.Block, error) {
 	if err := p.settleLocked(true); err != nil {
 		return nil, err
 	}
+	return p.sealAsyncLocked(ctx)
+}
+
+// sealAsyncLocked is SealAsync once the last chain write has settled. p.mu must be held.
+func (p *Preconf) sealAsyncLocked(ctx context.Context) (*types.Block, error) {
 	w, last := p.work, p.last
 	block := w.assembled.block
 	if last == nil || block == nil || last.Block != block || w.assembled.txs != len(w.txs) || w.cheated() {
@@ -53,6 +58,36 @@ func (p *Preconf) SealAsync(ctx context.Context) (*types.Block, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
+	p.writeAsyncLocked(e, last)
+	return block, nil
+}
+
+// commitForSealLocked commits the state of the block in progress, just assembled and not yet
+// published, for PublishOptions.Seal: it waits for the last chain write first, as SealAsync
+// does. It returns nil when the block is to be sealed by SealAsync after its publication (a
+// cheated block, a chain with an upstream, whose CommitExecuted writes the whole block). A
+// failed commit discards the block in progress, whose state it consumed. p.mu must be held.
+func (p *Preconf) commitForSealLocked() (*chain.Executed, error) {
+	w := p.work
+	if w.cheated() || p.chain.Upstream() != nil {
+		return nil, nil
+	}
+	if err := p.settleLocked(true); err != nil {
+		return nil, err // the block in progress went with its parent (settleLocked)
+	}
+	e, err := p.chain.CommitExecuted(w.assembled.block, w.receipts, w.assembled.state)
+	if err != nil {
+		p.discardLocked()
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	return e, nil
+}
+
+// writeAsyncLocked hands the chain write of the block e committed, whose last
+// pre-confirmation is last, to another goroutine, and ends the block in progress. p.mu must
+// be held.
+func (p *Preconf) writeAsyncLocked(e *chain.Executed, last *Snapshot) {
+	block := e.Block()
 	sw := &sealWrite{block: block, head: block.Header(), last: last, done: make(chan struct{})}
 	p.write = sw
 	p.work, p.last = nil, nil
@@ -62,7 +97,6 @@ func (p *Preconf) SealAsync(ctx context.Context) (*types.Block, error) {
 	p.sealing = last
 	p.viewMu.Unlock()
 	go p.writeSealed(sw, e)
-	return block, nil
 }
 
 // writeSealed runs the chain write of a sealed block: the chain publishes its Heads, and

@@ -95,7 +95,7 @@ func (s *Sequencer) Mine(ctx context.Context, n, interval uint64) ([]*types.Bloc
 		if err := ctx.Err(); err != nil {
 			return blocks, err
 		}
-		snap, err := s.preconfirmLocked(ctx, time.Time{}, nil)
+		snap, err := s.preconfirmLocked(ctx, time.Time{}, nil, false)
 		if err != nil {
 			return blocks, err
 		}

@@ -44,8 +44,11 @@
 // least 1 ms and at most half an interval: a few milliseconds when the chain is quiet, the slowest
 // recent build under load. A transaction arriving in the second half of a build's lead goes into
 // the next flashblock: it waits interval/2 + lead/2 on average to be pre-confirmed. The last
-// flashblock of a block is sealed right after its publication, and the next block's index 0 is
-// published right after the seal. On-request pre-confirmations (Preconfirm, dev_preconfirm, the dev
+// flashblock of a block seals it (preconf.PublishOptions.Seal): its build adds for a quarter of
+// the lead (sealAddUntil), then assembles and commits the block's state before the deadline, so
+// that the next block opens, and its index 0 is published, as soon as the last flashblock is;
+// the next block's first flashblock then has a whole interval of staging like any other, where
+// a commit after the publication took 35–70 ms of it under load. On-request pre-confirmations (Preconfirm, dev_preconfirm, the dev
 // controls) are published as soon as they are built. While the timer waits for a deadline it holds
 // the sequencer's lock: an on-request call meanwhile waits up to the lead. Config.ObserveBuild
 // measures the build, not the wait. When the block time is not a whole number of intervals, two
@@ -70,7 +73,8 @@
 // drop pre-confirmed transactions (dev_seal with a list, evm_revert) give what was only staged
 // back to the pool.
 //
-// The timer's seals do not wait for the chain write (preconf.SealAsync): the next block opens
+// The timer's seals do not wait for the chain write (preconf.PublishOptions.Seal, as
+// preconf.SealAsync): the next block opens
 // on the sealed block's committed state and its pre-confirmations keep their interval while
 // the chain writes the sealed block. On-request seals (dev_seal, evm_mine) and the dev
 // controls wait for it, so what they return is on the standard endpoint. When that write

@@ -115,7 +115,7 @@ func (s *Sequencer) automineTx(tx *types.Transaction) {
 	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap, err := s.preconfirmLocked(ctx, time.Time{}, nil)
+	snap, err := s.preconfirmLocked(ctx, time.Time{}, nil, false)
 	if err != nil {
 		s.log.Error("automine: pre-confirmation failed", "hash", tx.Hash(), "err", err)
 		return

@@ -132,6 +132,15 @@ func addUntil(deadline, begin, now time.Time) time.Time {
 	return maxTime(deadline.Add(-half), now.Add(half))
 }
 
+// sealAddUntil is addUntil for a block's last flashblock, whose build also commits the
+// block's state before its publication (preconf.PublishOptions.Seal): it adds for a quarter
+// of the lead and leaves three quarters to the assembly and the commit; a late build still
+// gets a quarter.
+func sealAddUntil(deadline, begin, now time.Time) time.Time {
+	quarter := deadline.Sub(begin) / 4
+	return maxTime(deadline.Add(-3*quarter), now.Add(quarter))
+}
+
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a

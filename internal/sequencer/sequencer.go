@@ -64,7 +64,8 @@ type Config struct {
 	// ObserveBuild, when set, is called after each pre-confirmation built (on request or by
 	// the timer) with the time it took, from taking the block in progress to publishing it,
 	// without the wait for its deadline (schedule.go): for the timer's, the last stretch after
-	// its staging rounds (stage.go), which are not observed.
+	// its staging rounds (stage.go), which are not observed, and for a block's last one the
+	// commit of the block's state that seals it (preconf.PublishOptions.Seal).
 	ObserveBuild func(took time.Duration)
 }
 
@@ -153,7 +154,7 @@ func (s *Sequencer) Preconfirm(ctx context.Context) (*preconf.Snapshot, error) {
 	}
 	s.mu.Lock() // what the timer staged goes into this pre-confirmation
 	defer s.mu.Unlock()
-	return s.preconfirmLocked(ctx, time.Time{}, nil)
+	return s.preconfirmLocked(ctx, time.Time{}, nil, false)
 }
 
 // Seal seals the block in progress now, with what it has pre-confirmed, and opens the next one.
@@ -167,7 +168,7 @@ func (s *Sequencer) Seal(ctx context.Context) (*types.Block, error) {
 	}
 	defer s.mu.Unlock()
 	if s.cfg.NoPreconfirmations {
-		if _, err := s.preconfirmLocked(ctx, time.Time{}, nil); err != nil {
+		if _, err := s.preconfirmLocked(ctx, time.Time{}, nil, false); err != nil {
 			return nil, err
 		}
 	}
@@ -238,7 +239,11 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 			from = free
 		}
 		seal := perBlock > 0 && n%perBlock == 0
-		ready := s.tick(seal, addUntil(deadline, begin, s.ticks.Now()), func() (ready time.Time) {
+		until := addUntil(deadline, begin, s.ticks.Now())
+		if seal {
+			until = sealAddUntil(deadline, begin, s.ticks.Now())
+		}
+		ready := s.tick(seal, until, func() (ready time.Time) {
 			if ready = s.ticks.Now(); ready.Before(deadline) {
 				s.ticks.SleepUntil(deadline, stop) // stopping publishes at once
 			}
@@ -272,14 +277,23 @@ func (s *Sequencer) tick(seal bool, until time.Time, wait func() time.Time) (rea
 	if wait != nil {
 		publishWait = func() { ready = wait() }
 	}
-	// Transactions that arrived since the last tick still make this block.
-	if _, err := s.preconfirmLocked(ctx, until, publishWait); err != nil {
+	// Transactions that arrived since the last tick still make this block. The last
+	// pre-confirmation of a block seals it (preconf.PublishOptions.Seal): its state is
+	// committed while the tick waits for the deadline, and the next block opens as soon as
+	// it is published.
+	snap, err := s.preconfirmLocked(ctx, until, publishWait, seal)
+	if err != nil {
 		s.log.Error("pre-confirmation failed", "err", err)
 	}
 	if !seal {
 		return ready
 	}
-	if _, err := s.sealLocked(ctx, true); err != nil {
+	if err == nil {
+		err = s.sealedLocked(ctx, snap.Block, time.Now()) // nothing of the seal is left to do here
+	} else {
+		_, err = s.sealLocked(ctx, true) // what the publication could not seal
+	}
+	if err != nil {
 		s.log.Error("sealing failed", "err", err)
 	}
 	return ready
@@ -325,12 +339,18 @@ func (s *Sequencer) sealLocked(ctx context.Context, async bool) (*types.Block, e
 	if err != nil {
 		return nil, err
 	}
+	return block, s.sealedLocked(ctx, block, start)
+}
+
+// sealedLocked records block, sealed from start on, and opens the next one. s.mu must be
+// held.
+func (s *Sequencer) sealedLocked(ctx context.Context, block *types.Block, start time.Time) error {
 	s.sealed = block
 	s.log.Info("sealed block", "number", block.NumberU64(), "hash", block.Hash(), "txs", len(block.Transactions()), "gasUsed", block.GasUsed(), "took", time.Since(start).Round(time.Millisecond))
 	if err := s.openLocked(ctx); err != nil {
-		return block, fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
+		return fmt.Errorf("open block %d: %w", block.NumberU64()+1, err)
 	}
-	return block, nil
+	return nil
 }
 
 // WaitWritten waits for the chain write of the block the timer sealed last, for a dev method
@@ -360,7 +380,7 @@ func (s *Sequencer) settleLocked() error { return s.preconf.WaitWritten() }
 // pre-confirmation (build.go), on top of what the timer staged for it (stage.go). When wait
 // is set it runs between the assembly and the publication (preconf.PublishOptions.PublishAfter:
 // the timer loop waits there for the deadline); nil publishes at once.
-func (s *Sequencer) preconfirmLocked(ctx context.Context, until time.Time, wait func()) (*preconf.Snapshot, error) {
+func (s *Sequencer) preconfirmLocked(ctx context.Context, until time.Time, wait func(), seal bool) (*preconf.Snapshot, error) {
 	var waited time.Duration // not part of the build
 	if s.cfg.ObserveBuild != nil {
 		start := time.Now()
@@ -375,7 +395,7 @@ func (s *Sequencer) preconfirmLocked(ctx context.Context, until time.Time, wait 
 		}
 	}
 	b.addPending(ctx, s, until)
-	var opts preconf.PublishOptions
+	opts := preconf.PublishOptions{Seal: seal}
 	if wait != nil {
 		opts.PublishAfter = func() {
 			start := time.Now()

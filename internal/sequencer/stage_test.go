@@ -223,6 +223,28 @@ func TestAddUntil(t *testing.T) {
 	}
 }
 
+// TestSealAddUntil: a block's last flashblock, whose build also commits the block's state,
+// adds for a quarter of its lead, and a late one still for a quarter.
+func TestSealAddUntil(t *testing.T) {
+	const ms = time.Millisecond
+	for _, c := range []struct {
+		name                 string
+		deadline, begin, now time.Duration
+		want                 time.Duration
+	}{
+		{"on time, a lead of 100 ms", 400 * ms, 300 * ms, 300 * ms, 325 * ms},
+		{"started 30 ms into its lead", 400 * ms, 300 * ms, 330 * ms, 355 * ms},
+		{"started after its deadline", 400 * ms, 300 * ms, 420 * ms, 445 * ms},
+		{"a lead of 4 ms", 400 * ms, 396 * ms, 396 * ms, 397 * ms},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := sealAddUntil(at(c.deadline), at(c.begin), at(c.now)); got != at(c.want) {
+				t.Errorf("until %v, want %v", got.Sub(t0), c.want)
+			}
+		})
+	}
+}
+
 // TestBuildStopsAtUntil: a build adds nothing once the clock has passed its until, and
 // everything the pool holds without one; what it left is taken by the next.
 func TestBuildStopsAtUntil(t *testing.T) {
@@ -231,7 +253,7 @@ func TestBuildStopsAtUntil(t *testing.T) {
 	ts.send(t, txs...)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	snap, err := ts.preconfirmLocked(context.Background(), time.Now().Add(-time.Second), nil)
+	snap, err := ts.preconfirmLocked(context.Background(), time.Now().Add(-time.Second), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +261,7 @@ func TestBuildStopsAtUntil(t *testing.T) {
 		t.Fatalf("until passed: %d transactions pre-confirmed, want none", n)
 	}
 	ts.wantInPool(t, "left by a build past its until", true, txs...)
-	if snap, err = ts.preconfirmLocked(context.Background(), time.Time{}, nil); err != nil {
+	if snap, err = ts.preconfirmLocked(context.Background(), time.Time{}, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(snap.Block.Transactions()); n != 2 {

@@ -1,0 +1,171 @@
+package preconf_test
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/tracing"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/holiman/uint256"
+
+	"github.com/flashrpc/flashrpc/internal/preconf"
+)
+
+// commitSeal pre-confirms txs as the block's last pre-confirmation with
+// PublishOptions.Seal; during, when set, runs in its PublishAfter.
+func commitSeal(t *testing.T, p *preconf.Preconf, during func(), txs ...*types.Transaction) (*preconf.Snapshot, error) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := p.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range txs {
+		if err := b.Add(ctx, tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Commit(ctx, preconf.PublishOptions{Seal: true, PublishAfter: during})
+}
+
+// TestPublishAndSeal seals blocks with their last pre-confirmation (PublishOptions.Seal): the
+// block's state is committed (readable at the published block's root) while readers still
+// see the pre-confirmation before and the chain its old head, the sealed block is the
+// published one, it is written on
+// another goroutine as SealAsync writes, and the next block opens and pre-confirms on it.
+func TestPublishAndSeal(t *testing.T) {
+	c := openChain(t)
+	p := preconf.New(c)
+	hold := newHoldWrites(t, 1)
+	genesis := c.Head()
+	to := common.Address{0x51}
+	open1 := openNext(t, p, c)
+	var headBefore bool
+	snap, err := commitSeal(t, p, func() {
+		if v := p.View(); v.Pending != open1 {
+			t.Errorf("the sealing pre-confirmation reached the View before its wait")
+		}
+		headBefore = c.Head().Hash() == genesis.Hash() // the chain's head moves only with the write
+	}, transfer(t, c, 0, to))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !headBefore {
+		t.Fatal("the block became the head before its pre-confirmation was published")
+	}
+	st, err := c.StateAt(snap.Block.Header())
+	if err != nil {
+		t.Fatalf("the sealed block's state is not committed: %v", err)
+	}
+	if got := st.GetBalance(to); got.Cmp(uint256.NewInt(1)) != 0 {
+		t.Fatalf("balance at the sealed block's root: %v, want 1", got)
+	}
+	if n := <-hold.started; n != 1 {
+		t.Fatalf("write of block %d started, want 1", n)
+	}
+	if p.Head().Hash() != snap.Block.Hash() || p.Last() != nil {
+		t.Fatalf("after the sealing publication: head %d, block in progress %v", p.Head().Number, p.Last() != nil)
+	}
+	if v := p.View(); v.Pending != snap || v.Latest != genesis {
+		t.Fatalf("while block 1 is written: pending %v, latest %d", v.Pending, v.Latest.Number)
+	}
+	// Block 2 opens on block 1 and pre-confirms on its state while block 1 is written.
+	if open2 := openNext(t, p, c); open2.Parent.Hash() != snap.Block.Hash() {
+		t.Fatalf("block 2 builds on %s, want block 1", open2.Parent.Hash())
+	}
+	preconfirm(t, p, transfer(t, c, 1, to))
+	hold.release(1)
+	snap2, err := commitSeal(t, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitWritten(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Head().Hash() != snap2.Block.Hash() || c.BlockByHash(snap.Block.Hash()) == nil {
+		t.Fatalf("head %d, want block 2 on block 1", c.Head().Number)
+	}
+	if got := c.BlockByNumber(2); got.Root() != snap2.Block.Root() || len(got.Transactions()) != 1 {
+		t.Fatal("block 2 as written differs from its sealing pre-confirmation")
+	}
+}
+
+// TestPublishAndSealCheated seals a cheated block with its last pre-confirmation: its state
+// cannot be committed before the publication (the seal writes it as a cheated block), so it
+// is sealed after it, and the cheat is in the written block's state.
+func TestPublishAndSealCheated(t *testing.T) {
+	ctx := context.Background()
+	c := openChain(t)
+	p := preconf.New(c)
+	addr := common.Address{0xc4}
+	openNext(t, p, c)
+	if _, err := p.Dev().Cheat(ctx, func(st *state.StateDB) {
+		st.SetBalance(addr, uint256.NewInt(77), tracing.BalanceChangeUnspecified)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := commitSeal(t, p, nil, transfer(t, c, 0, common.Address{0x51}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitWritten(); err != nil {
+		t.Fatal(err)
+	}
+	head := c.Head()
+	if head.Number.Uint64() != 1 || head.Root != snap.Block.Root() {
+		t.Fatalf("head %d (root %s), want block 1 with root %s", head.Number, head.Root, snap.Block.Root())
+	}
+	st, err := c.StateAt(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.GetBalance(addr); got.ToBig().Cmp(big.NewInt(77)) != 0 {
+		t.Fatalf("cheated balance %v in the written block, want 77", got)
+	}
+}
+
+// TestPublishAndSealAfterFailedWrite fails the chain write of block 1 while block 2 is built
+// on it: block 2's sealing publication must not seal (nor publish) it, and the chain goes on
+// from its head.
+func TestPublishAndSealAfterFailedWrite(t *testing.T) {
+	ctx := context.Background()
+	c := openChain(t)
+	p := preconf.New(c)
+	genesis := c.Head()
+	hold := newHoldWrites(t, 1)
+	broken := errors.New("disk on fire")
+	hold.fail = broken
+	openNext(t, p, c)
+	if _, err := commitSeal(t, p, nil, transfer(t, c, 0, common.Address{1})); err != nil {
+		t.Fatal(err)
+	}
+	<-hold.started
+	openNext(t, p, c) // block 2, on block 1
+	b, err := p.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold.release(1)
+	if _, err := b.Commit(ctx, preconf.PublishOptions{Seal: true}); !errors.Is(err, broken) {
+		t.Fatalf("sealing block 2 on a block whose write failed: %v, want the write's error", err)
+	}
+	if v := p.View(); v.Latest != genesis || v.Pending != nil || v.Sealing != nil {
+		t.Fatalf("after the failed write: latest %d, pending %v, sealing %v", v.Latest.Number, v.Pending, v.Sealing)
+	}
+	if c.Head().Hash() != genesis.Hash() || p.Head().Hash() != genesis.Hash() {
+		t.Fatalf("head %d after the failed write, want genesis", c.Head().Number)
+	}
+	hold.fail = nil
+	openNext(t, p, c)
+	if _, err := commitSeal(t, p, nil, transfer(t, c, 0, common.Address{1})); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitWritten(); err != nil || c.Head().Number.Uint64() != 1 {
+		t.Fatalf("sealing again: %v, head %d", err, c.Head().Number)
+	}
+}
+
