@@ -67,7 +67,7 @@
 // which commits the state between the assembly and PublishAfter (while the writer waits for
 // the deadline) and seals the block with its publication, so the next block opens as soon as
 // the pre-confirmation is published. Nothing reads the committed state before then; a
-// cheated block and a fork's are sealed by SealAsync after the publication.
+// cheated block and a fork's are sealed right after the publication, as SealAsync seals them.
 //
 // Writes keep their order and there is at most one in flight: the next SealAsync, Seal,
 // ReplaceWith, Discard and the Dev's Rebuild, Rewind and SealWith wait for it first (a writer a

@@ -31,6 +31,9 @@ var (
 	// ErrStateUnavailable wraps a failure to read the state a transaction needs (a fork's
 	// upstream that did not answer): the transaction is not included now and may be later.
 	ErrStateUnavailable = errors.New("preconf: state unavailable")
+	// ErrSealFailed wraps the failure of a seal that came after its pre-confirmation was
+	// published (PublishOptions.Seal).
+	ErrSealFailed = errors.New("preconf: published, not sealed")
 )
 
 // Attributes are the fixed header fields of a block, known when it opens (the flashblocks
@@ -158,9 +161,11 @@ type PublishOptions struct {
 	// it as SealAsync would right after: the block's state is committed between the assembly
 	// and PublishAfter, so that the commit runs while a scheduled writer waits for the
 	// deadline and the next block can open as soon as the pre-confirmation is published.
-	// A cheated block and a chain with an upstream are sealed by SealAsync after the
-	// publication. Commit returns the published snapshot, whose block is the sealed one; an
-	// error says the block was not sealed (it may still have been published: Last).
+	// A cheated block and a chain with an upstream are sealed right after the publication,
+	// as SealAsync seals them. Commit returns the published snapshot, whose block is the
+	// sealed one. An error with a nil snapshot says nothing was published or sealed; with a
+	// snapshot, that it was published and the seal failed (ErrSealFailed): the block stays
+	// in progress, or was dropped with the error.
 	Seal bool
 }
 
@@ -312,9 +317,10 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	start := time.Now()
 	w := p.work
 	w.given = opts.Roots
+	published := false
 	defer func() {
 		w.given = nil
-		if err != nil && opts.Check != nil {
+		if err != nil && opts.Check != nil && !published {
 			p.discardLocked()
 		}
 	}()
@@ -377,6 +383,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	w.index++
 	p.last = snap
 	p.publishView(snap)
+	published = true
 	if !p.hidden { // nothing hidden reaches the feed, the subscriptions or the metrics
 		for _, fn := range p.listeners {
 			fn(snap)
@@ -386,7 +393,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 		if sealing != nil {
 			p.writeAsyncLocked(sealing, snap)
 		} else if _, err := p.sealAsyncLocked(ctx); err != nil {
-			return snap, err
+			return snap, fmt.Errorf("%w: %w", ErrSealFailed, err)
 		}
 	}
 	return snap, nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -50,6 +51,11 @@ func TestPublishAndSeal(t *testing.T) {
 			t.Errorf("the sealing pre-confirmation reached the View before its wait")
 		}
 		headBefore = c.Head().Hash() == genesis.Hash() // the chain's head moves only with the write
+		// Committed before the wait: the chain's context knows the header of the block being
+		// written (chain.Chain.CommitExecuted).
+		if _, plain := c.Context().(*core.BlockChain); plain {
+			t.Errorf("the block's state was not committed before the wait for the deadline")
+		}
 	}, transfer(t, c, 0, to))
 	if err != nil {
 		t.Fatal(err)
@@ -168,4 +174,3 @@ func TestPublishAndSealAfterFailedWrite(t *testing.T) {
 		t.Fatalf("sealing again: %v, head %d", err, c.Head().Number)
 	}
 }
-

@@ -63,20 +63,24 @@ func (p *Preconf) sealAsyncLocked(ctx context.Context) (*types.Block, error) {
 }
 
 // commitForSealLocked commits the state of the block in progress, just assembled and not yet
-// published, for PublishOptions.Seal: it waits for the last chain write first, as SealAsync
-// does. It returns nil when the block is to be sealed by SealAsync after its publication (a
-// cheated block, a chain with an upstream, whose CommitExecuted writes the whole block). A
-// failed commit discards the block in progress, whose state it consumed. p.mu must be held.
+// published, for PublishOptions.Seal, once the last chain write has settled, as SealAsync
+// waits for it. It returns nil when the block is to be sealed after its publication
+// (sealAsyncLocked: a cheated block, written as such, and a chain with an upstream, whose
+// CommitExecuted writes the whole block). A failed commit, which consumed the block's state,
+// drops the block in progress as a failed chain write does: its pre-confirmations are
+// retracted and its transactions kept for TakeDropped. p.mu must be held.
 func (p *Preconf) commitForSealLocked() (*chain.Executed, error) {
+	if err := p.settleLocked(true); err != nil {
+		return nil, err // the block in progress went with its parent (settleLocked)
+	}
 	w := p.work
 	if w.cheated() || p.chain.Upstream() != nil {
 		return nil, nil
 	}
-	if err := p.settleLocked(true); err != nil {
-		return nil, err // the block in progress went with its parent (settleLocked)
-	}
 	e, err := p.chain.CommitExecuted(w.assembled.block, w.receipts, w.assembled.state)
 	if err != nil {
+		p.dropped = appendUserTxs(p.dropped, w.txs)
+		p.retractLocked(dropRetraction(p.last))
 		p.discardLocked()
 		return nil, fmt.Errorf("seal: %w", err)
 	}

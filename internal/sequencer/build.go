@@ -127,7 +127,7 @@ func (b *build) commit(ctx context.Context, s *Sequencer, opts preconf.PublishOp
 	// before this build must not take their later transactions for a run behind a gap
 	// (txpool.Pool.RemoveUsed).
 	s.pool.RemoveUsed(b.spent...)
-	if err == nil {
+	if snap != nil { // published, even when its seal failed (preconf.ErrSealFailed)
 		s.pool.Reset(s.poolView(snap))
 	}
 	return snap, err

@@ -42,7 +42,8 @@
 // time grows by 200 ms a block: there the missed deadlines' blocks are sealed back to back
 // (schedule.catchUp). The lead follows the builds: 1.5 × the longest of the last 20 plus 2 ms, at
 // least 1 ms and at most half an interval: a few milliseconds when the chain is quiet, the slowest
-// recent build under load. A transaction arriving in the second half of a build's lead goes into
+// recent build under load. Blocks' last flashblocks, whose builds also commit the block's state,
+// have a lead of their own, from the last 20 of them. A transaction arriving in the second half of a build's lead goes into
 // the next flashblock: it waits interval/2 + lead/2 on average to be pre-confirmed. The last
 // flashblock of a block seals it (preconf.PublishOptions.Seal): its build adds for a quarter of
 // the lead (sealAddUntil), then assembles and commits the block's state before the deadline, so

@@ -32,9 +32,32 @@ type schedule struct {
 	interval time.Duration
 	keep     time.Duration // how late a deadline may be and still be kept: interval, or maxCatchUp
 	start    time.Time
-	next     int64                       // the number of the next flashblock to plan
-	builds   [buildHistory]time.Duration // the last builds, a ring
-	recorded int                         // builds recorded so far
+	next     int64 // the number of the next flashblock to plan
+	builds   recentBuilds
+	// sealBuilds are the builds of blocks' last flashblocks, which also commit the block's
+	// state (preconf.PublishOptions.Seal): their lead is their own, so that the commit does
+	// not lengthen every other flashblock's lead and shorten its staging.
+	sealBuilds recentBuilds
+}
+
+// recentBuilds is a ring of the last buildHistory builds.
+type recentBuilds struct {
+	took     [buildHistory]time.Duration
+	recorded int // builds recorded so far
+}
+
+func (r *recentBuilds) add(build time.Duration) {
+	r.took[r.recorded%buildHistory] = build
+	r.recorded++
+}
+
+// lead returns 1.5 × the longest of the builds plus leadMargin, within [minLead, interval/2].
+func (r *recentBuilds) lead(interval time.Duration) time.Duration {
+	var longest time.Duration
+	for _, b := range r.took {
+		longest = max(longest, b)
+	}
+	return min(max(longest*3/2+leadMargin, minLead), interval/2)
 }
 
 // newSchedule returns the schedule of flashblocks every interval from start, the first one due
@@ -54,13 +77,10 @@ func (s *schedule) due(k int64) time.Time { return s.start.Add(time.Duration(k) 
 
 // lead returns how long before its deadline a build starts: 1.5 × the longest of the recent
 // builds plus leadMargin, within [minLead, interval/2].
-func (s *schedule) lead() time.Duration {
-	var longest time.Duration
-	for _, b := range s.builds {
-		longest = max(longest, b)
-	}
-	return min(max(longest*3/2+leadMargin, minLead), s.interval/2)
-}
+func (s *schedule) lead() time.Duration { return s.builds.lead(s.interval) }
+
+// sealLead is lead for a block's last flashblock, from the recent ones' builds.
+func (s *schedule) sealLead() time.Duration { return s.sealBuilds.lead(s.interval) }
 
 // plan returns the deadline of the next flashblock and when its build starts, for a loop that
 // is free at now. A deadline passed by more than an interval (by more than maxCatchUp when
@@ -80,10 +100,11 @@ func (s *schedule) plan(now time.Time) (deadline, begin time.Time, skipped int64
 }
 
 // observe records how long a build took, from its start to the moment it could be published.
-func (s *schedule) observe(build time.Duration) {
-	s.builds[s.recorded%buildHistory] = build
-	s.recorded++
-}
+func (s *schedule) observe(build time.Duration) { s.builds.add(build) }
+
+// observeSeal records how long the build of a block's last flashblock took, its state
+// commit included.
+func (s *schedule) observeSeal(build time.Duration) { s.sealBuilds.add(build) }
 
 // loopClock is the timer loop's time source: the wall clock (wallClock), or a test's that
 // steps the loop deterministically.

@@ -97,6 +97,25 @@ func TestScheduleLead(t *testing.T) {
 	}
 }
 
+// TestScheduleSealLead: the builds of blocks' last flashblocks, which also commit the block's
+// state, set their own lead and leave the other flashblocks' alone, and the other way round.
+func TestScheduleSealLead(t *testing.T) {
+	t.Parallel()
+	s := newSchedule(testInterval, t0)
+	s.observe(10 * time.Millisecond)
+	s.observeSeal(40 * time.Millisecond)
+	if got, want := s.lead(), 17*time.Millisecond; got != want {
+		t.Fatalf("lead %v beside a 40 ms seal build, want %v (the 10 ms build's)", got, want)
+	}
+	if got, want := s.sealLead(), 62*time.Millisecond; got != want {
+		t.Fatalf("seal lead %v, want %v (the 40 ms seal build's)", got, want)
+	}
+	s.observe(80 * time.Millisecond)
+	if got, want := s.sealLead(), 62*time.Millisecond; got != want {
+		t.Fatalf("seal lead %v after an 80 ms flashblock build, want still %v", got, want)
+	}
+}
+
 // stepClock is a loopClock the test steps: each sleep is handed to the test, which says when
 // the loop wakes. Its time moves only then.
 type stepClock struct {
@@ -193,8 +212,9 @@ func TestCadence(t *testing.T) {
 	b := ts.tx(t, 1, 0, 1, big.NewInt(1))
 	ts.send(t, b)
 	call.wake <- at(405 * ms)
-	// The late build took 7 ms from its planned start: the lead is 1.5 × 7 + 2 ms.
-	call = next("build of flashblock 3", 600*ms-12500*time.Microsecond)
+	// The late build took 7 ms from its planned start. It sealed the block, so it sets the
+	// lead of blocks' last flashblocks (1.5 × 7 + 2 ms), not flashblock 3's.
+	call = next("build of flashblock 3", 600*ms-leadMargin)
 	if cur := ts.pre.Current(); cur.Number() != 2 || cur.Index != 0 {
 		t.Fatalf("after the seal: pending is block %d index %d, want 2, 0", cur.Number(), cur.Index)
 	}

@@ -229,6 +229,10 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 	for n := 1; ; n++ {
 		free := s.ticks.Now()
 		deadline, begin, skip := sched.plan(free)
+		seal := perBlock > 0 && n%perBlock == 0
+		if seal {
+			begin = deadline.Add(-sched.sealLead())
+		}
 		if !s.stageUntil(begin, stop) { // stage.go
 			return
 		}
@@ -238,7 +242,6 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 		if free.After(begin) {
 			from = free
 		}
-		seal := perBlock > 0 && n%perBlock == 0
 		until := addUntil(deadline, begin, s.ticks.Now())
 		if seal {
 			until = sealAddUntil(deadline, begin, s.ticks.Now())
@@ -252,13 +255,17 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 		if ready.IsZero() { // the pre-confirmation failed before it was ready
 			ready = s.ticks.Now()
 		}
-		sched.observe(ready.Sub(from))
+		if seal {
+			sched.observeSeal(ready.Sub(from))
+		} else {
+			sched.observe(ready.Sub(from))
+		}
 		skipped += int(skip)
 		if ready.After(deadline) {
 			late++
 		}
 		if seal {
-			s.log.Debug("flashblock schedule", "lead", sched.lead(), "late", late, "skipped", skipped)
+			s.log.Debug("flashblock schedule", "lead", sched.lead(), "sealLead", sched.sealLead(), "late", late, "skipped", skipped)
 			late, skipped = 0, 0
 		}
 	}
@@ -282,18 +289,18 @@ func (s *Sequencer) tick(seal bool, until time.Time, wait func() time.Time) (rea
 	// committed while the tick waits for the deadline, and the next block opens as soon as
 	// it is published.
 	snap, err := s.preconfirmLocked(ctx, until, publishWait, seal)
-	if err != nil {
-		s.log.Error("pre-confirmation failed", "err", err)
-	}
-	if !seal {
-		return ready
-	}
-	if err == nil {
+	switch {
+	case err == nil && seal:
 		err = s.sealedLocked(ctx, snap.Block, time.Now()) // nothing of the seal is left to do here
-	} else {
-		_, err = s.sealLocked(ctx, true) // what the publication could not seal
+	case errors.Is(err, preconf.ErrSealFailed):
+		// Published, not sealed: the next seal tick tries again.
+	case err != nil:
+		s.log.Error("pre-confirmation failed", "err", err)
+		if seal {
+			_, err = s.sealLocked(ctx, true) // what the publication could not seal
+		}
 	}
-	if err != nil {
+	if err != nil && seal {
 		s.log.Error("sealing failed", "err", err)
 	}
 	return ready
