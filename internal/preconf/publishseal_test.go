@@ -20,17 +20,7 @@ import (
 // PublishOptions.Seal; during, when set, runs in its PublishAfter.
 func commitSeal(t *testing.T, p *preconf.Preconf, during func(), txs ...*types.Transaction) (*preconf.Snapshot, error) {
 	t.Helper()
-	ctx := context.Background()
-	b, err := p.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tx := range txs {
-		if err := b.Add(ctx, tx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b.Commit(ctx, preconf.PublishOptions{Seal: true, PublishAfter: during})
+	return commitWith(t, p, preconf.PublishOptions{Seal: true, PublishAfter: during}, txs...)
 }
 
 // TestPublishAndSeal seals blocks with their last pre-confirmation (PublishOptions.Seal): the

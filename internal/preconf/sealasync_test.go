@@ -40,6 +40,16 @@ func (h *holdWrites) release(n uint64) { close(h.gates[n]) }
 // preconfirm pre-confirms txs in the block in progress.
 func preconfirm(t *testing.T, p *preconf.Preconf, txs ...*types.Transaction) *preconf.Snapshot {
 	t.Helper()
+	snap, err := commitWith(t, p, preconf.PublishOptions{}, txs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// commitWith adds txs to the block in progress and commits them with opts.
+func commitWith(t *testing.T, p *preconf.Preconf, opts preconf.PublishOptions, txs ...*types.Transaction) (*preconf.Snapshot, error) {
+	t.Helper()
 	ctx := context.Background()
 	b, err := p.Begin()
 	if err != nil {
@@ -50,11 +60,7 @@ func preconfirm(t *testing.T, p *preconf.Preconf, txs ...*types.Transaction) *pr
 			t.Fatal(err)
 		}
 	}
-	snap, err := b.Commit(ctx, preconf.PublishOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap
+	return b.Commit(ctx, opts)
 }
 
 // openNext opens the block after p.Head().

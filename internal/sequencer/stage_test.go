@@ -201,44 +201,28 @@ func TestStagingYields(t *testing.T) {
 	ss.wantInPool(t, "after Close", false, b)
 }
 
-// TestAddUntil: a build adds transactions for the first half of its lead and leaves the
-// second to the assembly; one that starts late still gets half a lead.
+// TestAddUntil: a build adds for the first half of its lead (a block's last, which also
+// commits the block's state, for a quarter), and one that starts late still for a half (a
+// quarter).
 func TestAddUntil(t *testing.T) {
 	const ms = time.Millisecond
 	for _, c := range []struct {
 		name                 string
+		until                func(deadline, begin, now time.Time) time.Time
 		deadline, begin, now time.Duration
 		want                 time.Duration
 	}{
-		{"on time, a lead of 100 ms", 400 * ms, 300 * ms, 300 * ms, 350 * ms},
-		{"started 30 ms into its lead", 400 * ms, 300 * ms, 330 * ms, 380 * ms},
-		{"started after its deadline", 400 * ms, 300 * ms, 420 * ms, 470 * ms},
-		{"a lead of 2 ms", 400 * ms, 398 * ms, 398 * ms, 399 * ms},
+		{"on time, a lead of 100 ms", addUntil, 400 * ms, 300 * ms, 300 * ms, 350 * ms},
+		{"started 30 ms into its lead", addUntil, 400 * ms, 300 * ms, 330 * ms, 380 * ms},
+		{"started after its deadline", addUntil, 400 * ms, 300 * ms, 420 * ms, 470 * ms},
+		{"a lead of 2 ms", addUntil, 400 * ms, 398 * ms, 398 * ms, 399 * ms},
+		{"seal: on time, a lead of 100 ms", sealAddUntil, 400 * ms, 300 * ms, 300 * ms, 325 * ms},
+		{"seal: started 30 ms into its lead", sealAddUntil, 400 * ms, 300 * ms, 330 * ms, 355 * ms},
+		{"seal: started after its deadline", sealAddUntil, 400 * ms, 300 * ms, 420 * ms, 445 * ms},
+		{"seal: a lead of 4 ms", sealAddUntil, 400 * ms, 396 * ms, 396 * ms, 397 * ms},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := addUntil(at(c.deadline), at(c.begin), at(c.now)); got != at(c.want) {
-				t.Errorf("until %v, want %v", got.Sub(t0), c.want)
-			}
-		})
-	}
-}
-
-// TestSealAddUntil: a block's last flashblock, whose build also commits the block's state,
-// adds for a quarter of its lead, and a late one still for a quarter.
-func TestSealAddUntil(t *testing.T) {
-	const ms = time.Millisecond
-	for _, c := range []struct {
-		name                 string
-		deadline, begin, now time.Duration
-		want                 time.Duration
-	}{
-		{"on time, a lead of 100 ms", 400 * ms, 300 * ms, 300 * ms, 325 * ms},
-		{"started 30 ms into its lead", 400 * ms, 300 * ms, 330 * ms, 355 * ms},
-		{"started after its deadline", 400 * ms, 300 * ms, 420 * ms, 445 * ms},
-		{"a lead of 4 ms", 400 * ms, 396 * ms, 396 * ms, 397 * ms},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := sealAddUntil(at(c.deadline), at(c.begin), at(c.now)); got != at(c.want) {
+			if got := c.until(at(c.deadline), at(c.begin), at(c.now)); got != at(c.want) {
 				t.Errorf("until %v, want %v", got.Sub(t0), c.want)
 			}
 		})
