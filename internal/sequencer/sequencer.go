@@ -206,16 +206,17 @@ func (s *Sequencer) loop(blockTime time.Duration, stop <-chan struct{}, done cha
 		case <-stop:
 			return
 		case <-preconfTick:
-			s.tick(false, time.Time{}, nil)
+			s.tick(false, false, time.Time{}, nil)
 		case <-sealTick:
-			s.tick(true, time.Time{}, nil)
+			s.tick(true, false, time.Time{}, nil)
 		}
 	}
 }
 
 // cadenceLoop publishes flashblock k at its deadline, start + k × interval, building it ahead
 // by the schedule's lead (schedule.go), and seals on every perBlock-th flashblock built (never
-// when perBlock is 0), right after publishing it. A build done early waits for the
+// when perBlock is 0): with it when a block has several (its state committed before the
+// deadline), right after publishing it otherwise. A build done early waits for the
 // deadline; a late one is published at once; deadlines passed by more than an interval are
 // skipped, and the block then lasts longer, as with a ticker. On a Denim chain, whose time
 // grows by 200 ms a block, they are not: the blocks are sealed back to back until the chain
@@ -230,7 +231,13 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 		free := s.ticks.Now()
 		deadline, begin, skip := sched.plan(free)
 		seal := perBlock > 0 && n%perBlock == 0
-		if seal {
+		// The last flashblock of a block of several commits the block's state before its
+		// deadline, so that the next block's first flashblock has a whole interval
+		// (preconf.PublishOptions.Seal). A chain whose every build seals (Denim's 200 ms
+		// blocks) has no such first flashblock: its blocks seal after their publication, and
+		// their builds keep half a lead to add transactions.
+		early := seal && perBlock > 1
+		if early {
 			begin = deadline.Add(-sched.sealLead())
 		}
 		if !s.stageUntil(begin, stop) { // stage.go
@@ -243,10 +250,10 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 			from = free
 		}
 		until := addUntil(deadline, begin, s.ticks.Now())
-		if seal {
+		if early {
 			until = sealAddUntil(deadline, begin, s.ticks.Now())
 		}
-		ready := s.tick(seal, until, func() (ready time.Time) {
+		ready := s.tick(seal, early, until, func() (ready time.Time) {
 			if ready = s.ticks.Now(); ready.Before(deadline) {
 				s.ticks.SleepUntil(deadline, stop) // stopping publishes at once
 			}
@@ -255,7 +262,7 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 		if ready.IsZero() { // the pre-confirmation failed before it was ready
 			ready = s.ticks.Now()
 		}
-		if seal {
+		if early {
 			sched.observeSeal(ready.Sub(from))
 		} else {
 			sched.observe(ready.Sub(from))
@@ -272,11 +279,11 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 }
 
 // tick builds the next pre-confirmation, adding transactions until until (none: all the pool
-// has), and, when seal is set, seals the block with it. When wait is set, the
-// pre-confirmation calls it once assembled and is published when it returns; tick returns
-// what wait returned (the moment the pre-confirmation was ready), the zero time when wait was
-// not called.
-func (s *Sequencer) tick(seal bool, until time.Time, wait func() time.Time) (ready time.Time) {
+// has), and, when seal is set, seals the block with it: with early, before its publication
+// (preconf.PublishOptions.Seal), otherwise after it. When wait is set, the pre-confirmation
+// calls it once assembled and is published when it returns; tick returns what wait returned
+// (the moment the pre-confirmation was ready), the zero time when wait was not called.
+func (s *Sequencer) tick(seal, early bool, until time.Time, wait func() time.Time) (ready time.Time) {
 	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -284,23 +291,26 @@ func (s *Sequencer) tick(seal bool, until time.Time, wait func() time.Time) (rea
 	if wait != nil {
 		publishWait = func() { ready = wait() }
 	}
-	// Transactions that arrived since the last tick still make this block. The last
-	// pre-confirmation of a block seals it (preconf.PublishOptions.Seal): its state is
-	// committed while the tick waits for the deadline, and the next block opens as soon as
-	// it is published.
-	snap, err := s.preconfirmLocked(ctx, until, publishWait, seal)
+	// Transactions that arrived since the last tick still make this block.
+	snap, err := s.preconfirmLocked(ctx, until, publishWait, early)
+	if !seal {
+		if err != nil {
+			s.log.Error("pre-confirmation failed", "err", err)
+		}
+		return ready
+	}
 	switch {
-	case err == nil && seal:
+	case err == nil && early:
 		err = s.sealedLocked(ctx, snap.Block, time.Now()) // nothing of the seal is left to do here
 	case errors.Is(err, preconf.ErrSealFailed):
 		// Published, not sealed: the next seal tick tries again.
-	case err != nil:
-		s.log.Error("pre-confirmation failed", "err", err)
-		if seal {
-			_, err = s.sealLocked(ctx, true) // what the publication could not seal
+	default:
+		if err != nil {
+			s.log.Error("pre-confirmation failed", "err", err)
 		}
+		_, err = s.sealLocked(ctx, true) // after the publication, or what it could not seal
 	}
-	if err != nil && seal {
+	if err != nil {
 		s.log.Error("sealing failed", "err", err)
 	}
 	return ready
