@@ -165,7 +165,7 @@ type PublishOptions struct {
 	// as SealAsync seals them. Commit returns the published snapshot, whose block is the
 	// sealed one. An error with a nil snapshot says nothing was published or sealed; with a
 	// snapshot, that it was published and the seal failed (ErrSealFailed): the block stays
-	// in progress, or was dropped with the error.
+	// in progress.
 	Seal bool
 }
 

@@ -309,6 +309,11 @@ func (s *Sequencer) tick(seal, early bool, until time.Time, wait func() time.Tim
 			s.log.Error("pre-confirmation failed", "err", err)
 		}
 		_, err = s.sealLocked(ctx, true) // after the publication, or what it could not seal
+		if early && errors.Is(err, preconf.ErrNoBlock) {
+			// The early commit failed, or the parent's write, and the block went with it: the
+			// next block opens now, as its first flashblock's build would otherwise do.
+			err = s.openLocked(ctx)
+		}
 	}
 	if err != nil {
 		s.log.Error("sealing failed", "err", err)
