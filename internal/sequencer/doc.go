@@ -45,11 +45,11 @@
 // recent build under load. Blocks' last flashblocks, whose builds also commit the block's state,
 // have a lead of their own, from the last 20 of them. A transaction arriving in the second half of a build's lead goes into
 // the next flashblock: it waits interval/2 + lead/2 on average to be pre-confirmed. The last
-// flashblock of a block of several seals it (preconf.PublishOptions.Seal): its build adds for a quarter of
-// the lead (sealAddUntil), then assembles and commits the block's state before the deadline, so
-// that the next block opens, and its index 0 is published, as soon as the last flashblock is;
-// the next block's first flashblock then has a whole interval of staging like any other, where
-// a commit after the publication took 35–70 ms of it under load. A block of one build (Denim's
+// flashblock of a block of several seals it (preconf.PublishOptions.Seal): its build adds for a
+// quarter of the lead (sealAddUntil), then assembles and commits the block's state before the
+// deadline, so that the next block opens, and its index 0 is published, as soon as the last
+// flashblock is; the next block's first flashblock then has a whole interval of staging like
+// any other, where a commit after the publication took 35–70 ms of it under load. A block of one build (Denim's
 // 200 ms blocks) is sealed right after its publication, as before: it has no first flashblock to
 // spare, and a quarter lead to add transactions cut what its blocks took at 5,000 a second. On-request pre-confirmations (Preconfirm, dev_preconfirm, the dev
 // controls) are published as soon as they are built. While the timer waits for a deadline it holds

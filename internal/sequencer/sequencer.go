@@ -64,8 +64,9 @@ type Config struct {
 	// ObserveBuild, when set, is called after each pre-confirmation built (on request or by
 	// the timer) with the time it took, from taking the block in progress to publishing it,
 	// without the wait for its deadline (schedule.go): for the timer's, the last stretch after
-	// its staging rounds (stage.go), which are not observed, and for a block's last one the
-	// commit of the block's state that seals it (preconf.PublishOptions.Seal).
+	// its staging rounds (stage.go), which are not observed, and for the last flashblock of
+	// a block of several the commit of the block's state that seals it
+	// (preconf.PublishOptions.Seal).
 	ObserveBuild func(took time.Duration)
 }
 
