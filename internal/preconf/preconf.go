@@ -331,15 +331,23 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	// The snapshot's readers get their own copy of the state. The assembly needs one too
 	// where it changes the state (assemblyChangesState); where it does not, it runs on the
 	// writer's state itself once the readers' copy is taken, and the seal commits that state.
+	// A publication that commits the block's state before it is published
+	// (commitForSealLocked) takes no readers' copy: its readers open the committed state at
+	// the block's root, which the copy of a whole block's state (14-18 ms at 10,000
+	// transactions) would only have delayed.
 	var readers, assembled *state.StateDB
 	var block *types.Block
-	if w.assemblyChangesState() {
+	switch {
+	case w.assemblyChangesState():
 		readersState := make(chan *state.StateDB, 1)
 		go func() { readersState <- w.state.Copy() }()
 		assembled = w.state.Copy()
 		block, err = w.assemble(ctx, assembled)
 		readers = <-readersState
-	} else {
+	case opts.Seal && p.commitsForSealLocked():
+		assembled = w.state
+		block, err = w.assemble(ctx, assembled)
+	default:
 		readers, assembled = w.state.Copy(), w.state
 		block, err = w.assemble(ctx, assembled)
 	}
@@ -363,6 +371,11 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	if opts.Seal {
 		if sealing, err = p.commitForSealLocked(); err != nil {
 			return nil, err
+		}
+		if readers == nil {
+			if readers, err = p.committedStateLocked(block); err != nil {
+				return nil, err
+			}
 		}
 	}
 	snap := &Snapshot{

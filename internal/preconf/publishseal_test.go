@@ -11,8 +11,11 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
+	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -26,10 +29,32 @@ func commitSeal(t *testing.T, p *preconf.Preconf, during func(), txs ...*types.T
 // TestPublishAndSeal seals blocks with their last pre-confirmation (PublishOptions.Seal): the
 // block's state is committed (readable at the published block's root) while readers still
 // see the pre-confirmation before and the chain its old head, the sealed block is the
-// published one, it is written on
-// another goroutine as SealAsync writes, and the next block opens and pre-confirms on it.
+// published one and its readers see its state, it is written on another goroutine as
+// SealAsync writes, and the next block opens and pre-confirms on it. On Ethereum's dev chain
+// the assembly works on a copy of the state (Prague's system calls); on an OP Stack chain it
+// works on the writer's state, which the seal commits, and the readers open the committed
+// state.
 func TestPublishAndSeal(t *testing.T) {
-	c := openChain(t)
+	t.Run("ethereum", func(t *testing.T) { testPublishAndSeal(t, openChain(t)) })
+	t.Run("opstack", func(t *testing.T) { testPublishAndSeal(t, openOPChain(t)) })
+}
+
+// openOPChain opens an OP Stack dev chain (Isthmus on) with testAddr funded.
+func openOPChain(t *testing.T) *chain.Chain {
+	t.Helper()
+	g := oprollup.DevGenesis(chain.DefaultChainID, []common.Address{testAddr}, big.NewInt(params.Ether))
+	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if !c.Config().IsOptimismIsthmus(0) {
+		t.Fatal("the OP Stack dev chain is expected to run Isthmus from genesis")
+	}
+	return c
+}
+
+func testPublishAndSeal(t *testing.T, c *chain.Chain) {
 	p := preconf.New(c)
 	hold := newHoldWrites(t, 1)
 	genesis := c.Head()
@@ -60,6 +85,7 @@ func TestPublishAndSeal(t *testing.T) {
 	if got := st.GetBalance(to); got.Cmp(uint256.NewInt(1)) != 0 {
 		t.Fatalf("balance at the sealed block's root: %v, want 1", got)
 	}
+	checkReaders(t, snap, to, uint256.NewInt(1))
 	if n := <-hold.started; n != 1 {
 		t.Fatalf("write of block %d started, want 1", n)
 	}
@@ -85,7 +111,7 @@ func TestPublishAndSeal(t *testing.T) {
 	if c.Head().Hash() != snap2.Block.Hash() || c.BlockByHash(snap.Block.Hash()) == nil {
 		t.Fatalf("head %d, want block 2 on block 1", c.Head().Number)
 	}
-	if got := c.BlockByNumber(2); got.Root() != snap2.Block.Root() || len(got.Transactions()) != 1 {
+	if got := c.BlockByNumber(2); got.Root() != snap2.Block.Root() || userTxs(got) != 1 {
 		t.Fatal("block 2 as written differs from its sealing pre-confirmation")
 	}
 }
@@ -121,6 +147,46 @@ func TestPublishAndSealCheated(t *testing.T) {
 	}
 	if got := st.GetBalance(addr); got.ToBig().Cmp(big.NewInt(77)) != 0 {
 		t.Fatalf("cheated balance %v in the written block, want 77", got)
+	}
+	checkReaders(t, snap, addr, uint256.NewInt(77))
+}
+
+// userTxs counts block's transactions that are not deposits (an OP Stack block opens with its
+// L1-attributes deposit).
+func userTxs(block *types.Block) int {
+	n := 0
+	for _, tx := range block.Transactions() {
+		if !tx.IsDepositTx() {
+			n++
+		}
+	}
+	return n
+}
+
+// checkReaders checks what the readers of a block's sealing pre-confirmation see, through
+// each of a Snapshot's ways to its state: addr's balance is want, and a copy's root is the
+// block's. A block committed before its publication gives them the committed state opened at
+// its root, a cheated one a copy of the writer's.
+func checkReaders(t *testing.T, snap *preconf.Snapshot, addr common.Address, want *uint256.Int) {
+	t.Helper()
+	snap.ReadState(func(st *state.StateDB) {
+		if got := st.GetBalance(addr); got.Cmp(want) != 0 {
+			t.Errorf("ReadState: balance %v, want %v", got, want)
+		}
+	})
+	exec, err := snap.ExecState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := exec.GetBalance(addr); got.Cmp(want) != 0 {
+		t.Errorf("ExecState: balance %v, want %v", got, want)
+	}
+	cp := snap.CopyState()
+	if got := cp.GetBalance(addr); got.Cmp(want) != 0 {
+		t.Errorf("CopyState: balance %v, want %v", got, want)
+	}
+	if root := cp.IntermediateRoot(true); root != snap.Block.Root() {
+		t.Errorf("CopyState: root %s, want the block's %s", root, snap.Block.Root())
 	}
 }
 

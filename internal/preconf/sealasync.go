@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
@@ -73,18 +74,44 @@ func (p *Preconf) commitForSealLocked() (*chain.Executed, error) {
 	if err := p.settleLocked(true); err != nil {
 		return nil, err // the block in progress went with its parent (settleLocked)
 	}
-	w := p.work
-	if w.cheated() || p.chain.Upstream() != nil {
+	if !p.commitsForSealLocked() {
 		return nil, nil
 	}
+	w := p.work
 	e, err := p.chain.CommitExecuted(w.assembled.block, w.receipts, w.assembled.state)
 	if err != nil {
-		p.dropped = appendUserTxs(p.dropped, w.txs)
-		p.retractLocked(dropRetraction(p.last))
-		p.discardLocked()
+		p.dropCommittedLocked()
 		return nil, fmt.Errorf("seal: %w", err)
 	}
 	return e, nil
+}
+
+// commitsForSealLocked reports whether commitForSealLocked commits the block in progress
+// before its publication: not a cheated block, nor on a chain with an upstream. p.mu must be
+// held.
+func (p *Preconf) commitsForSealLocked() bool {
+	return !p.work.cheated() && p.chain.Upstream() == nil
+}
+
+// committedStateLocked opens the state commitForSealLocked committed for block, for the
+// readers of its last pre-confirmation. Failing to, the block is dropped as by a failed
+// commit: its state is in the trie database but unreadable. p.mu must be held.
+func (p *Preconf) committedStateLocked(block *types.Block) (*state.StateDB, error) {
+	st, err := p.chain.StateAt(block.Header())
+	if err != nil {
+		p.dropCommittedLocked()
+		return nil, fmt.Errorf("seal: open the committed state: %w", err)
+	}
+	return st, nil
+}
+
+// dropCommittedLocked drops the block in progress after its early commit failed, as a failed
+// chain write does: its pre-confirmations are retracted and its transactions kept for
+// TakeDropped. p.mu must be held.
+func (p *Preconf) dropCommittedLocked() {
+	p.dropped = appendUserTxs(p.dropped, p.work.txs)
+	p.retractLocked(dropRetraction(p.last))
+	p.discardLocked()
 }
 
 // writeAsyncLocked hands the chain write of the block e committed, whose last

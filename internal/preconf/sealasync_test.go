@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flashrpc/flashrpc/internal/chain"
+	"github.com/flashrpc/flashrpc/internal/oprollup"
 	"github.com/flashrpc/flashrpc/internal/preconf"
 )
 
@@ -67,11 +68,38 @@ func commitWith(t *testing.T, p *preconf.Preconf, opts preconf.PublishOptions, t
 func openNext(t *testing.T, p *preconf.Preconf, c *chain.Chain) *preconf.Snapshot {
 	t.Helper()
 	head := p.Head()
-	snap, err := p.Open(context.Background(), preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{}, nil), preconf.PublishOptions{})
+	attrs := preconf.NextAttributes(c.Config(), head, head.Time+1, common.Address{}, nil)
+	if c.Config().Optimism != nil {
+		// An OP Stack block opens with its L1-attributes deposit and carries its EIP-1559
+		// parameters in its extra data, as the sequencer's blocks do (internal/sequencer).
+		l1 := &oprollup.DevL1{GenesisTime: c.Genesis().Time()}
+		info := l1.Info(parentTxs(t, p, c, head), attrs.Time)
+		attrs.Transactions = []*types.Transaction{info.DepositTx()}
+		attrs.PrevRandao = info.Hash
+		attrs.ExtraData = l1.ExtraData(c.Config(), attrs.Time)
+	}
+	snap, err := p.Open(context.Background(), attrs, preconf.PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return snap
+}
+
+// parentTxs returns the transactions of head, the block the next one opens on: from the
+// chain, or from the View while the chain writes it.
+func parentTxs(t *testing.T, p *preconf.Preconf, c *chain.Chain, head *types.Header) types.Transactions {
+	t.Helper()
+	if b := c.BlockByHash(head.Hash()); b != nil {
+		return b.Transactions()
+	}
+	v := p.View()
+	for _, snap := range []*preconf.Snapshot{v.Pending, v.Sealing} {
+		if snap != nil && snap.Block.Hash() == head.Hash() {
+			return snap.Block.Transactions()
+		}
+	}
+	t.Fatalf("block %d (%s) is neither in the chain nor in the View", head.Number, head.Hash())
+	return nil
 }
 
 // TestSealAsyncWhileWriting holds the chain write of block 1 and checks, at every step, what
