@@ -328,6 +328,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	if err := w.updateTries(ctx); err != nil {
 		return nil, fmt.Errorf("pre-confirm block %d: %w", w.header.Number.Uint64(), err)
 	}
+	roots := time.Since(start)
 	// The snapshot's readers get their own copy of the state. The assembly needs one too
 	// where it changes the state (assemblyChangesState); where it does not, it runs on the
 	// writer's state itself once the readers' copy is taken, and the seal commits that state.
@@ -368,7 +369,9 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	// Accepted: what Seal writes when nothing is added since.
 	w.assembled.txs, w.assembled.block, w.assembled.state = len(w.txs), block, assembled
 	var sealing *chain.Executed // sealasync.go
+	var commit time.Duration
 	if opts.Seal {
+		commitStart := time.Now()
 		if sealing, err = p.commitForSealLocked(); err != nil {
 			return nil, err
 		}
@@ -377,6 +380,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 				return nil, err
 			}
 		}
+		commit = time.Since(commitStart)
 	}
 	snap := &Snapshot{
 		Index:    w.index,
@@ -388,7 +392,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 		txIndex:  maps.Clone(w.txIndex), // the writer keeps adding to its own
 		state:    readers,
 	}
-	snap.Assembly = time.Since(start)
+	snap.Assembly, snap.Roots, snap.Commit = time.Since(start), roots, commit
 	if opts.PublishAfter != nil {
 		opts.PublishAfter()
 	}

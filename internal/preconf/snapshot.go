@@ -33,8 +33,12 @@ type Snapshot struct {
 	Published time.Time
 	// Assembly is how long assembling took: the partial block (roots, hash) and the copy of
 	// its state (the flashblock apply time of internal/metrics), not the wait before
-	// publishing.
-	Assembly time.Duration
+	// publishing. Roots is its first part, writing the state's changes into its tries and
+	// hashing them, and Commit its last for a publication that seals the block
+	// (PublishOptions.Seal): waiting for the parent's chain write if still in flight, then the
+	// state commit (none for a block sealed after its publication). Both are zero for other
+	// publications.
+	Assembly, Roots, Commit time.Duration
 
 	txIndex map[common.Hash]int // transaction hash → position
 

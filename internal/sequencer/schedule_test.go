@@ -1,7 +1,10 @@
 package sequencer
 
 import (
+	"bytes"
+	"log/slog"
 	"math/big"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -181,7 +184,9 @@ func (c *stepClock) next(t *testing.T, what string, want time.Duration) sleepCal
 // the lead grows), and after a stall the deadlines passed by more than an interval are skipped.
 func TestCadence(t *testing.T) {
 	clk := &stepClock{now: t0, sleeps: make(chan sleepCall)}
-	ts := newTestSeqTimed(t, txpool.Config{}, Config{PreconfInterval: testInterval, BlockTime: 2 * testInterval}, clk)
+	logged := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ts := newTestSeqTimed(t, txpool.Config{}, Config{PreconfInterval: testInterval, BlockTime: 2 * testInterval, Logger: logger}, clk)
 	next := func(what string, want time.Duration) sleepCall {
 		t.Helper()
 		return clk.next(t, what, want)
@@ -225,6 +230,26 @@ func TestCadence(t *testing.T) {
 	sealed := ts.sealed
 	ts.mu.Unlock()
 	wantTxs(t, "block 1", sealed.Transactions(), a, b)
+	// Each build's debug line: flashblock 1 ready at its start, 2 ms (the lead) ahead of its
+	// deadline, with no state commit; flashblock 2, the block's last, 5 ms late, 7 ms from its
+	// planned start, with the state commit that seals the block.
+	built := builtLines(t, logged.String())
+	if len(built) != 2 {
+		t.Fatalf("%d built-flashblock lines after two builds: %v", len(built), built)
+	}
+	for i, want := range []map[string]string{
+		{"number": "1", "index": "1", "txs": "1", "took": "0s", "ahead": "2ms", "lead": "2ms", "commit": "0s"},
+		{"number": "1", "index": "2", "txs": "1", "took": "7ms", "ahead": "-5ms", "lead": "2ms"},
+	} {
+		for key, v := range want {
+			if built[i][key] != v {
+				t.Errorf("build %d: %s=%s, want %s (%v)", i+1, key, built[i][key], v, built[i])
+			}
+		}
+	}
+	if d, err := time.ParseDuration(built[1]["commit"]); err != nil || d <= 0 {
+		t.Errorf("the sealing build's commit=%s, want its state commit's time", built[1]["commit"])
+	}
 
 	// A stall: the loop wakes 450 ms after flashblock 3's deadline. Flashblock 3 is published
 	// at once; flashblock 4's deadline (800 ms) has passed by more than an interval and is
@@ -252,4 +277,41 @@ func TestWallClockStops(t *testing.T) {
 	if (wallClock{}).SleepUntil(time.Now().Add(time.Hour), stop) {
 		t.Fatal("SleepUntil a future time, stop closed: true, want false")
 	}
+}
+
+// builtLines returns the fields of the `built flashblock` lines of a text log.
+func builtLines(t *testing.T, log string) []map[string]string {
+	t.Helper()
+	var out []map[string]string
+	for _, line := range strings.Split(log, "\n") {
+		if !strings.Contains(line, `msg="built flashblock"`) {
+			continue
+		}
+		kv := map[string]string{}
+		for _, f := range strings.Fields(line) {
+			if k, v, ok := strings.Cut(f, "="); ok {
+				kv[k] = v
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger on another goroutine.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -254,7 +254,7 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 		if early {
 			until = sealAddUntil(deadline, begin, s.ticks.Now())
 		}
-		ready := s.tick(seal, early, until, func() (ready time.Time) {
+		ready, built := s.tick(seal, early, until, func() (ready time.Time) {
 			if ready = s.ticks.Now(); ready.Before(deadline) {
 				s.ticks.SleepUntil(deadline, stop) // stopping publishes at once
 			}
@@ -267,6 +267,13 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 			sched.observeSeal(ready.Sub(from))
 		} else {
 			sched.observe(ready.Sub(from))
+		}
+		if built.snap != nil {
+			snap := built.snap
+			s.log.Debug("built flashblock", "number", snap.Number(), "index", snap.Index,
+				"txs", len(snap.Block.Transactions())-snap.FirstNew, "staged", built.staged,
+				"took", ready.Sub(from), "ahead", deadline.Sub(ready), "lead", deadline.Sub(begin),
+				"roots", snap.Roots, "assembly", snap.Assembly, "commit", snap.Commit)
 		}
 		skipped += int(skip)
 		if ready.After(deadline) {
@@ -283,8 +290,9 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 // has), and, when seal is set, seals the block with it: with early, before its publication
 // (preconf.PublishOptions.Seal), otherwise after it. When wait is set, the pre-confirmation
 // calls it once assembled and is published when it returns; tick returns what wait returned
-// (the moment the pre-confirmation was ready), the zero time when wait was not called.
-func (s *Sequencer) tick(seal, early bool, until time.Time, wait func() time.Time) (ready time.Time) {
+// (the moment the pre-confirmation was ready), the zero time when wait was not called, and
+// what it built, for the timer loop's debug log.
+func (s *Sequencer) tick(seal, early bool, until time.Time, wait func() time.Time) (ready time.Time, built builtPreconf) {
 	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -292,13 +300,17 @@ func (s *Sequencer) tick(seal, early bool, until time.Time, wait func() time.Tim
 	if wait != nil {
 		publishWait = func() { ready = wait() }
 	}
+	if s.staged != nil {
+		built.staged = len(s.staged.spent)
+	}
 	// Transactions that arrived since the last tick still make this block.
 	snap, err := s.preconfirmLocked(ctx, until, publishWait, early)
+	built.snap = snap
 	if !seal {
 		if err != nil {
 			s.log.Error("pre-confirmation failed", "err", err)
 		}
-		return ready
+		return ready, built
 	}
 	switch {
 	case err == nil && early:
@@ -319,7 +331,14 @@ func (s *Sequencer) tick(seal, early bool, until time.Time, wait func() time.Tim
 	if err != nil {
 		s.log.Error("sealing failed", "err", err)
 	}
-	return ready
+	return ready, built
+}
+
+// builtPreconf is what a tick built: the pre-confirmation it published (nil when it failed)
+// and how many of its transactions the staging rounds had taken before the build (stage.go).
+type builtPreconf struct {
+	snap   *preconf.Snapshot
+	staged int
 }
 
 func (s *Sequencer) openLocked(ctx context.Context) error {

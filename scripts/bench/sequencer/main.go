@@ -14,7 +14,7 @@
 // a block every 200 ms) --heads ws://127.0.0.1:8545 measures the interval between sealed blocks
 // from the standard endpoint's newHeads instead of the feed, and how far each notification
 // arrives after the block's timestampMs (heads.go); --node-log, the node's debug log, adds each
-// window's seal costs (seallog.go):
+// window's seal costs (seallog.go) and its builds by kind (buildlog.go):
 //
 //	flashrpc dev --network base-mainnet --accounts 500 --gas-limit 100000000 --log.level debug 2>node.log &
 //	go run ./scripts/bench/sequencer --mix realistic --heads ws://127.0.0.1:8545 --node-log node.log --rates 1000,2000
@@ -69,7 +69,7 @@ func main() {
 	interval := flag.Duration("interval", 200*time.Millisecond, "the node's pre-confirmation interval")
 	flag.IntVar(&slowest, "slowest", 0, "print each window's N longest intervals and the flashblock (block/index) that ended each, to stderr")
 	headsURL := flag.String("heads", "", "the standard endpoint's WebSocket URL: measure the interval between sealed blocks from its newHeads instead of the feed (a chain without pre-confirmations)")
-	nodeLog := flag.String("node-log", "", "the node's log file (--log.level debug, text format): print each window's seal costs")
+	nodeLog := flag.String("node-log", "", "the node's log file (--log.level debug, text format): print each window's seal costs and builds")
 	datadir := flag.String("datadir", "", "the node's datadir: print its growth over each rate's blocks (growth.go)")
 	profileURL := flag.String("cpuprofile-url", "", "the node's CPU profile URL (http://127.0.0.1:9464/debug/pprof/profile with --metrics.port 9464 --pprof): profile the last rate's window")
 	profileOut := flag.String("cpuprofile-out", "cpu.pprof", "where --cpuprofile-url's profile is written")
@@ -117,7 +117,7 @@ func main() {
 	} else {
 		fmt.Printf("| offered tx/s | pre-confirmed tx/s | Mgas/s | kept up | interval p50 | p99 | max | flashblocks | refused |\n|---|---|---|---|---|---|---|---|---|\n")
 	}
-	var seals, growths []string
+	var seals, buildRows, growths []string
 	allOK := true
 	for i, rate := range rates {
 		var before growthMark
@@ -165,6 +165,13 @@ func main() {
 			if len(costs) > 0 {
 				seals = append(seals, sealSummary(rate, costs, late, skipped, *interval))
 			}
+			built, err := builds(*nodeLog, r.from, r.to)
+			if err != nil {
+				log.Fatalf("rate %d: node log: %v", rate, err)
+			}
+			if len(built) > 0 {
+				buildRows = append(buildRows, buildSummary(rate, built))
+			}
 		}
 		if refusals := c.takeRefusals(); len(refusals) > 0 {
 			fmt.Fprintf(os.Stderr, "rate %d: refused %v\n", rate, refusals)
@@ -186,6 +193,9 @@ func main() {
 	}
 	if len(seals) > 0 {
 		fmt.Printf("\nSeal costs (from the node's log):\n\n%s\n%s\n", sealHeader, strings.Join(seals, "\n"))
+	}
+	if len(buildRows) > 0 {
+		fmt.Printf("\nBuilds (from the node's log):\n\n%s\n%s\n", buildHeader, strings.Join(buildRows, "\n"))
 	}
 	if !allOK {
 		os.Exit(1)
