@@ -12,9 +12,9 @@ import (
 // CopyState's go-ethereum StateDB.Copy copies every account the block touched and every trie
 // node its roots resolved, 5-10 ms at the end of a block of 10,000 transactions
 // (BenchmarkCopyState); this copies nothing. Its root is the partial block's, which no
-// database holds: computing a root on it (IntermediateRoot, Commit, a proof) fails with a
-// missing trie node instead of answering; eth_simulateV1, which computes roots, takes
-// CopyState. What it reads is kept in the snapshot's state, as ReadState's reads are, and a
+// database holds (but a sealing pre-confirmation's, committed with its block): computing a
+// root on it (IntermediateRoot, Commit, a proof) fails with a missing trie node instead of
+// answering; eth_simulateV1, which computes roots, takes CopyState. What it reads is kept in the snapshot's state, as ReadState's reads are, and a
 // read the snapshot's state fails stays failed there (a StateDB keeps its first error): a
 // chain whose reads may fail (a fork's) takes CopyState.
 func (s *Snapshot) ExecState() (*state.StateDB, error) {
@@ -27,7 +27,8 @@ func (s *Snapshot) ExecState() (*state.StateDB, error) {
 // snapshotReader is a state.Reader over a snapshot's state, safe for concurrent use: each
 // read takes the state's lock (a StateDB caches what it reads). Accounts carry the storage
 // root the last assembly computed (the state roots are written into the block's own tries
-// before the readers' copy is made: work.updateTries). A failed read of the snapshot's state
+// before the readers' copy is made, work.updateTries, or committed with the block a sealing
+// pre-confirmation seals). A failed read of the snapshot's state
 // (a fork's upstream) is returned as an error, not as an empty account.
 type snapshotReader struct{ s *Snapshot }
 

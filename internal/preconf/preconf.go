@@ -375,10 +375,14 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 		if sealing, err = p.commitForSealLocked(); err != nil {
 			return nil, err
 		}
-		if readers == nil {
+		switch {
+		case readers != nil:
+		case sealing != nil:
 			if readers, err = p.committedStateLocked(block); err != nil {
 				return nil, err
 			}
+		default: // not committed after all: the writer's state is still whole
+			readers = w.state.Copy()
 		}
 		commit = time.Since(commitStart)
 	}

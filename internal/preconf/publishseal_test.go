@@ -36,14 +36,16 @@ func commitSeal(t *testing.T, p *preconf.Preconf, during func(), txs ...*types.T
 // state.
 func TestPublishAndSeal(t *testing.T) {
 	t.Run("ethereum", func(t *testing.T) { testPublishAndSeal(t, openChain(t)) })
-	t.Run("opstack", func(t *testing.T) { testPublishAndSeal(t, openOPChain(t)) })
+	t.Run("opstack", func(t *testing.T) { testPublishAndSeal(t, openOPChain(t, chain.SchemeHash)) })
+	t.Run("opstack/path", func(t *testing.T) { testPublishAndSeal(t, openOPChain(t, chain.SchemePath)) })
 }
 
-// openOPChain opens an OP Stack dev chain (Isthmus on) with testAddr funded.
-func openOPChain(t *testing.T) *chain.Chain {
+// openOPChain opens an OP Stack dev chain (Isthmus on) with testAddr funded, its state kept
+// with scheme.
+func openOPChain(t *testing.T, scheme string) *chain.Chain {
 	t.Helper()
 	g := oprollup.DevGenesis(chain.DefaultChainID, []common.Address{testAddr}, big.NewInt(params.Ether))
-	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g})
+	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: g, StateScheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +113,8 @@ func testPublishAndSeal(t *testing.T, c *chain.Chain) {
 	if c.Head().Hash() != snap2.Block.Hash() || c.BlockByHash(snap.Block.Hash()) == nil {
 		t.Fatalf("head %d, want block 2 on block 1", c.Head().Number)
 	}
+	checkReaders(t, snap, to, uint256.NewInt(1)) // block 1's, once written and built upon
+	checkReaders(t, snap2, to, uint256.NewInt(2))
 	if got := c.BlockByNumber(2); got.Root() != snap2.Block.Root() || userTxs(got) != 1 {
 		t.Fatal("block 2 as written differs from its sealing pre-confirmation")
 	}

@@ -3,6 +3,7 @@ package preconf
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -133,6 +134,9 @@ func (p *Preconf) writeAsyncLocked(e *chain.Executed, last *Snapshot) {
 // writeSealed runs the chain write of a sealed block: the chain publishes its Heads, and
 // onHeads the View with the block sealed, before its listeners hear of it.
 func (p *Preconf) writeSealed(sw *sealWrite, e *chain.Executed) {
+	// Not the labels of the writer that started it (a sequencer labels its builds for CPU
+	// profiles): the write runs beside the next block's builds.
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("chain", "write")))
 	if hook := testHookBeforeWrite; hook != nil {
 		sw.err = hook(e.Block())
 	}

@@ -36,14 +36,17 @@ type Snapshot struct {
 	// publishing. Roots is its first part, writing the state's changes into its tries and
 	// hashing them, and Commit its last for a publication that seals the block
 	// (PublishOptions.Seal): waiting for the parent's chain write if still in flight, then the
-	// state commit (none for a block sealed after its publication). Both are zero for other
+	// state commit (none for a block sealed after its publication); zero for other
 	// publications.
 	Assembly, Roots, Commit time.Duration
 
 	txIndex map[common.Hash]int // transaction hash → position
 
-	stateMu sync.Mutex     // guards state: a StateDB caches what it reads, so even reads write
-	state   *state.StateDB // state after the last pre-confirmed transaction; never committed
+	stateMu sync.Mutex // guards state: a StateDB caches what it reads, so even reads write
+	// state is the state after the last pre-confirmed transaction: a copy of the writer's,
+	// never committed, or for a publication that sealed its block the committed state opened
+	// at the block's root (publishLocked).
+	state *state.StateDB
 }
 
 // Number returns the number of the block in progress.
