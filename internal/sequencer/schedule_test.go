@@ -238,12 +238,18 @@ func TestCadence(t *testing.T) {
 		t.Fatalf("%d built-flashblock lines after two builds: %v", len(built), built)
 	}
 	for i, want := range []map[string]string{
-		{"number": "1", "index": "1", "txs": "1", "took": "0s", "ahead": "2ms", "lead": "2ms", "commit": "0s"},
-		{"number": "1", "index": "2", "txs": "1", "took": "7ms", "ahead": "-5ms", "lead": "2ms"},
+		{"number": "1", "index": "1", "kind": "first", "txs": "1", "staged": "0", "took": "0s", "ahead": "2ms", "lead": "2ms", "commit": "0s"},
+		{"number": "1", "index": "2", "kind": "last", "txs": "1", "staged": "0", "took": "7ms", "ahead": "-5ms", "lead": "2ms"},
 	} {
 		for key, v := range want {
 			if built[i][key] != v {
 				t.Errorf("build %d: %s=%s, want %s (%v)", i+1, key, built[i][key], v, built[i])
+			}
+		}
+		// Every duration the benchmark reads (scripts/bench/sequencer, buildlog.go) parses.
+		for _, key := range []string{"took", "ahead", "roots", "assembly", "commit"} {
+			if _, err := time.ParseDuration(built[i][key]); err != nil {
+				t.Errorf("build %d: %s=%q: %v", i+1, key, built[i][key], err)
 			}
 		}
 	}

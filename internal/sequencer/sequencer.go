@@ -241,9 +241,13 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 		if early {
 			begin = deadline.Add(-sched.sealLead())
 		}
+		// CPU profiles tell the builds apart by kind, and staging from building (profile.go).
+		kind := buildKind(n, perBlock)
+		labelBuild(kind, "staging")
 		if !s.stageUntil(begin, stop) { // stage.go
 			return
 		}
+		labelBuild(kind, "build")
 		// The build is measured from its planned start (the timer waking late counts), or from
 		// when the loop got to it when that was later.
 		from := begin
@@ -270,7 +274,7 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 		}
 		if built.snap != nil {
 			snap := built.snap
-			s.log.Debug("built flashblock", "number", snap.Number(), "index", snap.Index,
+			s.log.Debug("built flashblock", "number", snap.Number(), "index", snap.Index, "kind", kind,
 				"txs", len(snap.Block.Transactions())-snap.FirstNew, "staged", built.staged,
 				"took", ready.Sub(from), "ahead", deadline.Sub(ready), "lead", deadline.Sub(begin),
 				"roots", snap.Roots, "assembly", snap.Assembly, "commit", snap.Commit)
@@ -335,7 +339,8 @@ func (s *Sequencer) tick(seal, early bool, until time.Time, wait func() time.Tim
 }
 
 // builtPreconf is what a tick built: the pre-confirmation it published (nil when it failed)
-// and how many of its transactions the staging rounds had taken before the build (stage.go).
+// and how many transactions the staging rounds had taken before the build (stage.go), those
+// whose nonce another had used included.
 type builtPreconf struct {
 	snap   *preconf.Snapshot
 	staged int

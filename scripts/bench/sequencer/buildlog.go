@@ -11,32 +11,22 @@ import (
 )
 
 // The builds of a window, from the node's debug log: the timer loop logs `built flashblock`
-// for each of its builds (number, index, txs, staged: what its staging rounds took, took: from
-// its start to ready, ahead: how long before its deadline it was ready, negative when late,
-// roots, assembly, commit). A late interval is ended by a late build, and a late build is one
-// of three kinds, whose costs differ: a block's first flashblock (its state opens cold on the
-// sealed block), its last (which commits the block's state before its deadline: commit > 0)
-// and the others. buildSummary gives each kind's row.
+// for each of its builds (number, index, kind, txs, staged: what its staging rounds took,
+// took: from its start to ready, ahead: how long before its deadline it was ready, negative
+// when late, roots, assembly, commit). A late interval is ended by a late build, and the
+// kinds of build cost differently: a block's first flashblock (its state opens cold on the
+// sealed block), its last (which commits the block's state before its deadline), the others,
+// and a block of one build (Denim's). buildSummary gives each kind's row.
 
-// buildKind names the kinds, in the table's order.
-var buildKinds = []string{"first (index 1)", "last (commits the block)", "other"}
+// buildKinds are the sequencer's kinds (internal/sequencer, buildKind), in the table's order.
+var buildKinds = []string{"first", "last", "other", "block", "preconf"}
 
 // builtFlashblock is one `built flashblock` line.
 type builtFlashblock struct {
+	kind                         string
 	index, txs, staged           int
 	took, ahead, roots, assembly time.Duration
 	commit                       time.Duration
-}
-
-// kind returns the build's index in buildKinds.
-func (b builtFlashblock) kind() int {
-	switch {
-	case b.commit > 0:
-		return 1
-	case b.index == 1:
-		return 0
-	}
-	return 2
 }
 
 // builds returns the `built flashblock` lines of the log at path logged between from and to.
@@ -58,7 +48,10 @@ func builds(path string, from, to time.Time) ([]builtFlashblock, error) {
 		if err != nil || at.Before(from) || at.After(to) {
 			continue
 		}
-		var b builtFlashblock
+		b := builtFlashblock{kind: kv["kind"]}
+		if !slices.Contains(buildKinds, b.kind) {
+			return nil, fmt.Errorf("%s: kind=%q: not a kind of build", path, b.kind)
+		}
 		for key, n := range map[string]*int{"index": &b.index, "txs": &b.txs, "staged": &b.staged} {
 			if *n, err = strconv.Atoi(kv[key]); err != nil {
 				return nil, fmt.Errorf("%s: %s=%q: %w", path, key, kv[key], err)
@@ -79,11 +72,11 @@ func builds(path string, from, to time.Time) ([]builtFlashblock, error) {
 func buildSummary(rate int, all []builtFlashblock) string {
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) }
 	var rows []string
-	for k, name := range buildKinds {
+	for _, name := range buildKinds {
 		var of []builtFlashblock
 		late := 0
 		for _, b := range all {
-			if b.kind() == k {
+			if b.kind == name {
 				of = append(of, b)
 				if b.ahead < 0 {
 					late++
@@ -120,4 +113,4 @@ func buildSummary(rate int, all []builtFlashblock) string {
 }
 
 // buildHeader is the header of buildSummary's table.
-const buildHeader = "| offered tx/s | flashblock | builds | late | txs p50 | staged p50 | took p50 / max (ms) | roots | copy and assembly | state commit |\n|---|---|---|---|---|---|---|---|---|---|"
+const buildHeader = "| offered tx/s | flashblock | builds | late | txs p50 | staged p50 | took p50 / max (ms) | roots | copy and assembly | state commit (with the wait for the parent's write) |\n|---|---|---|---|---|---|---|---|---|---|"
