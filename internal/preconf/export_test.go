@@ -9,3 +9,11 @@ func SetWriteHook(fn func(*types.Block) error) func() {
 	testHookBeforeWrite = fn
 	return func() { testHookBeforeWrite = nil }
 }
+
+// SetOpenCommittedHook makes fn run before the state an early seal committed is opened for
+// its pre-confirmation's readers, its error taken for the opening's; the returned function
+// removes it.
+func SetOpenCommittedHook(fn func(*types.Block) error) func() {
+	testHookOpenCommitted = fn
+	return func() { testHookOpenCommitted = nil }
+}

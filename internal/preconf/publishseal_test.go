@@ -194,6 +194,46 @@ func checkReaders(t *testing.T, snap *preconf.Snapshot, addr common.Address, wan
 	}
 }
 
+// TestPublishAndSealCommittedStateFails: when the state a sealing publication committed cannot
+// be opened for its readers, the block is dropped as after a failed commit (the path both
+// share): nothing of it is published, its pre-confirmations are retracted, its transactions
+// are kept for TakeDropped, the chain keeps its head, and the next block opens and seals on
+// that head.
+func TestPublishAndSealCommittedStateFails(t *testing.T) {
+	c := openOPChain(t, chain.SchemeHash)
+	p := preconf.New(c)
+	genesis := c.Head()
+	broken := errors.New("state gone")
+	remove := preconf.SetOpenCommittedHook(func(*types.Block) error { return broken })
+	openNext(t, p, c)
+	first := preconfirm(t, p, transfer(t, c, 0, common.Address{1}))
+	tx := transfer(t, c, 1, common.Address{2})
+	if _, err := commitSeal(t, p, func() { t.Error("published a block whose committed state cannot be read") }, tx); !errors.Is(err, broken) {
+		t.Fatalf("sealing: %v, want the opening's error", err)
+	}
+	remove()
+	if v := p.View(); v.Latest != genesis || v.Pending != nil || v.Sealing != nil {
+		t.Fatalf("after the failed opening: latest %d, pending %v, sealing %v", v.Latest.Number, v.Pending, v.Sealing)
+	}
+	if _, _, ok := p.View().Preconfirmed(first.Block.Transactions()[1].Hash()); ok {
+		t.Fatal("the dropped block's pre-confirmed transaction is still pre-confirmed")
+	}
+	dropped := p.TakeDropped()
+	if len(dropped) != 2 || dropped[0].Hash() != first.Block.Transactions()[1].Hash() || dropped[1].Hash() != tx.Hash() {
+		t.Fatalf("dropped %d transactions, want the block's two user transactions", len(dropped))
+	}
+	if c.Head().Hash() != genesis.Hash() || p.Head().Hash() != genesis.Hash() {
+		t.Fatalf("head %d after the drop, want genesis", c.Head().Number)
+	}
+	openNext(t, p, c)
+	if _, err := commitSeal(t, p, nil, transfer(t, c, 0, common.Address{1})); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitWritten(); err != nil || c.Head().Number.Uint64() != 1 {
+		t.Fatalf("sealing again: %v, head %d", err, c.Head().Number)
+	}
+}
+
 // TestPublishAndSealAfterFailedWrite fails the chain write of block 1 while block 2 is built
 // on it: block 2's sealing publication must not seal (nor publish) it, and the chain goes on
 // from its head.

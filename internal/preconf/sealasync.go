@@ -98,7 +98,14 @@ func (p *Preconf) commitsForSealLocked() bool {
 // readers of its last pre-confirmation. Failing to, the block is dropped as by a failed
 // commit: its state is in the trie database but unreadable. p.mu must be held.
 func (p *Preconf) committedStateLocked(block *types.Block) (*state.StateDB, error) {
-	st, err := p.chain.StateAt(block.Header())
+	var st *state.StateDB
+	var err error
+	if hook := testHookOpenCommitted; hook != nil {
+		err = hook(block)
+	}
+	if err == nil {
+		st, err = p.chain.StateAt(block.Header())
+	}
 	if err != nil {
 		p.dropCommittedLocked()
 		return nil, fmt.Errorf("seal: open the committed state: %w", err)
@@ -153,6 +160,10 @@ func (p *Preconf) writeSealed(sw *sealWrite, e *chain.Executed) {
 	}
 	close(sw.done)
 }
+
+// testHookOpenCommitted, when set (tests only), runs before committedStateLocked opens a
+// committed state; its error is taken for the opening's.
+var testHookOpenCommitted func(*types.Block) error
 
 // testHookBeforeWrite, when set (tests only), runs on the writing goroutine before the chain
 // write of each block SealAsync sealed; an error it returns fails the write instead.
