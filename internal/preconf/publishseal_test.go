@@ -225,13 +225,7 @@ func TestPublishAndSealCommittedStateFails(t *testing.T) {
 	if c.Head().Hash() != genesis.Hash() || p.Head().Hash() != genesis.Hash() {
 		t.Fatalf("head %d after the drop, want genesis", c.Head().Number)
 	}
-	openNext(t, p, c)
-	if _, err := commitSeal(t, p, nil, transfer(t, c, 0, common.Address{1})); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.WaitWritten(); err != nil || c.Head().Number.Uint64() != 1 {
-		t.Fatalf("sealing again: %v, head %d", err, c.Head().Number)
-	}
+	sealBlockOneAgain(t, p, c)
 }
 
 // TestPublishAndSealAfterFailedWrite fails the chain write of block 1 while block 2 is built
@@ -266,6 +260,13 @@ func TestPublishAndSealAfterFailedWrite(t *testing.T) {
 		t.Fatalf("head %d after the failed write, want genesis", c.Head().Number)
 	}
 	hold.fail = nil
+	sealBlockOneAgain(t, p, c)
+}
+
+// sealBlockOneAgain opens a block on the genesis head left after a drop, seals it with its
+// last pre-confirmation and checks that it is written as block 1.
+func sealBlockOneAgain(t *testing.T, p *preconf.Preconf, c *chain.Chain) {
+	t.Helper()
 	openNext(t, p, c)
 	if _, err := commitSeal(t, p, nil, transfer(t, c, 0, common.Address{1})); err != nil {
 		t.Fatal(err)

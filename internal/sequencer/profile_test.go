@@ -2,8 +2,8 @@ package sequencer
 
 import "testing"
 
-// TestBuildKind: the profile label of each build of the timer loop, for blocks of ten
-// flashblocks, of two, of one (Denim's), and without seals.
+// TestBuildKind: the kind of each build of the timer loop (which decides its seal), for
+// blocks of ten flashblocks, of two, of one (Denim's), and without seals.
 func TestBuildKind(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {

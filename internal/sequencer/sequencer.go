@@ -231,18 +231,18 @@ func (s *Sequencer) cadenceLoop(interval time.Duration, perBlock int, stop <-cha
 	for n := 1; ; n++ {
 		free := s.ticks.Now()
 		deadline, begin, skip := sched.plan(free)
-		seal := perBlock > 0 && n%perBlock == 0
+		kind := buildKind(n, perBlock) // profile.go
+		seal := kind == kindLast || kind == kindBlock
 		// The last flashblock of a block of several commits the block's state before its
 		// deadline, so that the next block's first flashblock has a whole interval
 		// (preconf.PublishOptions.Seal). A chain whose every build seals (Denim's 200 ms
 		// blocks) has no such first flashblock: its blocks seal after their publication, and
 		// their builds keep half a lead to add transactions.
-		early := seal && perBlock > 1
+		early := kind == kindLast
 		if early {
 			begin = deadline.Add(-sched.sealLead())
 		}
-		// CPU profiles tell the builds apart by kind, and staging from building (profile.go).
-		kind := buildKind(n, perBlock)
+		// CPU profiles tell the builds apart by kind, and staging from building.
 		labelBuild(kind, "staging")
 		if !s.stageUntil(begin, stop) { // stage.go
 			return
