@@ -12,6 +12,10 @@
 // cores, as measured, and on a larger machine nearly go-ethereum's, so that catching up or a
 // bulk import there is not held to one compaction (not measured beyond two cores).
 //
+// After LowerBackgroundPriority (cmd/flashrpc calls it), the flushes and compactions also run on
+// threads of lower priority, each with a Go P of its own while it runs, so that the node's own
+// work gets the cores first (background.go).
+//
 // Everything else is go-ethereum's, so that a datadir written by either opener opens with the
 // other (and go-ethereum's tools read it): the same Pebble options (format major version left to
 // the store, the levels and their bloom filters, the cache, memtable size and count, L0

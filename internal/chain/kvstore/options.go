@@ -25,9 +25,10 @@ const maxMemTableSize = (1<<31)<<(^uint(0)>>63) - 1
 
 // options returns go-ethereum's Pebble options (ethdb/pebble.New at op-geth v1.101702.3) for a
 // cache of cacheMB megabytes and handles open files, except MaxConcurrentCompactions, which is
-// one less than runtime.NumCPU (maxCompactions), and without go-ethereum's metrics listeners.
-// Every option that shapes what is on disk is go-ethereum's.
-func options(cacheMB, handles int, readOnly bool) *pebble.Options {
+// one less than runtime.NumCPU (maxCompactions), and without go-ethereum's metrics listeners;
+// with jobs (not nil), flushes and compactions run at a lower priority, each with a P of its
+// own (background.go). Every option that shapes what is on disk is go-ethereum's.
+func options(cacheMB, handles int, readOnly bool, jobs *jobProcs) *pebble.Options {
 	cacheMB = max(cacheMB, minCacheMB)
 	handles = max(handles, minHandles)
 	memTableSize := cacheMB * 1024 * 1024 / 2 / memTables
@@ -60,6 +61,9 @@ func options(cacheMB, handles int, readOnly bool) *pebble.Options {
 		// Two L0 sub-levels start a compaction (Pebble's default is 4), which keeps the
 		// compaction debt small at the cost of more frequent compactions.
 		L0CompactionThreshold: 2,
+	}
+	if jobs != nil {
+		opt.EventListener = jobs.listener()
 	}
 	opt.Experimental.ReadSamplingMultiplier = -1 // no seek compactions (go-ethereum PR 20130)
 	// Compactions beyond the first: one per extra L0 sub-level and per 256 MB of debt, up to

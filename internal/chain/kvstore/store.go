@@ -27,9 +27,10 @@ var _ ethdb.KeyValueStore = (*Store)(nil)
 var writeOptions = pebble.NoSync
 
 // Open opens (or creates, unless readOnly) the Pebble database in dir with a cache of cacheMB
-// megabytes and up to handles open files (options.go).
+// megabytes and up to handles open files (options.go), its flushes and compactions at a lower
+// priority after LowerBackgroundPriority (background.go).
 func Open(dir string, cacheMB, handles int, readOnly bool) (*Store, error) {
-	opt := options(cacheMB, handles, readOnly)
+	opt := options(cacheMB, handles, readOnly, background.Load())
 	// The database takes its own reference to the cache; the one NewCache made is dropped, so
 	// that the cache's memory (C memory with cgo) is freed when the database closes.
 	defer opt.Cache.Unref()

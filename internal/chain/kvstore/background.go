@@ -1,0 +1,101 @@
+package kvstore
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble"
+)
+
+// Pebble flushes memtables and compacts tables on goroutines of its own, one per job
+// (DB.maybeScheduleFlush and DB.maybeScheduleCompaction start them with go), and calls the
+// event listener's FlushBegin and CompactionBegin on that goroutine as the job starts, and
+// FlushEnd and CompactionEnd as it ends. On a node with two cores such a job, started by the
+// write of block N, competes with the sequencer's first flashblock of block N+1: the
+// flashblock's state root waited 20-45 ms for op-geth's helper goroutines while the compaction
+// ran on the other core (docs/benchmarks.md, "The block boundary under load", sessions 14 and
+// 15).
+//
+// With the lower priority, each job's goroutine locks itself to its OS thread and lowers that
+// thread's priority (lowerThread). The kernel then gives the cores to the node's other threads
+// first, and the job runs on what they leave. It is not starved: when the node is busy it gets
+// about a tenth of a contended core, and when compactions fall behind, Pebble stops the writes
+// (its memtable and L0 limits) until they catch up. The goroutine ends with its job and, still
+// locked, takes its thread with it, so no other goroutine ever runs at the lower priority.
+//
+// A goroutine keeps its P while it runs, even while the kernel holds its thread back, so a job
+// also adds a P to GOMAXPROCS for as long as it runs (jobProcs): the node's own goroutines keep
+// as many Ps as before. Without it, a compaction held one of a two-core node's two Ps at the
+// lower priority and the first flashblocks were later than with no lower priority at all
+// (measured). A P added for good instead would cost the node's requests when no job runs: two
+// Ps on one core raised the read benchmarks' p99 from under 1 ms to 10-15 ms (measured).
+//
+// The cost: each change of GOMAXPROCS stops the world briefly; while a job holds Pebble's mutex
+// (as it starts and ends, and as it installs its result) a write waits for it at its lower
+// priority; and a garbage collection's stop-the-world waits for its thread to reach a safe
+// point. Measured on two cores, the block boundary gained far more than these cost
+// (docs/benchmarks.md, session 15).
+
+// backgroundNiceSteps is how far below the process's priority the jobs' threads run: nice 10
+// for a node at nice 0, a weight of about a tenth of the node's threads' under Linux's
+// scheduler.
+const backgroundNiceSteps = 10
+
+// maxNice is the lowest priority Linux has.
+const maxNice = 19
+
+// background holds the process's jobs once LowerBackgroundPriority has been called: the
+// process's choice, like GOMAXPROCS, and one count of running jobs for all its stores.
+var background atomic.Pointer[jobProcs]
+
+// LowerBackgroundPriority makes the stores opened from now on in this process run their flushes
+// and compactions on threads backgroundNiceSteps below the process's priority, each with a P of
+// its own added to GOMAXPROCS while it runs, and reports whether it can (Linux, where a thread
+// has a priority of its own, unless a sandbox filters setpriority; otherwise it does nothing
+// and returns false). GOMAXPROCS as it is now is the base the jobs' Ps are added to; the caller
+// must not change it later.
+func LowerBackgroundPriority() bool {
+	if !canLowerThreads() {
+		return false
+	}
+	background.CompareAndSwap(nil, newJobProcs())
+	return true
+}
+
+// jobProcs counts the running jobs and keeps GOMAXPROCS at base plus their number.
+type jobProcs struct {
+	mu      sync.Mutex
+	base    int // GOMAXPROCS without jobs
+	running int
+}
+
+func newJobProcs() *jobProcs { return &jobProcs{base: runtime.GOMAXPROCS(0)} }
+
+// begin is called on a job's goroutine as it starts: a P for it, then its thread lowered.
+func (j *jobProcs) begin() {
+	j.mu.Lock()
+	j.running++
+	runtime.GOMAXPROCS(j.base + j.running)
+	j.mu.Unlock()
+	lowerThread()
+}
+
+// end is called on a job's goroutine as it ends: its P is taken back (the goroutine returns
+// soon after, leaving the P to the others).
+func (j *jobProcs) end() {
+	j.mu.Lock()
+	j.running--
+	runtime.GOMAXPROCS(j.base + j.running)
+	j.mu.Unlock()
+}
+
+// listener returns the event listener that runs every flush and compaction as a lowered job.
+func (j *jobProcs) listener() *pebble.EventListener {
+	return &pebble.EventListener{
+		FlushBegin:      func(pebble.FlushInfo) { j.begin() },
+		FlushEnd:        func(pebble.FlushInfo) { j.end() },
+		CompactionBegin: func(pebble.CompactionInfo) { j.begin() },
+		CompactionEnd:   func(pebble.CompactionInfo) { j.end() },
+	}
+}
