@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +44,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 
 	fs.Uint64Var(&f.API.GasCap, "rpc.gascap", api.DefaultGasCap, "gas cap of eth_call and eth_estimateGas (0 = unlimited)")
 	fs.DurationVar(&f.API.EVMTimeout, "rpc.evmtimeout", api.DefaultEVMTimeout, "time limit of one eth_call, eth_estimateGas or eth_createAccessList, of all calls of one eth_simulateV1, and of each traced transaction (debug_trace*'s timeout is capped at it) (0 = none beyond --rpc.timeout)")
-	fs.IntVar(&f.EVMConcurrency, "rpc.evm.concurrency", 0, "most EVM requests (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, debug_trace*) executing at once, both endpoints together (default: GOMAXPROCS, the CPUs this process may use)")
+	fs.IntVar(&f.EVMConcurrency, "rpc.evm.concurrency", 0, "most EVM requests (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, debug_trace*) executing at once, both endpoints together (default: the CPUs this process may use)")
 	fs.IntVar(&f.EVMQueue, "rpc.evm.queue", exec.DefaultEVMQueue, "most EVM requests waiting for one of the --rpc.evm.concurrency slots; beyond it a request gets error -32005 \"server busy\" at once")
 	fs.IntVar(&f.API.SimLimits.MaxBlocks, "rpc.simulate.max-blocks", simulate.DefaultMaxBlocks, "most blocks one eth_simulateV1 simulates, and how far past its base block they may go (error -38026 beyond)")
 	fs.IntVar(&f.API.SimLimits.MaxCallsPerBlock, "rpc.simulate.max-calls-per-block", simulate.DefaultMaxCallsPerBlock, "most calls in one simulated block (error -38026 beyond)")
@@ -81,7 +80,7 @@ func (f *serverFlags) register(fs *flag.FlagSet, dataDirHelp string) {
 func (f *serverFlags) check() error {
 	switch {
 	case f.EVMConcurrency < 0:
-		return errors.New("--rpc.evm.concurrency must be at least 1 (0: GOMAXPROCS)")
+		return errors.New("--rpc.evm.concurrency must be at least 1 (0: the CPUs)")
 	case f.EVMQueue < 0:
 		return errors.New("--rpc.evm.queue must not be negative")
 	case f.FiltersMax < 1:
@@ -102,7 +101,7 @@ func (f *serverFlags) config(logger *slog.Logger) node.Server {
 	cfg := f.Server
 	cfg.Logger, cfg.PProf, cfg.RPC.LogRequests = logger, f.pprof, f.logRequests
 	if cfg.EVMConcurrency == 0 {
-		cfg.EVMConcurrency = runtime.GOMAXPROCS(0)
+		cfg.EVMConcurrency = cpus
 	}
 	if f.metricsPort.set {
 		cfg.Metrics = net.JoinHostPort(f.metricsAddr, strconv.Itoa(f.metricsPort.port))

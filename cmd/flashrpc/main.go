@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/flashrpc/flashrpc/internal/buildinfo"
+	"github.com/flashrpc/flashrpc/internal/chain/kvstore"
 )
 
 const usage = `flashrpc: a JSON-RPC node for chains that pre-confirm transactions before sealing a block.
@@ -53,11 +54,14 @@ Every command serves two JSON-RPC endpoints (HTTP POST and WebSocket at "/"):
 Run "flashrpc <command> --help" for the flags of a command.
 
 Environment: GOGC sets the garbage collector's target (default 400 here, not Go's 100:
-the heap is small beside the database caches, which live outside it).
+the heap is small beside the database caches, which live outside it). GOMAXPROCS sets the
+Go scheduler's Ps; without it flashrpc runs the database's flushes and compactions at a lower
+priority, each with a P of its own while it runs.
 `
 
 func main() {
 	setGCPercent()
+	lowerBackgroundJobs(kvstore.LowerBackgroundPriority)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
