@@ -128,7 +128,7 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.what, tc.got, tc.want)
 		}
 	}
-	for _, name := range []string{"flashrpc_txpool_pending", "flashrpc_preconf_age_seconds", "flashrpc_build_info", "go_goroutines"} {
+	for _, name := range []string{"flashrpc_txpool_pending", "flashrpc_preconf_age_seconds", "flashrpc_build_info", "go_goroutines", "flashrpc_db_write_stalls_total", "flashrpc_db_write_stall_seconds_total"} {
 		if after[name] == nil {
 			t.Errorf("no %s", name)
 		}

@@ -94,6 +94,7 @@ var ErrNoChain = errors.New("holds no chain")
 type Chain struct {
 	bc      *core.BlockChain
 	db      ethdb.Database
+	kv      *kvstore.Store // db's key-value store
 	engine  consensus.Engine
 	dir     string // the data directory
 	tempDir string // removed by Close when the chain lives in a temporary directory
@@ -149,7 +150,7 @@ func Open(cfg Config) (*Chain, error) {
 		c.removeTemp()
 		return nil, fmt.Errorf("open chain: database in %s: %w", dir, err)
 	}
-	c.db = rawdb.NewDatabase(newCloseGuard(kv)) // closeguard.go: Close waits for open iterators
+	c.kv, c.db = kv, rawdb.NewDatabase(newCloseGuard(kv)) // closeguard.go: Close waits for open iterators
 	var storeScheme bool
 	if c.scheme, storeScheme, err = resolveScheme(c.db, cfg.StateScheme, dir); err != nil { // scheme.go
 		return nil, errors.Join(fmt.Errorf("open chain: %w", err), c.closeDB())
@@ -299,6 +300,10 @@ func (c *Chain) removeTemp() error {
 // DataDir returns the directory the chain lives in (a temporary one when Config.DataDir was
 // empty).
 func (c *Chain) DataDir() string { return c.dir }
+
+// WriteStalls returns the database's write stalls since the chain was opened: the time its
+// writes waited for a flush or compaction (kvstore.WriteStalls).
+func (c *Chain) WriteStalls() kvstore.WriteStalls { return c.kv.WriteStalls() }
 
 // Config returns the chain's fork configuration.
 func (c *Chain) Config() *params.ChainConfig { return c.bc.Config() }

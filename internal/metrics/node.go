@@ -55,6 +55,10 @@ func (m *Metrics) chainTable() []metric {
 			help: "Number of the sealed head (the latest block)."},
 		{kind: gaugeFunc, subsystem: "chain", name: "head_timestamp_seconds", value: func() float64 { return float64(m.watched.chain.Load().Head().Time) },
 			help: "Timestamp of the sealed head (Unix seconds, from its header)."},
+		{kind: counterFunc, subsystem: "db", name: "write_stalls_total", value: func() float64 { return float64(m.watched.chain.Load().WriteStalls().Count) },
+			help: "Times the database stopped the chain's writes until a flush or compaction caught up (its memtables or level 0 full), since the chain was opened."},
+		{kind: counterFunc, subsystem: "db", name: "write_stall_seconds_total", value: func() float64 { return m.watched.chain.Load().WriteStalls().Duration.Seconds() },
+			help: "Time the database's writes were stopped by those stalls, since the chain was opened."},
 	}
 }
 

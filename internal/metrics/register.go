@@ -10,10 +10,11 @@ import (
 type kind int
 
 const (
-	counter   kind = iota
-	gauge          // set by the node
-	histogram      // observed in latencyBuckets
-	gaugeFunc      // read at scrape time, from metric.value
+	counter     kind = iota
+	gauge            // set by the node
+	histogram        // observed in latencyBuckets
+	gaugeFunc        // read at scrape time, from metric.value
+	counterFunc      // read at scrape time, from metric.value, which only grows
 )
 
 // metric is one row of a subsystem's registration table: what Prometheus shows of a metric
@@ -28,11 +29,11 @@ type metric struct {
 	labels []string
 	// constLabels are labels every sample carries, fixed at registration.
 	constLabels prometheus.Labels
-	// value is a gaugeFunc's value, read at scrape time; nil for other kinds.
+	// value is a gaugeFunc's or counterFunc's value, read at scrape time; nil for other kinds.
 	value func() float64
 	// into points to the field that gets the collector: a *prometheus.Counter, Gauge or
 	// Histogram, or with labels a **prometheus.CounterVec, GaugeVec or HistogramVec. nil
-	// for a gaugeFunc, which nothing sets.
+	// for a gaugeFunc or counterFunc, which nothing sets.
 	into any
 }
 
@@ -66,6 +67,8 @@ func (m metric) collector() prometheus.Collector {
 		return store(m, prometheus.NewHistogram(histogramOpts(opts)))
 	case m.kind == gaugeFunc && !vector && m.value != nil && m.into == nil:
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts(opts), m.value)
+	case m.kind == counterFunc && !vector && m.value != nil && m.into == nil:
+		return prometheus.NewCounterFunc(prometheus.CounterOpts(opts), m.value)
 	}
 	panic(fmt.Sprintf("metrics: %s: kind %d with labels %v, value %v and field %T is not a metric", m.fqName(), m.kind, m.labels, m.value != nil, m.into))
 }

@@ -49,6 +49,7 @@ func TestRegisterRows(t *testing.T) {
 		{kind: histogram, name: "h", help: "h", into: &h},
 		{kind: histogram, name: "hv", help: "hv", labels: []string{"l"}, into: &hv},
 		{kind: gaugeFunc, name: "gf", help: "gf", value: func() float64 { return 7 }},
+		{kind: counterFunc, name: "cf", help: "cf", value: func() float64 { return 8 }},
 	})
 	c.Inc()
 	cv.WithLabelValues("x").Inc()
@@ -60,10 +61,13 @@ func TestRegisterRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(mfs) != 7 {
-		t.Errorf("%d families, want 7", len(mfs))
+	if len(mfs) != 8 {
+		t.Errorf("%d families, want 8", len(mfs))
 	}
 	for _, mf := range mfs {
+		if mf.GetName() == "flashrpc_cf" && (mf.GetType().String() != "COUNTER" || mf.Metric[0].Counter.GetValue() != 8) {
+			t.Errorf("the counterFunc row gathered as %v", mf)
+		}
 		if mf.GetName() == "flashrpc_hv" {
 			if got := len(mf.Metric[0].Histogram.Bucket); got != len(latencyBuckets) {
 				t.Errorf("histogram of %d buckets, want latencyBuckets' %d", got, len(latencyBuckets))
@@ -77,6 +81,8 @@ func TestRegisterRows(t *testing.T) {
 		{kind: histogram, name: "x", help: "x", into: &hv},
 		{kind: gaugeFunc, name: "x", help: "x", value: func() float64 { return 0 }, into: &g},
 		{kind: gaugeFunc, name: "x", help: "x"},
+		{kind: counterFunc, name: "x", help: "x"},
+		{kind: counterFunc, name: "x", help: "x", labels: []string{"l"}, value: func() float64 { return 0 }},
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			defer func() {

@@ -31,10 +31,12 @@ import (
 // (measured). A P added for good instead would cost the node's requests when no job runs: two
 // Ps on one core raised the read benchmarks' p99 from under 1 ms to 10-15 ms (measured).
 //
-// The cost: each change of GOMAXPROCS stops the world briefly; while a job holds Pebble's mutex
-// (as it starts and ends, and as it installs its result) a write waits for it at its lower
-// priority; and a garbage collection's stop-the-world waits for its thread to reach a safe
-// point. Measured on two cores, the block boundary gained far more than these cost
+// The cost: each change of GOMAXPROCS stops the world briefly; Pebble calls FlushBegin and
+// CompactionBegin with its mutex held, so begin lengthens that hold by the stop and two system
+// calls, and the lowered thread keeps the mutex until the job lets it go; while a job holds the
+// mutex (as it starts and ends, and as it installs its result) a write that needs it waits at
+// the job's lower priority; and a garbage collection's stop-the-world waits for the job's thread
+// to reach a safe point. Measured on two cores, the block boundary gained far more than these cost
 // (docs/benchmarks.md, session 15).
 
 // backgroundNiceSteps is how far below the process's priority the jobs' threads run: nice 10
@@ -90,12 +92,10 @@ func (j *jobProcs) end() {
 	j.mu.Unlock()
 }
 
-// listener returns the event listener that runs every flush and compaction as a lowered job.
-func (j *jobProcs) listener() *pebble.EventListener {
-	return &pebble.EventListener{
-		FlushBegin:      func(pebble.FlushInfo) { j.begin() },
-		FlushEnd:        func(pebble.FlushInfo) { j.end() },
-		CompactionBegin: func(pebble.CompactionInfo) { j.begin() },
-		CompactionEnd:   func(pebble.CompactionInfo) { j.end() },
-	}
+// listen sets l's flush and compaction events to run each job as a lowered job of j.
+func (j *jobProcs) listen(l *pebble.EventListener) {
+	l.FlushBegin = func(pebble.FlushInfo) { j.begin() }
+	l.FlushEnd = func(pebble.FlushInfo) { j.end() }
+	l.CompactionBegin = func(pebble.CompactionInfo) { j.begin() }
+	l.CompactionEnd = func(pebble.CompactionInfo) { j.end() }
 }

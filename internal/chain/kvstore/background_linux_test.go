@@ -114,10 +114,8 @@ func runJobs(t *testing.T, jobs *jobProcs) []job {
 		FlushBegin:      func(pebble.FlushInfo) { record("flush") },
 		CompactionBegin: func(pebble.CompactionInfo) { record("compaction") },
 	}
-	opt := options(minCacheMB, minHandles, false, jobs)
-	if opt.EventListener != nil {
-		recorder = pebble.TeeEventListener(*opt.EventListener, recorder)
-	}
+	opt := options(minCacheMB, minHandles, false, jobs, nil)
+	recorder = pebble.TeeEventListener(*opt.EventListener, recorder)
 	opt.EventListener = &recorder
 	dir := t.TempDir()
 	db, err := pebble.Open(dir, opt)

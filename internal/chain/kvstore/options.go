@@ -27,8 +27,9 @@ const maxMemTableSize = (1<<31)<<(^uint(0)>>63) - 1
 // cache of cacheMB megabytes and handles open files, except MaxConcurrentCompactions, which is
 // one less than runtime.NumCPU (maxCompactions), and without go-ethereum's metrics listeners;
 // with jobs (not nil), flushes and compactions run at a lower priority, each with a P of its
-// own (background.go). Every option that shapes what is on disk is go-ethereum's.
-func options(cacheMB, handles int, readOnly bool, jobs *jobProcs) *pebble.Options {
+// own (background.go), and stalls (not nil) times the write stalls (stalls.go). Every option that
+// shapes what is on disk is go-ethereum's.
+func options(cacheMB, handles int, readOnly bool, jobs *jobProcs, stalls *stallClock) *pebble.Options {
 	cacheMB = max(cacheMB, minCacheMB)
 	handles = max(handles, minHandles)
 	memTableSize := cacheMB * 1024 * 1024 / 2 / memTables
@@ -62,8 +63,12 @@ func options(cacheMB, handles int, readOnly bool, jobs *jobProcs) *pebble.Option
 		// compaction debt small at the cost of more frequent compactions.
 		L0CompactionThreshold: 2,
 	}
+	opt.EventListener = &pebble.EventListener{}
 	if jobs != nil {
-		opt.EventListener = jobs.listener()
+		jobs.listen(opt.EventListener)
+	}
+	if stalls != nil {
+		stalls.listen(opt.EventListener)
 	}
 	opt.Experimental.ReadSamplingMultiplier = -1 // no seek compactions (go-ethereum PR 20130)
 	// Compactions beyond the first: one per extra L0 sub-level and per 256 MB of debt, up to

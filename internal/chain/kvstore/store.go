@@ -18,6 +18,8 @@ type Store struct {
 	// that no call runs on a closed Pebble (which panics).
 	closeMu sync.RWMutex
 	closed  bool // guarded by closeMu
+
+	stalls stallClock // Pebble's write stalls (stalls.go)
 }
 
 var _ ethdb.KeyValueStore = (*Store)(nil)
@@ -30,7 +32,8 @@ var writeOptions = pebble.NoSync
 // megabytes and up to handles open files (options.go), its flushes and compactions at a lower
 // priority after LowerBackgroundPriority (background.go).
 func Open(dir string, cacheMB, handles int, readOnly bool) (*Store, error) {
-	opt := options(cacheMB, handles, readOnly, background.Load())
+	s := &Store{path: dir}
+	opt := options(cacheMB, handles, readOnly, background.Load(), &s.stalls)
 	// The database takes its own reference to the cache; the one NewCache made is dropped, so
 	// that the cache's memory (C memory with cgo) is freed when the database closes.
 	defer opt.Cache.Unref()
@@ -38,8 +41,12 @@ func Open(dir string, cacheMB, handles int, readOnly bool) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}
-	return &Store{db: db, path: dir}, nil
+	s.db = db
+	return s, nil
 }
+
+// WriteStalls returns the write stalls since the store was opened (stalls.go).
+func (s *Store) WriteStalls() WriteStalls { return s.stalls.read() }
 
 // Path returns the directory of the database.
 func (s *Store) Path() string { return s.path }
