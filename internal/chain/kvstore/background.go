@@ -2,7 +2,6 @@ package kvstore
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble"
@@ -25,19 +24,19 @@ import (
 // locked, takes its thread with it, so no other goroutine ever runs at the lower priority.
 //
 // A goroutine keeps its P while it runs, even while the kernel holds its thread back, so a job
-// also adds a P to GOMAXPROCS for as long as it runs (jobProcs): the node's own goroutines keep
+// also adds a P to GOMAXPROCS for about as long as it runs (jobProcs): the node's own goroutines keep
 // as many Ps as before. Without it, a compaction held one of a two-core node's two Ps at the
 // lower priority and the first flashblocks were later than with no lower priority at all
 // (measured). A P added for good instead would cost the node's requests when no job runs: two
 // Ps on one core raised the read benchmarks' p99 from under 1 ms to 10-15 ms (measured).
 //
-// The cost: each change of GOMAXPROCS stops the world briefly; Pebble calls FlushBegin and
-// CompactionBegin with its mutex held, so begin lengthens that hold by the stop and two system
-// calls, and the lowered thread keeps the mutex until the job lets it go; while a job holds the
-// mutex (as it starts and ends, and as it installs its result) a write that needs it waits at
-// the job's lower priority; and a garbage collection's stop-the-world waits for the job's thread
-// to reach a safe point. Measured on two cores, the block boundary gained far more than these cost
-// (docs/benchmarks.md, session 15).
+// The cost: each change of GOMAXPROCS stops the world (from a goroutine of its own, jobProcs);
+// Pebble calls FlushBegin and CompactionBegin with its mutex held and the job's goroutine keeps
+// it until the job lets it go, and a job's goroutine also takes it once more after its end
+// event (to delete obsolete files and schedule the next job), so a write that needs the mutex
+// then may wait at the job's lower priority; and a garbage collection's stop-the-world waits
+// for the job's thread to reach a safe point. Measured on two cores, the block boundary gained
+// more than these cost (docs/benchmarks.md, session 15).
 
 // backgroundNiceSteps is how far below the process's priority the jobs' threads run: nice 10
 // for a node at nice 0, a weight of about a tenth of the node's threads' under Linux's
@@ -65,31 +64,57 @@ func LowerBackgroundPriority() bool {
 	return true
 }
 
-// jobProcs counts the running jobs and keeps GOMAXPROCS at base plus their number.
+// jobProcs counts the running jobs and keeps GOMAXPROCS at base plus their number. The jobs
+// only count and signal: runtime.GOMAXPROCS stops the world and first waits for a garbage
+// collection's mark phase to end, and Pebble calls the jobs' begin and end with its mutex held,
+// so a job that changed GOMAXPROCS itself would hold every write for as long as that takes, at
+// its lower priority. A goroutine of the process's own (adjust) changes it instead, with no
+// lock held; a job's P comes as soon as it can.
 type jobProcs struct {
-	mu      sync.Mutex
-	base    int // GOMAXPROCS without jobs
-	running int
+	base    int          // GOMAXPROCS without jobs
+	running atomic.Int64 // jobs begun and not ended
+	changed chan struct{}
 }
 
-func newJobProcs() *jobProcs { return &jobProcs{base: runtime.GOMAXPROCS(0)} }
+// newJobProcs returns the jobs' count over today's GOMAXPROCS and starts its adjust goroutine,
+// which lives as long as the process.
+func newJobProcs() *jobProcs {
+	j := &jobProcs{base: runtime.GOMAXPROCS(0), changed: make(chan struct{}, 1)}
+	go j.adjust()
+	return j
+}
 
-// begin is called on a job's goroutine as it starts: a P for it, then its thread lowered.
+// adjust sets GOMAXPROCS to base plus the running jobs whenever their number changes.
+func (j *jobProcs) adjust() {
+	procs := j.base
+	for range j.changed {
+		if want := j.base + int(j.running.Load()); want != procs {
+			runtime.GOMAXPROCS(want)
+			procs = want
+		}
+	}
+}
+
+// signal wakes adjust, or leaves it to see the new count on the wake-up already pending.
+func (j *jobProcs) signal() {
+	select {
+	case j.changed <- struct{}{}:
+	default:
+	}
+}
+
+// begin is called on a job's goroutine as it starts: a P asked for, then its thread lowered.
 func (j *jobProcs) begin() {
-	j.mu.Lock()
-	j.running++
-	runtime.GOMAXPROCS(j.base + j.running)
-	j.mu.Unlock()
+	j.running.Add(1)
+	j.signal()
 	lowerThread()
 }
 
-// end is called on a job's goroutine as it ends: its P is taken back (the goroutine returns
-// soon after, leaving the P to the others).
+// end is called on a job's goroutine as it ends: its P given back. The goroutine returns
+// soon after, and its thread with it.
 func (j *jobProcs) end() {
-	j.mu.Lock()
-	j.running--
-	runtime.GOMAXPROCS(j.base + j.running)
-	j.mu.Unlock()
+	j.running.Add(-1)
+	j.signal()
 }
 
 // listen sets l's flush and compaction events to run each job as a lowered job of j.

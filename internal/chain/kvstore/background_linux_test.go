@@ -10,30 +10,37 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble"
+	"github.com/cockroachdb/pebble/vfs"
 )
 
 // TestBackgroundJobsLowerTheirThreads checks that with the lower priority every flush and
-// compaction of a store runs with a P added to GOMAXPROCS, on a thread backgroundNiceSteps below
-// the test's (but for one on the main thread), and that the thread ends with the job, so that
-// no other goroutine runs there later; that GOMAXPROCS is back where it was after the jobs;
-// that the goroutine which asked for the compaction keeps its priority; and that without it the
-// jobs run at the test's priority and GOMAXPROCS. (Where the test runs at nice 10 or more the
-// priorities cannot differ; the Ps and the threads' ending are still checked.)
+// compaction of a store runs on a thread backgroundNiceSteps below the test's (but for one on
+// the main thread), that the thread ends with the job's goroutine, so that no other goroutine
+// runs there later, that GOMAXPROCS is one higher while a flush is held up and back where it
+// was after the jobs, and that the goroutine which asked for them keeps its priority; and that
+// without it the jobs run at the test's priority and GOMAXPROCS. (Where the test runs at nice
+// 10 or more the priorities cannot differ; the Ps and the threads' ending are still checked.)
 func TestBackgroundJobsLowerTheirThreads(t *testing.T) {
-	runtime.LockOSThread() // the thread checked at the end is the one that asked
-	defer runtime.UnlockOSThread()
-	base, err := threadNice()
-	if err != nil {
-		t.Fatal(err)
-	}
 	procs := runtime.GOMAXPROCS(0)
 	for _, lower := range []bool{true, false} {
 		t.Run(fmt.Sprintf("lower=%v", lower), func(t *testing.T) {
+			runtime.LockOSThread() // the thread checked at the end is the one that asked
+			defer runtime.UnlockOSThread()
+			base, err := threadNice()
+			if err != nil {
+				t.Fatal(err)
+			}
 			var jobs *jobProcs
+			wantProcs := procs
 			if lower {
 				jobs = newJobProcs()
+				wantProcs = procs + 1
 			}
-			ran := runJobs(t, jobs)
+			ran := runJobs(t, jobs, func() {
+				// The first flush is held as it creates its table.
+				waitProcs(t, "while a flush runs", wantProcs)
+			})
+			waitProcs(t, "after the jobs", procs)
 			var flushes, compactions int
 			for _, j := range ran {
 				if j.err != nil {
@@ -47,9 +54,6 @@ func TestBackgroundJobsLowerTheirThreads(t *testing.T) {
 				if j.nice != want {
 					t.Errorf("%s ran at nice %d, want %d (the test's is %d)", j.kind, j.nice, want, base)
 				}
-				if lower && j.procs <= procs || !lower && j.procs != procs {
-					t.Errorf("%s ran with GOMAXPROCS %d; without jobs it is %d", j.kind, j.procs, procs)
-				}
 				if j.kind == "flush" {
 					flushes++
 				} else {
@@ -62,13 +66,10 @@ func TestBackgroundJobsLowerTheirThreads(t *testing.T) {
 			if flushes == 0 || compactions == 0 {
 				t.Fatalf("%d flushes and %d compactions ran; the test needs both", flushes, compactions)
 			}
-			if got := runtime.GOMAXPROCS(0); got != procs {
-				t.Errorf("GOMAXPROCS is %d after the jobs, want %d", got, procs)
+			if got, err := threadNice(); err != nil || got != base {
+				t.Errorf("the test's own thread is at nice %d (%v) after the jobs, want %d", got, err, base)
 			}
 		})
-	}
-	if got, err := threadNice(); err != nil || got != base {
-		t.Errorf("the test's own thread is at nice %d (%v) after the jobs, want %d", got, err, base)
 	}
 }
 
@@ -89,26 +90,27 @@ func TestCanLowerThreads(t *testing.T) {
 	}
 }
 
-// job is what a flush or compaction's listener saw as it began.
+// job is what a flush or compaction's listener saw of its thread as it began.
 type job struct {
-	kind  string
-	tid   int
-	nice  int
-	procs int // GOMAXPROCS
-	err   error
+	kind string
+	tid  int
+	nice int
+	err  error
 }
 
 // runJobs opens a store with jobs (nil: without the lower priority) and makes it flush and
-// compact twice, recording each job as it begins, after the store's own listener.
-func runJobs(t *testing.T, jobs *jobProcs) []job {
+// compact twice, recording each job as it begins, after the store's own listener. The first
+// flush is held as it creates its table until held has returned.
+func runJobs(t *testing.T, jobs *jobProcs, held func()) []job {
 	t.Helper()
 	var mu sync.Mutex
 	var ran []job
 	record := func(kind string) {
-		nice, err := threadNice()
+		tid := syscall.Gettid()
+		prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, tid)
 		mu.Lock()
 		defer mu.Unlock()
-		ran = append(ran, job{kind: kind, tid: syscall.Gettid(), nice: nice, procs: runtime.GOMAXPROCS(0), err: err})
+		ran = append(ran, job{kind: kind, tid: tid, nice: 20 - prio, err: err})
 	}
 	recorder := pebble.EventListener{
 		FlushBegin:      func(pebble.FlushInfo) { record("flush") },
@@ -117,6 +119,10 @@ func runJobs(t *testing.T, jobs *jobProcs) []job {
 	opt := options(minCacheMB, minHandles, false, jobs, nil)
 	recorder = pebble.TeeEventListener(*opt.EventListener, recorder)
 	opt.EventListener = &recorder
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
+	opt.FS = &holdFirstTable{FS: vfs.Default, release: release}
 	dir := t.TempDir()
 	db, err := pebble.Open(dir, opt)
 	opt.Cache.Unref()
@@ -124,18 +130,58 @@ func runJobs(t *testing.T, jobs *jobProcs) []job {
 		t.Fatal(err)
 	}
 	s := &Store{db: db, path: dir}
+	closed := false
+	t.Cleanup(func() { // on a failure too: release the flush, then close
+		releaseAll()
+		if !closed {
+			closeTest(t, s)
+		}
+	})
+	compacted := make(chan error, 1)
 	for round := range 2 {
 		for i := range 100 {
 			mustPut(t, s, fmt.Sprintf("key-%03d", i), fmt.Sprint(round))
 		}
-		if err := s.Compact(nil, nil); err != nil { // a flush of the memtable, then a compaction
+		go func() { compacted <- s.Compact(nil, nil) }() // a flush of the memtable, then a compaction
+		if round == 0 {
+			held()
+			releaseAll()
+		}
+		if err := <-compacted; err != nil {
 			t.Fatal(err)
 		}
 	}
+	closed = true
 	closeTest(t, s) // waits for the jobs under way
 	mu.Lock()
 	defer mu.Unlock()
 	return ran
+}
+
+// holdFirstTable is a file system whose first table (.sst) is created only once release is
+// closed: the flush that creates it waits there without holding Pebble's mutex.
+type holdFirstTable struct {
+	vfs.FS
+	release <-chan struct{}
+	once    sync.Once
+}
+
+func (h *holdFirstTable) Create(name string) (vfs.File, error) {
+	if len(name) > 4 && name[len(name)-4:] == ".sst" {
+		h.once.Do(func() { <-h.release })
+	}
+	return h.FS.Create(name)
+}
+
+// waitProcs waits until GOMAXPROCS is want: the jobs' goroutine sets it soon after they
+// begin and end (up to a minute, which only a wrong count reaches).
+func waitProcs(t *testing.T, when string, want int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); runtime.GOMAXPROCS(0) != want; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: GOMAXPROCS %d for a minute, want %d", when, runtime.GOMAXPROCS(0), want)
+		}
+	}
 }
 
 // waitThreadEnded waits until the thread tid of this process has ended. The job's goroutine

@@ -23,7 +23,6 @@ func TestWriteStalls(t *testing.T) {
 	opt.MemTableStopWritesThreshold = 2
 	release := make(chan struct{})
 	var releaseOnce sync.Once
-	defer releaseOnce.Do(func() { close(release) })
 	opt.FS = holdTables{FS: vfs.Default, release: release}
 	db, err := pebble.Open(s.path, opt)
 	opt.Cache.Unref()
@@ -32,6 +31,7 @@ func TestWriteStalls(t *testing.T) {
 	}
 	s.db = db
 	defer closeTest(t, s)
+	defer releaseOnce.Do(func() { close(release) }) // first, so that a failed test can close
 	if got := s.WriteStalls(); got != (WriteStalls{}) {
 		t.Fatalf("a new store reports %+v", got)
 	}
