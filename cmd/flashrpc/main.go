@@ -55,8 +55,8 @@ Run "flashrpc <command> --help" for the flags of a command.
 
 Environment: GOGC sets the garbage collector's target (default 400 here, not Go's 100:
 the heap is small beside the database caches, which live outside it). GOMAXPROCS sets the
-Go scheduler's Ps; without it flashrpc runs the database's flushes and compactions at a lower
-priority, each with a P of its own while it runs.
+Go scheduler's Ps; without it (on Linux) flashrpc runs the database's flushes and compactions
+at a lower priority, each with a P of its own while it runs.
 `
 
 func main() {
