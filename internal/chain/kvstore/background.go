@@ -24,11 +24,11 @@ import (
 // locked, takes its thread with it, so no other goroutine ever runs at the lower priority.
 //
 // A goroutine keeps its P while it runs, even while the kernel holds its thread back, so a job
-// also adds a P to GOMAXPROCS for about as long as it runs (jobProcs): the node's own goroutines keep
-// as many Ps as before. Without it, a compaction held one of a two-core node's two Ps at the
-// lower priority and the first flashblocks were later than with no lower priority at all
+// also adds a P to GOMAXPROCS for about as long as it runs (jobProcs): the node's own goroutines
+// keep as many Ps as before. Without it, a compaction held one of a two-core node's two Ps at
+// the lower priority and the first flashblocks were later than with no lower priority at all
 // (measured). A P added for good instead would cost the node's requests when no job runs: two
-// Ps on one core raised the read benchmarks' p99 from under 1 ms to 10-15 ms (measured).
+// Ps on one core raised the read benchmarks' p99 from under 1 ms to 13-28 ms (measured).
 //
 // The cost: each change of GOMAXPROCS stops the world (from a goroutine of its own, jobProcs);
 // Pebble calls FlushBegin and CompactionBegin with its mutex held and the job's goroutine keeps
