@@ -60,7 +60,9 @@ func LowerBackgroundPriority() bool {
 	if !canLowerThreads() {
 		return false
 	}
-	background.CompareAndSwap(nil, newJobProcs())
+	if background.Load() == nil { // called once, from main: a second call keeps the first count
+		background.Store(newJobProcs())
+	}
 	return true
 }
 

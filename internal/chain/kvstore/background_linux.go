@@ -39,8 +39,11 @@ func canLowerThreads() bool {
 }
 
 // threadNice returns the calling thread's nice value.
-func threadNice() (int, error) {
-	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, syscall.Gettid())
+func threadNice() (int, error) { return niceOf(syscall.Gettid()) }
+
+// niceOf returns the nice value of thread tid of this process.
+func niceOf(tid int) (int, error) {
+	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, tid)
 	if err != nil {
 		return 0, err
 	}

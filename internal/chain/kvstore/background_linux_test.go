@@ -107,10 +107,10 @@ func runJobs(t *testing.T, jobs *jobProcs, held func()) []job {
 	var ran []job
 	record := func(kind string) {
 		tid := syscall.Gettid()
-		prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, tid)
+		nice, err := niceOf(tid)
 		mu.Lock()
 		defer mu.Unlock()
-		ran = append(ran, job{kind: kind, tid: tid, nice: 20 - prio, err: err})
+		ran = append(ran, job{kind: kind, tid: tid, nice: nice, err: err})
 	}
 	recorder := pebble.EventListener{
 		FlushBegin:      func(pebble.FlushInfo) { record("flush") },

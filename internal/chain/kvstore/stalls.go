@@ -16,11 +16,13 @@ type WriteStalls struct {
 	Duration time.Duration // time the writes were stopped, a stall under way included
 }
 
-// stallClock times the stalls from Pebble's WriteStallBegin and WriteStallEnd events.
+// stallClock times the stalls from Pebble's WriteStallBegin and WriteStallEnd events. They
+// come in pairs, one stall at a time: Pebble's writers make room for their writes one after
+// another, under its commit pipeline's mutex.
 type stallClock struct {
 	mu       sync.Mutex
-	open     int       // stalls begun and not ended (Pebble's writers stall one at a time)
-	began    time.Time // when open went from 0 to 1
+	stalled  bool      // a stall has begun and not ended
+	began    time.Time // when it began
 	count    uint64
 	duration time.Duration
 }
@@ -29,20 +31,14 @@ func (c *stallClock) begin() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.count++
-	if c.open == 0 {
-		c.began = time.Now()
-	}
-	c.open++
+	c.stalled, c.began = true, time.Now()
 }
 
 func (c *stallClock) end() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.open == 0 {
-		return
-	}
-	c.open--
-	if c.open == 0 {
+	if c.stalled {
+		c.stalled = false
 		c.duration += time.Since(c.began)
 	}
 }
@@ -52,7 +48,7 @@ func (c *stallClock) read() WriteStalls {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := WriteStalls{Count: c.count, Duration: c.duration}
-	if c.open > 0 {
+	if c.stalled {
 		s.Duration += time.Since(c.began)
 	}
 	return s
