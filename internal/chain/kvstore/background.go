@@ -126,3 +126,26 @@ func (j *jobProcs) listen(l *pebble.EventListener) {
 	l.CompactionBegin = func(pebble.CompactionInfo) { j.begin() }
 	l.CompactionEnd = func(pebble.CompactionInfo) { j.end() }
 }
+
+// InBackground runs f as one of the process's background jobs when LowerBackgroundPriority
+// was called (jobProcs.run), and on the calling goroutine otherwise. It returns when f does.
+// The chain stores a sealed block this way while the sequencer waits to publish it.
+func InBackground(f func()) { background.Load().run(f) }
+
+// run runs f as a job of j: on a goroutine, and a thread, of its own at the jobs' lower
+// priority, with a P of its own while it runs, as a flush is run. It returns when f does. On a
+// nil j it runs f on the calling goroutine.
+func (j *jobProcs) run(f func()) {
+	if j == nil {
+		f()
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done) // after end: the P is given back before the caller goes on
+		j.begin()
+		defer j.end()
+		f()
+	}() // ends locked to its lowered thread, which ends with it
+	<-done
+}

@@ -73,6 +73,54 @@ func TestBackgroundJobsLowerTheirThreads(t *testing.T) {
 	}
 }
 
+// TestRunLowersItsThread checks that a job run through jobProcs.run (InBackground) runs on a
+// thread backgroundNiceSteps below the caller's (but on the main thread) with GOMAXPROCS one
+// higher, and that the thread ends with it and GOMAXPROCS comes back; and that without the
+// lower priority it runs on the caller's own thread, at its priority.
+func TestRunLowersItsThread(t *testing.T) {
+	runtime.LockOSThread() // the caller's thread, which a run without jobs uses
+	defer runtime.UnlockOSThread()
+	procs := runtime.GOMAXPROCS(0)
+	base, err := threadNice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := newJobProcs()
+	var tid, nice int
+	var niceErr error
+	jobs.run(func() {
+		tid = syscall.Gettid()
+		nice, niceErr = threadNice()
+		waitProcs(t, "while the job runs", procs+1)
+	})
+	if niceErr != nil {
+		t.Fatal(niceErr)
+	}
+	// On the main thread the job is not lowered, and that thread is parked, not ended
+	// (lowerThread).
+	mainThread := tid == syscall.Getpid()
+	want := base
+	if !mainThread {
+		want = min(base+backgroundNiceSteps, maxNice)
+	}
+	if nice != want || tid == syscall.Gettid() {
+		t.Fatalf("the job ran at nice %d on thread %d, want nice %d on a thread other than the caller's %d", nice, tid, want, syscall.Gettid())
+	}
+	waitProcs(t, "after the job", procs)
+	if !mainThread {
+		waitThreadEnded(t, "run job", tid)
+	}
+
+	var none *jobProcs
+	none.run(func() {
+		tid = syscall.Gettid()
+		nice, niceErr = threadNice()
+	})
+	if niceErr != nil || tid != syscall.Gettid() || nice != base {
+		t.Fatalf("without the lower priority the job ran at nice %d (%v) on thread %d, want %d on the caller's %d", nice, niceErr, tid, base, syscall.Gettid())
+	}
+}
+
 // TestCanLowerThreads checks that the probe finds that this process may set its threads'
 // priorities (nothing here filters setpriority) and leaves the caller's thread as it was.
 func TestCanLowerThreads(t *testing.T) {
