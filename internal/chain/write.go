@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -12,6 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/flashrpc/flashrpc/internal/chain/kvstore"
 )
 
 // ErrNotOnHead refuses WriteExecuted for a block whose parent is not the head.
@@ -71,6 +74,10 @@ type Executed struct {
 	commit   time.Duration
 	written  bool // a fork's block: CommitExecuted wrote it whole
 	cheated  bool // WriteCheated's: its state cannot be derived by executing it again
+
+	storeOnce sync.Once     // Store runs once, on whichever goroutine calls it first
+	storeErr  error         // Store's error, for Write
+	stored    time.Duration // how long Store took, for the debug log
 }
 
 // Block returns the block to write.
@@ -139,17 +146,24 @@ func (cc committedContext) GetHeader(hash common.Hash, number uint64) *types.Hea
 	return cc.ChainContext.GetHeader(hash, number)
 }
 
-// Write is WriteExecuted's second step: it writes the block and its receipts, flushes the
-// committed state to the database (hash scheme: archive; path: WriteCheated's), sets the head
-// (setExecutedHead, headset.go), syncs the database, publishes the Heads and tells the
-// listeners. It runs once, on any goroutine, while no other write of the chain runs.
-func (e *Executed) Write() error {
-	if e.written {
-		return nil
-	}
-	e.written = true
+// Store stores the block, its receipts and (hash scheme) its state: the first part of Write,
+// which Write does if it was not done. It may run on another goroutine as soon as the block
+// is committed, before the block is published, while nothing else writes the chain; Write then
+// waits for it. A block stored and then not written leaves an unreferenced block and orphan
+// trie nodes, as a failed Write does.
+func (e *Executed) Store() error {
+	e.storeOnce.Do(func() { e.storeErr = e.store() })
+	return e.storeErr
+}
+
+// StoreInBackground is Store run as one of the process's background jobs
+// (kvstore.InBackground: a thread of its own at a lower priority, with a P of its own), so
+// that it takes no core or P from the sequencer's next flashblock. Write returns its error.
+func (e *Executed) StoreInBackground() { kvstore.InBackground(func() { _ = e.Store() }) }
+
+// store is Store, once.
+func (e *Executed) store() error {
 	c, block := e.c, e.block
-	defer c.committed.Store(nil) // in the database from setExecutedHead on, or not written
 	start := time.Now()
 	batch := c.db.NewBatch()
 	rawdb.WriteBlock(batch, block)
@@ -163,7 +177,7 @@ func (e *Executed) Write() error {
 	// its state goes to disk now, before the block is the head (persist.go).
 	switch {
 	case c.scheme == SchemeHash:
-		if err := c.bc.TrieDB().Commit(block.Root(), false); err != nil {
+		if err := flushState(c.bc.TrieDB(), block.Root()); err != nil { // flush.go
 			return fmt.Errorf("write block %d: flush state: %w", block.NumberU64(), err)
 		}
 	case e.cheated:
@@ -171,7 +185,25 @@ func (e *Executed) Write() error {
 			return fmt.Errorf("write block %d: %w", block.NumberU64(), err)
 		}
 	}
-	c.log.Debug("stored executed block", "number", block.NumberU64(), "commit", e.commit, "store", time.Since(start), "queued", start.Sub(e.start)-e.commit)
+	e.stored = time.Since(start)
+	return nil
+}
+
+// Write is WriteExecuted's second step: it stores the block (Store, unless done), sets the head
+// (setExecutedHead, headset.go), syncs the database, publishes the Heads and tells the
+// listeners. It runs once, on any goroutine, while no other write of the chain runs.
+func (e *Executed) Write() error {
+	if e.written {
+		return nil
+	}
+	e.written = true
+	c, block := e.c, e.block
+	defer c.committed.Store(nil) // in the database from setExecutedHead on, or not written
+	start := time.Now()
+	if err := e.Store(); err != nil {
+		return err
+	}
+	c.log.Debug("stored executed block", "number", block.NumberU64(), "commit", e.commit, "store", e.stored, "waited", time.Since(start), "queued", start.Sub(e.start)-e.commit)
 	return e.finish()
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -126,29 +127,7 @@ func TestWriteExecutedRefuses(t *testing.T) {
 // block's BLOCKHASH walks through it) while the head and the Heads are still its parent.
 func TestCommitExecutedContext(t *testing.T) {
 	t.Parallel()
-	key, _ := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
-	from := crypto.PubkeyToAddress(key.PublicKey)
-	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: chain.DevGenesis(chain.DefaultChainID, []common.Address{from})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	genesis := c.Head()
-	st, err := c.StateAt(genesis)
-	if err != nil {
-		t.Fatal(err)
-	}
-	header := &types.Header{ParentHash: genesis.Hash(), Number: big.NewInt(1), Time: genesis.Time + 1, GasLimit: genesis.GasLimit,
-		Difficulty: new(big.Int), BaseFee: genesis.BaseFee}
-	st.SetNonce(from, 7, 0) // a change only the committed state has
-	block, err := c.Engine().FinalizeAndAssemble(context.Background(), c.Context(), header, st, &types.Body{Withdrawals: types.Withdrawals{}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := c.CommitExecuted(block, nil, st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, genesis, block, e := commitNonceBlock(t)
 	if c.Head().Hash() != genesis.Hash() || c.Heads().Latest != genesis {
 		t.Fatal("CommitExecuted moved the head")
 	}
@@ -156,7 +135,7 @@ func TestCommitExecutedContext(t *testing.T) {
 		t.Fatal("the chain's context does not know the committed block's header")
 	}
 	committed, err := c.StateAt(block.Header())
-	if err != nil || committed.GetNonce(from) != 7 {
+	if err != nil || committed.GetNonce(nonceBlockAddr) != 7 {
 		t.Fatalf("the committed state is not readable: %v", err)
 	}
 	if err := e.Write(); err != nil {
@@ -168,6 +147,79 @@ func TestCommitExecutedContext(t *testing.T) {
 	if _, ok := c.Context().(*core.BlockChain); !ok {
 		t.Fatal("with nothing committed the context is not the BlockChain itself")
 	}
+}
+
+// TestExecutedStore: Store puts a committed block, its receipts and (hash scheme) its state on
+// disk and changes nothing else: the head, the Heads and the chain's context are as after
+// CommitExecuted. Write then makes it the head without storing it again.
+func TestExecutedStore(t *testing.T) {
+	t.Parallel()
+	c, genesis, block, e := commitNonceBlock(t)
+	db := c.Database()
+	if len(rawdb.ReadLegacyTrieNode(db, block.Root())) != 0 || rawdb.HasBody(db, block.Hash(), 1) {
+		t.Fatal("the block or its state is on disk before Store")
+	}
+	for range 2 { // once, and a second call that does nothing
+		if err := e.Store(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rawdb.ReadLegacyTrieNode(db, block.Root())) == 0 {
+		t.Fatal("the state's root node is not on disk after Store")
+	}
+	if got := rawdb.ReadBlock(db, block.Hash(), 1); got == nil || got.Hash() != block.Hash() {
+		t.Fatal("the block is not stored")
+	}
+	if c.Head().Hash() != genesis.Hash() || c.Heads().Latest != genesis || rawdb.ReadCanonicalHash(db, 1) != (common.Hash{}) {
+		t.Fatal("Store moved the head")
+	}
+	if c.Context().GetHeader(block.Hash(), 1) == nil {
+		t.Fatal("after Store the chain's context no longer knows the committed block")
+	}
+	if err := e.Write(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Head().Hash() != block.Hash() || c.Heads().Latest.Hash() != block.Hash() {
+		t.Fatal("after Write the block is not the head")
+	}
+}
+
+// nonceBlockAddr is the account commitNonceBlock's block changes.
+var nonceBlockAddr = crypto.PubkeyToAddress(mustKey().PublicKey)
+
+func mustKey() *ecdsa.PrivateKey {
+	key, err := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// commitNonceBlock opens a dev chain (hash scheme) and commits, without writing, block 1,
+// which sets nonceBlockAddr's nonce to 7, a change only its state has.
+func commitNonceBlock(t *testing.T) (c *chain.Chain, genesis *types.Header, block *types.Block, e *chain.Executed) {
+	t.Helper()
+	c, err := chain.Open(chain.Config{DataDir: t.TempDir(), Genesis: chain.DevGenesis(chain.DefaultChainID, []common.Address{nonceBlockAddr})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	genesis = c.Head()
+	st, err := c.StateAt(genesis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := &types.Header{ParentHash: genesis.Hash(), Number: big.NewInt(1), Time: genesis.Time + 1, GasLimit: genesis.GasLimit,
+		Difficulty: new(big.Int), BaseFee: genesis.BaseFee}
+	st.SetNonce(nonceBlockAddr, 7, 0)
+	block, err = c.Engine().FinalizeAndAssemble(context.Background(), c.Context(), header, st, &types.Body{Withdrawals: types.Withdrawals{}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err = c.CommitExecuted(block, nil, st); err != nil {
+		t.Fatal(err)
+	}
+	return c, genesis, block, e
 }
 
 // BenchmarkExecutedWrite: the chain write of a sealed block (Executed.Write, on the writer

@@ -384,6 +384,13 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 		default: // not committed after all: the writer's state is still whole
 			readers = w.state.Copy()
 		}
+		if sealing != nil {
+			// The block and its state go to disk while the publication waits for its
+			// deadline, as a background job (a thread of its own at a lower priority, with
+			// a P of its own): not beside the next block's first flashblock, and the
+			// write after the publication only sets the head (sealasync.go).
+			go storeSealing(sealing)
+		}
 		commit = time.Since(commitStart)
 	}
 	snap := &Snapshot{

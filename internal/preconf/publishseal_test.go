@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -38,6 +39,17 @@ func TestPublishAndSeal(t *testing.T) {
 	t.Run("ethereum", func(t *testing.T) { testPublishAndSeal(t, openChain(t)) })
 	t.Run("opstack", func(t *testing.T) { testPublishAndSeal(t, openOPChain(t, chain.SchemeHash)) })
 	t.Run("opstack/path", func(t *testing.T) { testPublishAndSeal(t, openOPChain(t, chain.SchemePath)) })
+}
+
+// waitStored waits until the chain has stored the block with this hash, canonical or not,
+// and fails the test after a minute.
+func waitStored(t *testing.T, c *chain.Chain, hash common.Hash) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); c.BlockByHash(hash) == nil; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("block %s is not stored a minute after its commit", hash.TerminalString())
+		}
+	}
 }
 
 // openOPChain opens an OP Stack dev chain (Isthmus on) with testAddr funded, its state kept
@@ -91,6 +103,9 @@ func testPublishAndSeal(t *testing.T, c *chain.Chain) {
 	if n := <-hold.started; n != 1 {
 		t.Fatalf("write of block %d started, want 1", n)
 	}
+	// Stored from its commit on, not by the write, which is held: the flush of its state
+	// stays out of the next block's first flashblock.
+	waitStored(t, c, snap.Block.Hash())
 	if p.Head().Hash() != snap.Block.Hash() || p.Last() != nil {
 		t.Fatalf("after the sealing publication: head %d, block in progress %v", p.Head().Number, p.Last() != nil)
 	}

@@ -161,6 +161,14 @@ func (p *Preconf) writeSealed(sw *sealWrite, e *chain.Executed) {
 	close(sw.done)
 }
 
+// storeSealing stores a block committed before its publication (chain.Executed.Store) as one
+// of the process's background jobs, on the goroutine that calls it. Its error is Write's, which
+// waits for it.
+func storeSealing(e *chain.Executed) {
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("chain", "write")))
+	e.StoreInBackground()
+}
+
 // testHookOpenCommitted, when set (tests only), runs before committedStateLocked opens a
 // committed state; its error is taken for the opening's.
 var testHookOpenCommitted func(*types.Block) error
