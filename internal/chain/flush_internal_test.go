@@ -3,6 +3,7 @@ package chain
 import (
 	"bytes"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -12,24 +13,36 @@ import (
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethdb"
+	"github.com/ethereum/go-ethereum/trie"
 	"github.com/ethereum/go-ethereum/triedb"
 	"github.com/holiman/uint256"
 )
 
 // TestFlushStateInParts: flushState leaves the database as go-ethereum's one Commit of the
 // root does, byte for byte, with as much left in memory: twin trie databases take the same
-// blocks of random changes (new and changed accounts, storage set, changed and cleared, an
-// account's storage emptied), one flushed in parts, the other by hashdb's Commit, and after
-// each block both disks hold the same keys and values. Each state is then read back from
-// disk alone.
+// blocks, one flushed in parts, the other by hashdb's Commit, and after each block both disks
+// hold the same keys and values. The blocks: one account with storage (the root a short node
+// whose storage trie hangs under it), a second account, six of random changes (new and changed
+// accounts, storage set, changed and cleared, an account's storage replaced; a root of many
+// children, so that the flush goes in parts), and one with no change (its root on disk
+// already). Each state is then read back from disk alone.
 func TestFlushStateInParts(t *testing.T) {
 	t.Parallel()
 	parts, whole := rawdb.NewMemoryDatabase(), rawdb.NewMemoryDatabase()
 	partsDB, wholeDB := triedb.NewDatabase(parts, triedb.HashDefaults), triedb.NewDatabase(whole, triedb.HashDefaults)
 	rng := rand.New(rand.NewPCG(1, 2))
+	slot := func(n uint64) common.Hash { return common.BigToHash(new(big.Int).SetUint64(n)) }
+	blocks := [][]accountChange{
+		{{addr: common.Address{1}, balance: 1, slots: map[common.Hash]common.Hash{slot(1): slot(2), slot(3): slot(4), slot(5): slot(6)}}},
+		{{addr: common.Address{2}, balance: 2}},
+	}
+	for block := uint64(3); block <= 8; block++ {
+		blocks = append(blocks, randomChanges(rng, block))
+	}
+	blocks = append(blocks, nil)
 	root := types.EmptyRootHash
-	for block := uint64(1); block <= 6; block++ {
-		changes := randomChanges(rng, block)
+	for i, changes := range blocks {
+		block := uint64(i + 1)
 		got := commitChanges(t, partsDB, root, block, changes)
 		want := commitChanges(t, wholeDB, root, block, changes)
 		if got != want {
@@ -47,14 +60,28 @@ func TestFlushStateInParts(t *testing.T) {
 		if _, dirty, _ := partsDB.Size(); dirty != wholeSize(wholeDB) {
 			t.Fatalf("block %d: %v of trie nodes in memory after flushState, %v after Commit", block, dirty, wholeSize(wholeDB))
 		}
+		if block >= 3 && block <= 8 {
+			var children int
+			trie.ForGatherChildren(rawdb.ReadLegacyTrieNode(parts, got), func(common.Hash) { children++ })
+			if children < 2 {
+				t.Fatalf("block %d: the root has %d children: the flush did not go in parts", block, children)
+			}
+		}
 		// Read back from disk alone: a fresh trie database over the same disk.
-		if _, err := state.New(got, state.NewDatabase(triedb.NewDatabase(parts, triedb.HashDefaults), nil)); err != nil {
+		st, err := state.New(got, state.NewDatabase(triedb.NewDatabase(parts, triedb.HashDefaults), nil))
+		if err != nil {
 			t.Fatalf("block %d: state from disk: %v", block, err)
+		}
+		if v := st.GetState(common.Address{1}, slot(3)); v != slot(4) {
+			t.Fatalf("block %d: a slot of the first block read back from disk: %s", block, v)
 		}
 		root = got
 	}
 	if err := flushState(partsDB, types.EmptyRootHash); err != nil {
 		t.Fatalf("flushState of the empty state: %v", err)
+	}
+	if err := flushState(partsDB, common.Hash{1}); err == nil {
+		t.Fatal("flushState of a root that is nowhere: no error")
 	}
 }
 

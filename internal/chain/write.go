@@ -75,9 +75,9 @@ type Executed struct {
 	written  bool // a fork's block: CommitExecuted wrote it whole
 	cheated  bool // WriteCheated's: its state cannot be derived by executing it again
 
-	storeOnce sync.Once     // Store runs once, on whichever goroutine calls it first
-	storeErr  error         // Store's error, for Write
-	stored    time.Duration // how long Store took, for the debug log
+	once     sync.Once     // the store runs once (storeOnce)
+	storeErr error         // the store's error, for Write
+	stored   time.Duration // how long Store took, for the debug log
 }
 
 // Block returns the block to write.
@@ -148,21 +148,35 @@ func (cc committedContext) GetHeader(hash common.Hash, number uint64) *types.Hea
 
 // Store stores the block, its receipts and (hash scheme) its state: the first part of Write,
 // which Write does if it was not done. It may run on another goroutine as soon as the block
-// is committed, before the block is published, while nothing else writes the chain; Write then
-// waits for it. A block stored and then not written leaves an unreferenced block and orphan
-// trie nodes, as a failed Write does.
-func (e *Executed) Store() error {
-	e.storeOnce.Do(func() { e.storeErr = e.store() })
-	return e.storeErr
-}
+// is committed, before the block is published, while nothing else writes the chain; once it
+// has started, Write (or Store) must return before the next write of the chain or Close. A
+// block stored and then not written leaves an unreferenced block and orphan trie nodes, as a
+// failed Write does.
+func (e *Executed) Store() error { return e.storeOnce(false) }
 
 // StoreInBackground is Store run as one of the process's background jobs
 // (kvstore.InBackground: a thread of its own at a lower priority, with a P of its own), so
-// that it takes no core or P from the sequencer's next flashblock. Write returns its error.
-func (e *Executed) StoreInBackground() { kvstore.InBackground(func() { _ = e.Store() }) }
+// that it takes no core or P from the sequencer's next flashblock; it flushes the state in
+// parts (flushState). Write returns its error. Only where StoresInBackground: otherwise it
+// would be an ordinary goroutine beside the sequencer's publication, which measured worse
+// than storing after it.
+func (e *Executed) StoreInBackground() {
+	kvstore.InBackground(func() { _ = e.storeOnce(true) })
+}
 
-// store is Store, once.
-func (e *Executed) store() error {
+// StoresInBackground reports whether StoreInBackground runs at a lower priority with a P of its
+// own: whether the process lowered its background jobs (kvstore.Lowered).
+func StoresInBackground() bool { return kvstore.Lowered() }
+
+// storeOnce runs store once, on whichever goroutine calls it first; the others wait for it.
+func (e *Executed) storeOnce(inParts bool) error {
+	e.once.Do(func() { e.storeErr = e.store(inParts) })
+	return e.storeErr
+}
+
+// store stores the block, its receipts and its state, the state's flush in parts when inParts
+// is set.
+func (e *Executed) store(inParts bool) error {
 	c, block := e.c, e.block
 	start := time.Now()
 	batch := c.db.NewBatch()
@@ -177,7 +191,11 @@ func (e *Executed) store() error {
 	// its state goes to disk now, before the block is the head (persist.go).
 	switch {
 	case c.scheme == SchemeHash:
-		if err := flushState(c.bc.TrieDB(), block.Root()); err != nil { // flush.go
+		flush := c.bc.TrieDB().Commit
+		if inParts {
+			flush = func(root common.Hash, _ bool) error { return flushState(c.bc.TrieDB(), root) } // flush.go
+		}
+		if err := flush(block.Root(), false); err != nil {
 			return fmt.Errorf("write block %d: flush state: %w", block.NumberU64(), err)
 		}
 	case e.cheated:

@@ -66,10 +66,11 @@
 // even that off the boundary: its block's last pre-confirmation carries PublishOptions.Seal,
 // which commits the state between the assembly and PublishAfter (while the writer waits for
 // the deadline) and seals the block with its publication, so the next block opens as soon as
-// the pre-confirmation is published. Meanwhile a background job (chain.Executed.Store, on a
-// lowered thread with a P of its own) stores the block and flushes its state, so the write
-// after the publication only sets the head. Nothing reads the committed state before then; a
+// the pre-confirmation is published. No reader sees the committed state before then; a
 // cheated block and a fork's are sealed right after the publication, as SealAsync seals them.
+// Meanwhile, where the process lowers its background jobs (chain.StoresInBackground), a job on
+// a lowered thread with a P of its own stores the block and flushes its state
+// (chain.Executed.StoreInBackground), so the write after the publication only sets the head.
 //
 // Writes keep their order and there is at most one in flight: the next SealAsync, Seal,
 // ReplaceWith, Discard and the Dev's Rebuild, Rewind and SealWith wait for it first (a writer a

@@ -369,6 +369,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	// Accepted: what Seal writes when nothing is added since.
 	w.assembled.txs, w.assembled.block, w.assembled.state = len(w.txs), block, assembled
 	var sealing *chain.Executed // sealasync.go
+	var stored chan struct{}    // closed when an early store of sealing ends
 	var commit time.Duration
 	if opts.Seal {
 		commitStart := time.Now()
@@ -384,12 +385,15 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 		default: // not committed after all: the writer's state is still whole
 			readers = w.state.Copy()
 		}
-		if sealing != nil {
+		if sealing != nil && chain.StoresInBackground() {
 			// The block and its state go to disk while the publication waits for its
 			// deadline, as a background job (a thread of its own at a lower priority, with
 			// a P of its own): not beside the next block's first flashblock, and the
-			// write after the publication only sets the head (sealasync.go).
-			go storeSealing(sealing)
+			// write after the publication only sets the head (sealasync.go). Without the
+			// lower priority the write stores it, after the publication: on a goroutine
+			// like any other the store delayed the publication (docs/benchmarks.md).
+			stored = make(chan struct{})
+			go storeSealing(sealing, stored)
 		}
 		commit = time.Since(commitStart)
 	}
@@ -419,7 +423,7 @@ func (p *Preconf) publishLocked(ctx context.Context, firstNew int, opts PublishO
 	}
 	if opts.Seal {
 		if sealing != nil {
-			p.writeAsyncLocked(sealing, snap)
+			p.writeAsyncLocked(sealing, snap, stored)
 		} else if _, err := p.sealAsyncLocked(ctx); err != nil {
 			return snap, fmt.Errorf("%w: %w", ErrSealFailed, err)
 		}

@@ -13,7 +13,9 @@ import (
 
 // Sealing off the writer's lock (doc.go, "Sealing while pre-confirming"). SealAsync commits the
 // sealed block's state, which makes it readable at the block's root, and hands the rest of the
-// chain write (block and receipts, trie flush, head, fsync, listeners) to a goroutine: the
+// chain write (block and receipts, trie flush, head, fsync, listeners; a block sealed with its
+// publication has its block, receipts and trie flush stored by then, or under way, as a
+// background job: storeSealing) to a goroutine: the
 // next block opens on the committed state at once and pre-confirms while its parent is being
 // written (the chain's context knows the parent's header meanwhile, for BLOCKHASH). One write
 // is in flight at most: the next seal, and every operation that needs the chain's head to be
@@ -26,6 +28,9 @@ type sealWrite struct {
 	last  *Snapshot     // the block's last pre-confirmation, retracted if the write fails
 	done  chan struct{} // closed when the write has ended
 	err   error         // the write's error, set before done is closed
+	// stored, when not nil, is closed when the block's early store (storeSealing) ends; the
+	// write waits for it, through chain.Executed.Write, or here when it fails before.
+	stored chan struct{}
 }
 
 // SealAsync seals the block in progress as Seal does, but returns once the sealed block's
@@ -60,7 +65,7 @@ func (p *Preconf) sealAsyncLocked(ctx context.Context) (*types.Block, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
-	p.writeAsyncLocked(e, last)
+	p.writeAsyncLocked(e, last, nil)
 	return block, nil
 }
 
@@ -123,11 +128,11 @@ func (p *Preconf) dropCommittedLocked() {
 }
 
 // writeAsyncLocked hands the chain write of the block e committed, whose last
-// pre-confirmation is last, to another goroutine, and ends the block in progress. p.mu must
-// be held.
-func (p *Preconf) writeAsyncLocked(e *chain.Executed, last *Snapshot) {
+// pre-confirmation is last, to another goroutine, and ends the block in progress. stored, when
+// not nil, is closed when the block's early store ends. p.mu must be held.
+func (p *Preconf) writeAsyncLocked(e *chain.Executed, last *Snapshot, stored chan struct{}) {
 	block := e.Block()
-	sw := &sealWrite{block: block, head: block.Header(), last: last, done: make(chan struct{})}
+	sw := &sealWrite{block: block, head: block.Header(), last: last, done: make(chan struct{}), stored: stored}
 	p.write = sw
 	p.work, p.last = nil, nil
 	// The View keeps the block as its Pending until the next Open (Sealing beside the next
@@ -145,7 +150,9 @@ func (p *Preconf) writeSealed(sw *sealWrite, e *chain.Executed) {
 	// profiles): the write runs beside the next block's builds.
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("chain", "write")))
 	if hook := testHookBeforeWrite; hook != nil {
-		sw.err = hook(e.Block())
+		if sw.err = hook(e.Block()); sw.err != nil && sw.stored != nil {
+			<-sw.stored // an early store ends before the write does
+		}
 	}
 	if sw.err == nil {
 		sw.err = e.Write()
@@ -162,9 +169,10 @@ func (p *Preconf) writeSealed(sw *sealWrite, e *chain.Executed) {
 }
 
 // storeSealing stores a block committed before its publication (chain.Executed.Store) as one
-// of the process's background jobs, on the goroutine that calls it. Its error is Write's, which
-// waits for it.
-func storeSealing(e *chain.Executed) {
+// of the process's background jobs, on the goroutine that calls it, and closes stored. Its
+// error is Write's, which waits for it.
+func storeSealing(e *chain.Executed, stored chan struct{}) {
+	defer close(stored)
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("chain", "write")))
 	e.StoreInBackground()
 }

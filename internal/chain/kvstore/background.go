@@ -132,9 +132,13 @@ func (j *jobProcs) listen(l *pebble.EventListener) {
 // The chain stores a sealed block this way while the sequencer waits to publish it.
 func InBackground(f func()) { background.Load().run(f) }
 
+// Lowered reports whether LowerBackgroundPriority was called: whether InBackground runs its
+// function at a lower priority with a P of its own.
+func Lowered() bool { return background.Load() != nil }
+
 // run runs f as a job of j: on a goroutine, and a thread, of its own at the jobs' lower
-// priority, with a P of its own while it runs, as a flush is run. It returns when f does. On a
-// nil j it runs f on the calling goroutine.
+// priority (except on the main thread: lowerThread), with a P asked for while it runs, as a
+// flush is run. It returns when f does. On a nil j it runs f on the calling goroutine.
 func (j *jobProcs) run(f func()) {
 	if j == nil {
 		f()
@@ -142,10 +146,10 @@ func (j *jobProcs) run(f func()) {
 	}
 	done := make(chan struct{})
 	go func() {
-		defer close(done) // after end: the P is given back before the caller goes on
+		defer close(done)
 		j.begin()
-		defer j.end()
+		defer j.end() // the P is given back soon after (adjust)
 		f()
-	}() // ends locked to its lowered thread, which ends with it
+	}() // ends locked to its lowered thread, which then ends with it
 	<-done
 }

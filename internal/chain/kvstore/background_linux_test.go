@@ -86,15 +86,24 @@ func TestRunLowersItsThread(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs := newJobProcs()
-	var tid, nice int
+	var tid, nice, during int
 	var niceErr error
 	jobs.run(func() {
 		tid = syscall.Gettid()
 		nice, niceErr = threadNice()
-		waitProcs(t, "while the job runs", procs+1)
+		// GOMAXPROCS changes soon after the job begins (adjust): up to a minute, which only
+		// a wrong count reaches.
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+			if during = runtime.GOMAXPROCS(0); during == procs+1 || time.Now().After(deadline) {
+				break
+			}
+		}
 	})
 	if niceErr != nil {
 		t.Fatal(niceErr)
+	}
+	if during != procs+1 {
+		t.Fatalf("GOMAXPROCS %d while the job ran, want %d", during, procs+1)
 	}
 	// On the main thread the job is not lowered, and that thread is parked, not ended
 	// (lowerThread).
