@@ -77,7 +77,7 @@ type Executed struct {
 
 	once     sync.Once     // the store runs once (storeOnce)
 	storeErr error         // the store's error, for Write
-	stored   time.Duration // how long Store took, for the debug log
+	stored   time.Duration // how long the store took, for the debug log
 }
 
 // Block returns the block to write.
@@ -191,11 +191,13 @@ func (e *Executed) store(inParts bool) error {
 	// its state goes to disk now, before the block is the head (persist.go).
 	switch {
 	case c.scheme == SchemeHash:
-		flush := c.bc.TrieDB().Commit
+		var err error
 		if inParts {
-			flush = func(root common.Hash, _ bool) error { return flushState(c.bc.TrieDB(), root) } // flush.go
+			err = flushState(c.bc.TrieDB(), block.Root()) // flush.go
+		} else {
+			err = c.bc.TrieDB().Commit(block.Root(), false)
 		}
-		if err := flush(block.Root(), false); err != nil {
+		if err != nil {
 			return fmt.Errorf("write block %d: flush state: %w", block.NumberU64(), err)
 		}
 	case e.cheated:
