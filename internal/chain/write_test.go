@@ -151,7 +151,7 @@ func TestCommitExecutedContext(t *testing.T) {
 
 // TestExecutedStore: Store puts a committed block, its receipts and (hash scheme) its state on
 // disk and changes nothing else: the head, the Heads and the chain's context are as after
-// CommitExecuted. Write then makes it the head without storing it again.
+// CommitExecuted. Write then makes it the head.
 func TestExecutedStore(t *testing.T) {
 	t.Parallel()
 	c, genesis, block, e := commitNonceBlock(t)
@@ -184,16 +184,9 @@ func TestExecutedStore(t *testing.T) {
 	}
 }
 
-// nonceBlockAddr is the account commitNonceBlock's block changes.
-var nonceBlockAddr = crypto.PubkeyToAddress(mustKey().PublicKey)
-
-func mustKey() *ecdsa.PrivateKey {
-	key, err := crypto.HexToECDSA("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
-	if err != nil {
-		panic(err)
-	}
-	return key
-}
+// nonceBlockAddr is the account commitNonceBlock's block changes: dev account 0's
+// (schemeKey).
+var nonceBlockAddr = crypto.PubkeyToAddress(schemeKey.PublicKey)
 
 // commitNonceBlock opens a dev chain (hash scheme) and commits, without writing, block 1,
 // which sets nonceBlockAddr's nonce to 7, a change only its state has.
@@ -203,7 +196,11 @@ func commitNonceBlock(t *testing.T) (c *chain.Chain, genesis *types.Header, bloc
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	genesis = c.Head()
 	st, err := c.StateAt(genesis)
 	if err != nil {
